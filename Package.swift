@@ -1,0 +1,43 @@
+// swift-tools-version: 6.1
+//
+// Moonblade: a Katana-style store for Swift whose business logic can live in hot-reloadable
+// Lua 5.4 plugins. See ../shared/DESIGN.md (the contract between the modules) and README.md.
+
+import PackageDescription
+
+let package = Package(
+    name: "Moonblade",
+    products: [
+        .library(name: "Moonblade", targets: ["Moonblade"]),
+        .library(name: "MoonbladeLua", targets: ["MoonbladeLua"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // Lua 5.4 from the system (Debian: liblua5.4-dev), plus the shim Swift needs to use it safely.
+        .systemLibrary(
+            name: "CLua",
+            pkgConfig: "lua5.4",
+            providers: [.apt(["liblua5.4-dev"])]
+        ),
+        // The store: Katana's model on async/await. No Lua in it.
+        .target(
+            name: "Moonblade",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
+        // A safe Swift face of the Lua C API.
+        .target(name: "MoonbladeLua", dependencies: ["CLua"]),
+
+        .testTarget(name: "MoonbladeTests", dependencies: ["Moonblade"]),
+        .testTarget(
+            name: "MoonbladeLuaTests",
+            dependencies: [
+                "MoonbladeLua",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
