@@ -1,0 +1,256 @@
+// The C side of Moonblade's Lua bridge.
+//
+// Swift cannot import Lua's function-like macros or LUA_REGISTRYINDEX, so each one the bridge uses
+// has a `static inline` wrapper here. More importantly, this file holds every piece of code that may
+// raise a Lua error (`lua_error` is a longjmp): Swift functions called from Lua go through
+// `moonblade_trampoline`, which raises on their behalf in C, so no longjmp ever crosses a Swift frame.
+
+#ifndef MOONBLADE_CLUA_SHIM_H
+#define MOONBLADE_CLUA_SHIM_H
+
+#include <lua5.4/lua.h>
+#include <lua5.4/lauxlib.h>
+#include <lua5.4/lualib.h>
+#include <stdlib.h>
+#include <string.h>
+
+// MARK: - Macros and constants Swift cannot import
+
+static const int moonblade_registryindex = LUA_REGISTRYINDEX;
+static const int moonblade_multret = LUA_MULTRET;
+
+static inline int moonblade_upvalueindex(int i) { return lua_upvalueindex(i); }
+static inline void moonblade_pop(lua_State *L, int n) { lua_pop(L, n); }
+static inline void moonblade_newtable(lua_State *L) { lua_newtable(L); }
+static inline void moonblade_insert(lua_State *L, int idx) { lua_insert(L, idx); }
+static inline void moonblade_remove(lua_State *L, int idx) { lua_remove(L, idx); }
+static inline void moonblade_replace(lua_State *L, int idx) { lua_replace(L, idx); }
+static inline void moonblade_pushcfunction(lua_State *L, lua_CFunction f) { lua_pushcfunction(L, f); }
+static inline int moonblade_pcall(lua_State *L, int nargs, int nresults, int msgh) {
+    return lua_pcall(L, nargs, nresults, msgh);
+}
+static inline void *moonblade_getextraspace(lua_State *L) { return lua_getextraspace(L); }
+
+// MARK: - Allocator with a limit that applies only while guest (plugin) code runs
+
+/// Bookkeeping for `moonblade_alloc`; Swift owns it and passes it as the allocator's `ud`.
+typedef struct moonblade_allocator {
+    size_t used;      // bytes currently allocated by this VM
+    size_t limit;     // 0 means unlimited
+    int enforcing;    // non-zero while plugin code runs (rule 4: host pushes never fail half-way)
+    size_t peak;      // highest `used` seen, for diagnostics
+} moonblade_allocator;
+
+static void *moonblade_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    moonblade_allocator *a = (moonblade_allocator *)ud;
+    // When ptr is NULL, osize encodes the kind of object being created, not a size.
+    size_t old_size = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        a->used -= old_size;
+        return NULL;
+    }
+    if (a->enforcing && a->limit != 0 && nsize > old_size && a->used - old_size + nsize > a->limit) {
+        return NULL;  // Lua turns this into a memory error (after an emergency collection)
+    }
+    void *block = realloc(ptr, nsize);
+    if (block == NULL) return NULL;
+    a->used = a->used - old_size + nsize;
+    if (a->used > a->peak) a->peak = a->used;
+    return block;
+}
+
+static inline lua_State *moonblade_newstate(moonblade_allocator *allocator) {
+    return lua_newstate(moonblade_alloc, allocator);
+}
+
+static inline moonblade_allocator *moonblade_allocator_of(lua_State *L) {
+    void *ud = NULL;
+    lua_getallocf(L, &ud);
+    return (moonblade_allocator *)ud;
+}
+
+// MARK: - Swift functions callable from Lua
+
+/// What a Swift entry point returns instead of raising: "the value on top of the stack is an error".
+static const int moonblade_raise = -1;
+
+/// A Swift entry point: reads its arguments from `L`, pushes results, returns their count or
+/// `moonblade_raise`. It must never raise itself.
+typedef int (*moonblade_swift_entry)(lua_State *L, void *function);
+typedef void (*moonblade_swift_release)(void *function);
+
+/// The full userdata that is the single upvalue of every Swift function seen from Lua.
+typedef struct moonblade_swift_closure {
+    moonblade_swift_entry entry;
+    moonblade_swift_release release;
+    void *function;  // a retained Swift object, released by the userdata's __gc
+} moonblade_swift_closure;
+
+static int moonblade_trampoline(lua_State *L) {
+    moonblade_swift_closure *closure = (moonblade_swift_closure *)lua_touserdata(L, lua_upvalueindex(1));
+    // Host work done by the Swift function (pushing results) is exempt from the guest memory limit.
+    moonblade_allocator *allocator = moonblade_allocator_of(L);
+    int enforcing = allocator->enforcing;
+    allocator->enforcing = 0;
+    int results = closure->entry(L, closure->function);
+    allocator->enforcing = enforcing;
+    if (results == moonblade_raise) return lua_error(L);
+    return results;
+}
+
+static int moonblade_swift_closure_gc(lua_State *L) {
+    moonblade_swift_closure *closure = (moonblade_swift_closure *)lua_touserdata(L, 1);
+    if (closure->function != NULL) {
+        closure->release(closure->function);
+        closure->function = NULL;
+    }
+    return 0;
+}
+
+/// Pushes a Lua function that calls `entry(L, function)`; the userdata owns `function` from now on.
+static inline void moonblade_push_swift_function(
+    lua_State *L, moonblade_swift_entry entry, moonblade_swift_release release, void *function
+) {
+    moonblade_swift_closure *closure =
+        (moonblade_swift_closure *)lua_newuserdatauv(L, sizeof(moonblade_swift_closure), 0);
+    closure->entry = entry;
+    closure->release = release;
+    closure->function = function;
+    if (luaL_newmetatable(L, "moonblade.swift_function")) {
+        lua_pushcfunction(L, moonblade_swift_closure_gc);
+        lua_setfield(L, -2, "__gc");
+        lua_pushboolean(L, 0);
+        lua_setfield(L, -2, "__metatable");  // scripts can neither read nor replace it
+    }
+    lua_setmetatable(L, -2);
+    lua_pushcclosure(L, moonblade_trampoline, 1);
+}
+
+// MARK: - Errors that carry their place
+
+/// Replaces the error value on top of `L` with a table
+/// `{ message = string, traceback = string, source = string?, line = integer? }`
+/// describing the error as seen from `thread`'s stack, starting at `level`.
+static int moonblade_describe_error(lua_State *L, lua_State *thread, int level) {
+    int type = lua_type(L, -1);
+    if (type == LUA_TSTRING || type == LUA_TNUMBER) {
+        luaL_tolstring(L, -1, NULL);
+    } else if (luaL_getmetafield(L, -1, "__tostring") != LUA_TNIL) {
+        lua_pop(L, 1);  // the metafield itself; luaL_tolstring calls it
+        luaL_tolstring(L, -1, NULL);
+    } else {
+        lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, -1));
+    }
+    lua_createtable(L, 0, 4);
+    lua_pushvalue(L, -2);
+    lua_setfield(L, -2, "message");
+    luaL_traceback(L, thread, NULL, level);
+    lua_setfield(L, -2, "traceback");
+    lua_Debug ar;
+    for (int at = level; lua_getstack(thread, at, &ar); at++) {
+        lua_getinfo(thread, "Sl", &ar);
+        if (ar.currentline > 0) {
+            lua_pushstring(L, ar.short_src);
+            lua_setfield(L, -2, "source");
+            lua_pushinteger(L, ar.currentline);
+            lua_setfield(L, -2, "line");
+            break;
+        }
+    }
+    lua_replace(L, -3);  // over the original error value
+    lua_pop(L, 1);       // the message string
+    return 1;
+}
+
+/// The message handler for every protected call the host makes: describes the error in place.
+static int moonblade_message_handler(lua_State *L) {
+    return moonblade_describe_error(L, L, 1);
+}
+
+/// Pushes the message handler; the host passes its index to `lua_pcall`.
+static inline void moonblade_push_message_handler(lua_State *L) {
+    lua_pushcfunction(L, moonblade_message_handler);
+}
+
+/// Protected body of `moonblade_describe_coroutine_error`: (thread, error) -> description.
+static int moonblade_describe_thread_error(lua_State *L) {
+    lua_State *thread = lua_tothread(L, 1);
+    return moonblade_describe_error(L, thread, 0);
+}
+
+/// Describes the error that killed coroutine `thread` (its error value is on top of `thread`),
+/// pushing the description table onto `L`. Returns a Lua status: the work runs protected.
+static inline int moonblade_describe_coroutine_error(lua_State *L, lua_State *thread) {
+    lua_pushcfunction(L, moonblade_describe_thread_error);
+    lua_pushthread(thread);
+    lua_xmove(thread, L, 1);
+    lua_pushvalue(thread, -1);
+    lua_xmove(thread, L, 1);
+    return lua_pcall(L, 2, 1, 0);
+}
+
+// MARK: - The safe standard library
+
+static int moonblade_load_text_only(lua_State *L);
+
+/// Opens the libraries plugins may use, minus what could reach outside the VM.
+/// Runs protected (as a `lua_CFunction` under `lua_pcall`) because opening allocates.
+static int moonblade_open_safe_libraries(lua_State *L) {
+    static const luaL_Reg libraries[] = {
+        {LUA_GNAME, luaopen_base},          {LUA_COLIBNAME, luaopen_coroutine},
+        {LUA_TABLIBNAME, luaopen_table},    {LUA_STRLIBNAME, luaopen_string},
+        {LUA_MATHLIBNAME, luaopen_math},    {LUA_UTF8LIBNAME, luaopen_utf8},
+        {NULL, NULL},
+    };
+    for (const luaL_Reg *library = libraries; library->func; library++) {
+        luaL_requiref(L, library->name, library->func, 1);
+        lua_pop(L, 1);
+    }
+    // os: only the clock and calendar functions.
+    lua_pushcfunction(L, luaopen_os);
+    lua_call(L, 0, 1);
+    lua_createtable(L, 0, 3);
+    static const char *const os_allowed[] = {"time", "clock", "date", NULL};
+    for (const char *const *name = os_allowed; *name; name++) {
+        lua_getfield(L, -2, *name);
+        lua_setfield(L, -2, *name);
+    }
+    lua_setglobal(L, "os");
+    lua_pop(L, 1);
+    // Functions that reach the file system, or load precompiled (unverifiable) bytecode.
+    static const char *const base_removed[] = {"dofile", "loadfile", NULL};
+    for (const char *const *name = base_removed; *name; name++) {
+        lua_pushnil(L);
+        lua_setglobal(L, *name);
+    }
+    lua_getglobal(L, "load");
+    lua_pushcclosure(L, moonblade_load_text_only, 1);
+    lua_setglobal(L, "load");
+    lua_getglobal(L, LUA_STRLIBNAME);
+    lua_pushnil(L);
+    lua_setfield(L, -2, "dump");
+    lua_pop(L, 1);
+    return 0;
+}
+
+/// `load` as plugins see it: the mode argument is forced to "t" (text chunks only).
+static int moonblade_load_text_only(lua_State *L) {
+    // `load` tells "no env" from "env = nil" by the argument count, so keep a 4th only if given.
+    int arguments = lua_gettop(L);
+    if (arguments < 3) lua_settop(L, 3);
+    if (arguments > 4) lua_settop(L, 4);
+    lua_pushliteral(L, "t");
+    lua_replace(L, 3);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+static inline int moonblade_open_libraries(lua_State *L) {
+    lua_pushcfunction(L, moonblade_open_safe_libraries);
+    return lua_pcall(L, 0, 0, 0);
+}
+
+#endif

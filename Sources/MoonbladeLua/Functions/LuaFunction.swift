@@ -1,0 +1,77 @@
+import CLua
+
+/// A Swift function Lua can call.
+///
+/// It reads its arguments from the stack (indices 1 through `top`), pushes its results and returns
+/// how many it pushed. To fail, it throws: the bridge turns the error into a Lua error raised in C
+/// (boundary rule 1), which Lua's `pcall` can catch. The message is the error's description with the
+/// calling Lua line in front, like `luaL_error`; a thrown ``LuaError`` keeps the place it already has.
+public typealias LuaFunction = (LuaStack) throws -> Int32
+
+/// The retained Swift side of a Lua function; the Lua userdata holding it releases it on `__gc`.
+private final class LuaFunctionBox {
+    let body: LuaFunction
+
+    init(_ body: @escaping LuaFunction) {
+        self.body = body
+    }
+}
+
+/// Called by `moonblade_trampoline` in C. Never raises: a thrown error becomes an error value on
+/// the stack and the `moonblade_raise` marker, and C raises it.
+private let luaFunctionEntry: moonblade_swift_entry = { state, function in
+    let stack = LuaStack(state!)
+    let box = Unmanaged<LuaFunctionBox>.fromOpaque(function!).takeUnretainedValue()
+    do {
+        return try box.body(stack)
+    } catch {
+        stack.pushRaisedError(error)
+        return moonblade_raise
+    }
+}
+
+private let luaFunctionRelease: moonblade_swift_release = { function in
+    Unmanaged<LuaFunctionBox>.fromOpaque(function!).release()
+}
+
+extension LuaStack {
+    /// Pushes a Lua function that runs `body`.
+    public func push(function body: @escaping LuaFunction) {
+        let box = Unmanaged.passRetained(LuaFunctionBox(body)).toOpaque()
+        moonblade_push_swift_function(state, luaFunctionEntry, luaFunctionRelease, box)
+    }
+
+    /// Pushes the Lua error value for a Swift error and remembers the Swift error, so that the host
+    /// gets it back as `LuaError.underlying` if nothing in Lua catches it.
+    fileprivate func pushRaisedError(_ error: any Error) {
+        let message: String
+        let underlying: (any Error)?
+        if let luaError = error as? LuaError {
+            message = luaError.message  // it already names its place
+            underlying = luaError.underlying
+        } else {
+            let place = nearestLuaLocation().map { "\($0): " } ?? ""
+            message = place + String(describing: error)
+            underlying = error
+        }
+        push(message)
+        if let underlying {
+            runtime.pendingSwiftError = (message, underlying)
+        }
+    }
+
+    /// The innermost Lua line on this thread's call stack, skipping C frames such as `pcall`.
+    fileprivate func nearestLuaLocation() -> LuaLocation? {
+        var frame = lua_Debug()
+        var level: Int32 = 1  // level 0 is the Swift function itself
+        while lua_getstack(state, level, &frame) != 0 {
+            lua_getinfo(state, "Sl", &frame)
+            if frame.currentline > 0 {
+                let source = withUnsafeBytes(of: &frame.short_src) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                return LuaLocation(source: source, line: Int(frame.currentline))
+            }
+            level += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,83 @@
+import CLua
+
+extension LuaStack {
+    /// Compiles `source` (text only: binary chunks are refused) and pushes it as a function.
+    ///
+    /// - Parameter chunkName: how messages name the chunk, e.g. `todo/plugin.lua`, so that errors
+    ///   read `todo/plugin.lua:12: …`.
+    public func load(_ source: String, chunkName: String) throws(LuaError) {
+        var source = source
+        let status = source.withUTF8 { bytes in
+            luaL_loadbufferx(state, bytes.baseAddress, bytes.count, "@" + chunkName, "t")
+        }
+        guard status == LUA_OK else { throw popError(status: status) }
+    }
+
+    /// Calls the function below the top `arguments` values, in protected mode, with the guest
+    /// limits armed, and leaves `results` values in their place (`nil` for all it returns).
+    ///
+    /// On failure the function and arguments are gone and nothing is pushed; the error carries the
+    /// place it was raised at and a traceback.
+    public func call(arguments: Int32 = 0, results: Int32? = 0) throws(LuaError) {
+        let handlerIndex = top - arguments
+        moonblade_push_message_handler(state)
+        insert(at: handlerIndex)
+        let status = runtime.withGuestLimits {
+            moonblade_pcall(state, arguments, results ?? moonblade_multret, handlerIndex)
+        }
+        remove(at: handlerIndex)
+        guard status == LUA_OK else { throw popError(status: status) }
+    }
+
+    /// Calls `function` with the top `arguments` values as its arguments; see ``call(arguments:results:)``.
+    public func call(arguments: Int32 = 0, results: Int32? = 0, function: LuaReference) throws(LuaError) {
+        try reserve(2)
+        function.push(onto: self)
+        insert(at: top - arguments)
+        try call(arguments: arguments, results: results)
+    }
+
+    /// Pops the error a failed load, call or resume left on top and turns it into a `LuaError`.
+    ///
+    /// After a runtime error in a protected call, that value is the description table built by the
+    /// message handler in `shim.h`; otherwise (syntax, memory) it is Lua's message string.
+    func popError(status: Int32) -> LuaError {
+        defer { pop() }
+        let runtime = self.runtime
+        let pendingSwiftError = runtime.pendingSwiftError
+        runtime.pendingSwiftError = nil
+        switch status {
+        case LUA_ERRSYNTAX:
+            let message = string(at: -1) ?? "syntax error"
+            return LuaError(.syntax, message: message, location: LuaLocation(messagePrefix: message))
+        case LUA_ERRMEM:
+            let limit = runtime.allocator.pointee.limit
+            let message = limit > 0 ? "memory limit of \(limit) bytes exceeded" : (string(at: -1) ?? "out of memory")
+            return LuaError(.memory, message: message)
+        case LUA_ERRERR:
+            return LuaError(.runtime, message: "error while handling an error: \(string(at: -1) ?? "?")")
+        default:
+            guard type(at: -1) == .table else {
+                return LuaError(.runtime, message: string(at: -1) ?? "(error object is not a string)")
+            }
+            let description = absolute(-1)
+            func field(_ name: String) -> String? {
+                defer { pop() }
+                rawGet(table: description, field: name)
+                return string(at: -1)
+            }
+            let message = field("message") ?? "?"
+            let traceback = field("traceback")
+            let source = field("source")
+            rawGet(table: description, field: "line")
+            let line = integer(at: -1)
+            pop()
+            // A message that names its place wins: it is where an error re-raised through Swift started,
+            // or the caller that `error(message, 2)` blames.
+            let location = LuaLocation(messagePrefix: message)
+                ?? source.flatMap { source in line.map { LuaLocation(source: source, line: Int($0)) } }
+            let underlying = pendingSwiftError.flatMap { $0.message == message ? $0.error : nil }
+            return LuaError(.runtime, message: message, location: location, traceback: traceback, underlying: underlying)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+/// A Lua value as plain Swift data: what a script can pass to and get back from the host.
+///
+/// Functions, coroutines and userdata have no data form; reading one as a `LuaValue` is a
+/// `LuaError` of kind `.conversion` (hold them with ``LuaReference`` instead). Tables are snapshots:
+/// reading one copies it, so a table that contains itself is a conversion error, not a hang.
+public enum LuaValue: Sendable, Hashable {
+    case `nil`
+    case boolean(Bool)
+    case integer(Int64)
+    case number(Double)
+    case string(String)
+    case table([LuaValue: LuaValue])
+
+    /// The Lua type this value has once pushed.
+    public var type: LuaType {
+        switch self {
+        case .nil: .nil
+        case .boolean: .boolean
+        case .integer, .number: .number
+        case .string: .string
+        case .table: .table
+        }
+    }
+
+    /// The value at `key` when this is a table, `.nil` otherwise (like indexing in Lua, minus errors).
+    public subscript(key: LuaValue) -> LuaValue {
+        guard case .table(let entries) = self else { return .nil }
+        return entries[key] ?? .nil
+    }
+}
+
+extension LuaValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByDictionaryLiteral
+{
+    public init(nilLiteral: ()) { self = .nil }
+    public init(booleanLiteral value: Bool) { self = .boolean(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+
+    /// A sequence: the elements at keys 1, 2, 3, …
+    public init(arrayLiteral elements: LuaValue...) {
+        self = .table(Dictionary(uniqueKeysWithValues: elements.enumerated().map { (.integer(Int64($0 + 1)), $1) }))
+    }
+
+    public init(dictionaryLiteral elements: (LuaValue, LuaValue)...) {
+        self = .table(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}
