@@ -1,0 +1,251 @@
+import CLua
+
+/// A keyed container reading a Lua table at a fixed stack index, raw.
+struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    unowned(unsafe) let decoder: LuaValueDecoder
+    let table: Int32
+    /// Keys are Lua integers (`[Int: V]`); otherwise strings.
+    let integerKeys: Bool
+
+    var codingPath: [any CodingKey] { decoder.path }
+
+    @inline(__always) private var L: OpaquePointer { decoder.L }
+
+    var allKeys: [Key] {
+        var keys: [Key] = []
+        lua_pushnil(L)
+        while lua_next(L, table) != 0 {
+            lua_settop(L, -2)
+            if lua_type(L, -1) == LUA_TSTRING {
+                if let key = Key(stringValue: String(decoding: LuaCoding.stringBytes(L, -1), as: UTF8.self)) { keys.append(key) }
+            } else if lua_isinteger(L, -1) != 0 {
+                if let key = Key(intValue: Int(lua_tointegerx(L, -1, nil))) { keys.append(key) }
+            }
+        }
+        return keys
+    }
+
+    /// Pushes `table[key]` (raw) and returns its type.
+    @discardableResult @inline(__always)
+    private func lookup(_ key: Key) -> Int32 {
+        if integerKeys, let int = key.intValue {
+            return lua_rawgeti(L, table, lua_Integer(int))
+        }
+        LuaCoding.push(L, key.stringValue)
+        return lua_rawget(L, table)
+    }
+
+    func contains(_ key: Key) -> Bool {
+        defer { lua_settop(L, -2) }
+        return lookup(key) != LUA_TNIL
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        lookup(key)
+        defer { lua_settop(L, -2) }
+        return LuaCoding.isNilOrNull(L, -1)
+    }
+
+    /// Reads a required field with `read`, which gets the value's absolute index.
+    @inline(__always)
+    private func required<T>(_ key: Key, _ read: (Int32) throws -> T) throws -> T {
+        guard lookup(key) != LUA_TNIL else {
+            lua_settop(L, -2)
+            throw decoder.keyNotFound(key, integer: integerKeys)
+        }
+        defer { lua_settop(L, -2) }
+        return try read(lua_gettop(L))
+    }
+
+    /// Reads an optional field with `read`; nil when absent or `null`.
+    @inline(__always)
+    private func optional<T>(_ key: Key, _ read: (Int32) throws -> T) throws -> T? {
+        lookup(key)
+        defer { lua_settop(L, -2) }
+        let index = lua_gettop(L)
+        return LuaCoding.isNilOrNull(L, index) ? nil : try read(index)
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try required(key) { try decoder.decodeBool(at: $0, key: key) } }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try required(key) { try decoder.decodeString(at: $0, key: key) } }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try required(key) { try decoder.decodeDouble(at: $0, key: key) } }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try required(key) { try decoder.decodeFloat(at: $0, key: key) } }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try required(key) { try decoder.decodeInteger(Int.self, at: $0, key: key) } }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try required(key) { try decoder.decodeInteger(Int8.self, at: $0, key: key) } }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try required(key) { try decoder.decodeInteger(Int16.self, at: $0, key: key) } }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try required(key) { try decoder.decodeInteger(Int32.self, at: $0, key: key) } }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try required(key) { try decoder.decodeInteger(Int64.self, at: $0, key: key) } }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try required(key) { try decoder.decodeInteger(UInt.self, at: $0, key: key) } }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try required(key) { try decoder.decodeInteger(UInt8.self, at: $0, key: key) } }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try required(key) { try decoder.decodeInteger(UInt16.self, at: $0, key: key) } }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try required(key) { try decoder.decodeInteger(UInt32.self, at: $0, key: key) } }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try required(key) { try decoder.decodeInteger(UInt64.self, at: $0, key: key) } }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try required(key) { try decoder.decodeValue(T.self, at: $0, key: key) } }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try optional(key) { try decoder.decodeBool(at: $0, key: key) } }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try optional(key) { try decoder.decodeString(at: $0, key: key) } }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try optional(key) { try decoder.decodeDouble(at: $0, key: key) } }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try optional(key) { try decoder.decodeFloat(at: $0, key: key) } }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optional(key) { try decoder.decodeInteger(Int.self, at: $0, key: key) } }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optional(key) { try decoder.decodeInteger(Int8.self, at: $0, key: key) } }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try optional(key) { try decoder.decodeInteger(Int16.self, at: $0, key: key) } }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try optional(key) { try decoder.decodeInteger(Int32.self, at: $0, key: key) } }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try optional(key) { try decoder.decodeInteger(Int64.self, at: $0, key: key) } }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try optional(key) { try decoder.decodeInteger(UInt.self, at: $0, key: key) } }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try optional(key) { try decoder.decodeInteger(UInt8.self, at: $0, key: key) } }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try optional(key) { try decoder.decodeInteger(UInt16.self, at: $0, key: key) } }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try optional(key) { try decoder.decodeInteger(UInt32.self, at: $0, key: key) } }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try optional(key) { try decoder.decodeInteger(UInt64.self, at: $0, key: key) } }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try optional(key) { try decoder.decodeValue(T.self, at: $0, key: key) } }
+
+    /// Leaves `table[key]` on the stack (until the value owning this container is done) and returns a
+    /// decoder for it.
+    private func childDecoder(forKey key: any CodingKey, lookedUp type: Int32, required: Bool) throws -> LuaValueDecoder {
+        if required && type == LUA_TNIL {
+            lua_settop(L, -2)
+            throw decoder.keyNotFound(key, integer: integerKeys)
+        }
+        return try decoder.child(path: codingPath + [key], index: lua_gettop(L))
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        let child = try childDecoder(forKey: key, lookedUp: lookup(key), required: true)
+        return KeyedDecodingContainer(try child.keyedContainer(NestedKey.self, at: lua_gettop(L)))
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        let child = try childDecoder(forKey: key, lookedUp: lookup(key), required: true)
+        return try child.unkeyedContainer(at: lua_gettop(L))
+    }
+
+    func superDecoder() throws -> any Decoder {
+        LuaCoding.push(L, LuaCodingKey.super.stringValue)
+        return try childDecoder(forKey: LuaCodingKey.super, lookedUp: lua_rawget(L, table), required: false)
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        try childDecoder(forKey: key, lookedUp: lookup(key), required: false)
+    }
+}
+
+/// An unkeyed container reading the sequence `1…count` of a Lua table at a fixed stack index.
+struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
+    unowned(unsafe) let decoder: LuaValueDecoder
+    let table: Int32
+    let total: Int32
+    private var position: Int32 = 0
+
+    init(decoder: LuaValueDecoder, table: Int32, count: Int32) {
+        self.decoder = decoder
+        self.table = table
+        self.total = count
+    }
+
+    var codingPath: [any CodingKey] { decoder.path }
+    var count: Int? { Int(total) }
+    var isAtEnd: Bool { position >= total }
+    var currentIndex: Int { Int(position) }
+
+    @inline(__always) private var L: OpaquePointer { decoder.L }
+
+    /// The key of the next item: its Lua position, 1-based.
+    private var nextKey: LuaCodingKey { LuaCodingKey(index: Int(position) + 1) }
+
+    /// Reads the next item with `read`, which gets the decoder, the item's absolute index and its key,
+    /// and moves past it.
+    @inline(__always)
+    private mutating func next<T>(_ type: T.Type, _ read: (LuaValueDecoder, Int32, LuaCodingKey) throws -> T) throws -> T {
+        guard position < total else {
+            throw DecodingError.valueNotFound(
+                T.self,
+                .init(codingPath: codingPath + [nextKey], debugDescription: "expected \(T.self), found the end of a sequence of \(total)"))
+        }
+        lua_rawgeti(L, table, lua_Integer(position + 1))
+        defer { lua_settop(L, -2) }
+        let value = try read(decoder, lua_gettop(L), nextKey)
+        position += 1
+        return value
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard position < total else {
+            throw DecodingError.valueNotFound(
+                Any?.self, .init(codingPath: codingPath + [nextKey], debugDescription: "found the end of a sequence of \(total)"))
+        }
+        lua_rawgeti(L, table, lua_Integer(position + 1))
+        defer { lua_settop(L, -2) }
+        guard LuaCoding.isNilOrNull(L, -1) else { return false }
+        position += 1
+        return true
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try next(type) { try $0.decodeBool(at: $1, key: $2) } }
+    mutating func decode(_ type: String.Type) throws -> String { try next(type) { try $0.decodeString(at: $1, key: $2) } }
+    mutating func decode(_ type: Double.Type) throws -> Double { try next(type) { try $0.decodeDouble(at: $1, key: $2) } }
+    mutating func decode(_ type: Float.Type) throws -> Float { try next(type) { try $0.decodeFloat(at: $1, key: $2) } }
+    mutating func decode(_ type: Int.Type) throws -> Int { try next(type) { try $0.decodeInteger(Int.self, at: $1, key: $2) } }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next(type) { try $0.decodeInteger(Int8.self, at: $1, key: $2) } }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next(type) { try $0.decodeInteger(Int16.self, at: $1, key: $2) } }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next(type) { try $0.decodeInteger(Int32.self, at: $1, key: $2) } }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next(type) { try $0.decodeInteger(Int64.self, at: $1, key: $2) } }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try next(type) { try $0.decodeInteger(UInt.self, at: $1, key: $2) } }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next(type) { try $0.decodeInteger(UInt8.self, at: $1, key: $2) } }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type) { try $0.decodeInteger(UInt16.self, at: $1, key: $2) } }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type) { try $0.decodeInteger(UInt32.self, at: $1, key: $2) } }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) { try $0.decodeInteger(UInt64.self, at: $1, key: $2) } }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next(type) { try $0.decodeValue(T.self, at: $1, key: $2) } }
+
+    /// Leaves the next item on the stack (until the value owning this container is done), moves past
+    /// it and returns a decoder for it.
+    private mutating func childDecoder() throws -> LuaValueDecoder {
+        guard position < total else {
+            throw DecodingError.valueNotFound(
+                Any.self, .init(codingPath: codingPath + [nextKey], debugDescription: "found the end of a sequence of \(total)"))
+        }
+        let key = nextKey
+        lua_rawgeti(L, table, lua_Integer(position + 1))
+        position += 1
+        return try decoder.child(path: codingPath + [key], index: lua_gettop(L))
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        let child = try childDecoder()
+        return KeyedDecodingContainer(try child.keyedContainer(NestedKey.self, at: lua_gettop(L)))
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let child = try childDecoder()
+        return try child.unkeyedContainer(at: lua_gettop(L))
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        try childDecoder()
+    }
+}
+
+/// A single value at a fixed stack index.
+struct LuaSingleValueDecodingContainer: SingleValueDecodingContainer {
+    unowned(unsafe) let decoder: LuaValueDecoder
+    let index: Int32
+
+    var codingPath: [any CodingKey] { decoder.path }
+
+    private typealias NoKey = LuaCodingKey?
+
+    func decodeNil() -> Bool { LuaCoding.isNilOrNull(decoder.L, index) }
+    func decode(_ type: Bool.Type) throws -> Bool { try decoder.decodeBool(at: index, key: NoKey.none) }
+    func decode(_ type: String.Type) throws -> String { try decoder.decodeString(at: index, key: NoKey.none) }
+    func decode(_ type: Double.Type) throws -> Double { try decoder.decodeDouble(at: index, key: NoKey.none) }
+    func decode(_ type: Float.Type) throws -> Float { try decoder.decodeFloat(at: index, key: NoKey.none) }
+    func decode(_ type: Int.Type) throws -> Int { try decoder.decodeInteger(Int.self, at: index, key: NoKey.none) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.decodeInteger(Int8.self, at: index, key: NoKey.none) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.decodeInteger(Int16.self, at: index, key: NoKey.none) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.decodeInteger(Int32.self, at: index, key: NoKey.none) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.decodeInteger(Int64.self, at: index, key: NoKey.none) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decoder.decodeInteger(UInt.self, at: index, key: NoKey.none) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.decodeInteger(UInt8.self, at: index, key: NoKey.none) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.decodeInteger(UInt16.self, at: index, key: NoKey.none) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.decodeInteger(UInt32.self, at: index, key: NoKey.none) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decodeInteger(UInt64.self, at: index, key: NoKey.none) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(T.self, at: index, key: NoKey.none) }
+}

@@ -1,0 +1,370 @@
+import CLua
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The `Decoder` behind ``LuaDecoder``: reads straight from the Lua stack.
+///
+/// One instance serves a whole `decode`: nested values reuse it, saving and restoring the fields that
+/// describe "the value being decoded now". Values a container pulls onto the stack stay there until
+/// the value that owns the container is done; then the stack is cut back.
+final class LuaValueDecoder: Decoder {
+    let L: OpaquePointer
+    let options: LuaDecoder
+    /// Keeps child decoders (nested containers, super decoders) alive; containers hold them unowned.
+    private var children: [LuaValueDecoder] = []
+    unowned(unsafe) private var root: LuaValueDecoder?
+
+    /// Keys from the root to the value being decoded.
+    private(set) var path: [any CodingKey]
+    private var depth = 0
+    /// The stack index of the value being decoded, and the Swift type it is being decoded as.
+    private var index: Int32 = 0
+    private var valueType: Any.Type = Never.self
+    /// Identities of the tables being decoded, root first, to report cycles instead of recursing.
+    private var tables: [UnsafeRawPointer] = []
+
+    init(state: OpaquePointer, options: LuaDecoder) {
+        L = state
+        self.options = options
+        path = []
+    }
+
+    private init(parent: LuaValueDecoder, path: [any CodingKey], index: Int32) {
+        L = parent.L
+        options = parent.options
+        self.path = path
+        self.index = index
+        depth = parent.depth
+        tables = parent.tables
+        let root = parent.root ?? parent
+        self.root = root
+        root.children.append(self)
+    }
+
+    /// A decoder for the value at `index` (already on the stack), reached by `path`.
+    func child(path: [any CodingKey], index: Int32) throws -> LuaValueDecoder {
+        try reserve()
+        return LuaValueDecoder(parent: self, path: path, index: index)
+    }
+
+    var codingPath: [any CodingKey] { path }
+    var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
+
+    @inline(__always)
+    func reserve() throws {
+        guard lua_checkstack(L, LuaCoding.slotMargin) != 0 else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: path, debugDescription: "the Lua stack cannot grow",
+                    underlyingError: LuaError(.memory, message: "Lua stack overflow (cannot grow by \(LuaCoding.slotMargin) slots)")))
+        }
+    }
+
+    // MARK: Errors
+
+    @inline(__always)
+    private func pathTo<K: CodingKey>(_ key: K?) -> [any CodingKey] {
+        guard let key else { return path }
+        return path + [key]
+    }
+
+    /// The value at `index` is not what `type` reads: `valueNotFound` for nil/null, else `typeMismatch`.
+    func mismatch<K: CodingKey>(_ type: Any.Type, expected: String, at index: Int32, key: K?) -> DecodingError {
+        let context = DecodingError.Context(
+            codingPath: pathTo(key), debugDescription: "expected \(expected), found \(LuaCoding.describeValue(L, index))")
+        return LuaCoding.isNilOrNull(L, index)
+            ? DecodingError.valueNotFound(type, context) : DecodingError.typeMismatch(type, context)
+    }
+
+    func corrupted<K: CodingKey>(key: K?, _ message: String) -> DecodingError {
+        DecodingError.dataCorrupted(.init(codingPath: pathTo(key), debugDescription: message))
+    }
+
+    func keyNotFound<K: CodingKey>(_ key: K, integer: Bool) -> DecodingError {
+        let name = integer && key.intValue != nil ? "[\(key.intValue!)]" : LuaCodingPath.quoted(key.stringValue)
+        return DecodingError.keyNotFound(key, .init(codingPath: path, debugDescription: "required key \(name) is missing"))
+    }
+
+    // MARK: Scalars
+
+    @inline(__always)
+    func decodeBool<K: CodingKey>(at index: Int32, key: K?) throws -> Bool {
+        guard lua_type(L, index) == LUA_TBOOLEAN else { throw mismatch(Bool.self, expected: "Bool", at: index, key: key) }
+        return lua_toboolean(L, index) != 0
+    }
+
+    @inline(__always)
+    func decodeString<K: CodingKey>(at index: Int32, key: K?) throws -> String {
+        guard lua_type(L, index) == LUA_TSTRING else { throw mismatch(String.self, expected: "String", at: index, key: key) }
+        let bytes = LuaCoding.stringBytes(L, index)
+        // ASCII (most state strings) needs no validation, and `String(decoding:)` is the fast path.
+        if LuaCoding.isASCII(bytes) { return String(decoding: bytes, as: UTF8.self) }
+        guard let string = String(validating: bytes, as: UTF8.self) else {
+            throw corrupted(key: key, "expected String, found a string that is not valid UTF-8")
+        }
+        return string
+    }
+
+    @inline(__always)
+    func decodeInteger<I: FixedWidthInteger, K: CodingKey>(_ type: I.Type, at index: Int32, key: K?) throws -> I {
+        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch(I.self, expected: "\(I.self)", at: index, key: key) }
+        var isInteger: Int32 = 0
+        let value = lua_tointegerx(L, index, &isInteger)
+        if isInteger != 0, let exact = I(exactly: value) { return exact }
+        throw integerError(I.self, at: index, key: key, isInteger: isInteger != 0)
+    }
+
+    private func integerError<K: CodingKey>(_ type: Any.Type, at index: Int32, key: K?, isInteger: Bool) -> DecodingError {
+        let number = lua_tonumberx(L, index, nil)
+        let reason = isInteger || (number.isFinite && number.rounded(.towardZero) == number) ? "out of range" : "not a whole number"
+        return corrupted(key: key, "expected \(type), found \(LuaCoding.describeValue(L, index)) (\(reason))")
+    }
+
+    @inline(__always)
+    func decodeDouble<K: CodingKey>(at index: Int32, key: K?) throws -> Double {
+        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch(Double.self, expected: "Double", at: index, key: key) }
+        guard lua_isinteger(L, index) != 0 else { return lua_tonumberx(L, index, nil) }
+        let integer = lua_tointegerx(L, index, nil)
+        let double = Double(integer)
+        guard Int64(exactly: double) == integer else {
+            throw corrupted(key: key, "expected Double, found integer \(integer) (no exact Double)")
+        }
+        return double
+    }
+
+    @inline(__always)
+    func decodeFloat<K: CodingKey>(at index: Int32, key: K?) throws -> Float {
+        let double = try decodeDouble(at: index, key: key)
+        let float = Float(double)
+        guard float.isFinite || !double.isFinite else {
+            throw corrupted(key: key, "expected Float, found number \(double) (out of range)")
+        }
+        return float
+    }
+
+    // MARK: Values
+
+    /// Reads the value at the absolute `index` as a `T`; `key` is where it sits in its container (nil
+    /// for the root or a single-value container).
+    @inline(__always)
+    func decodeValue<T: Decodable, K: CodingKey>(_ type: T.Type, at index: Int32, key: K?) throws -> T {
+        if T.self == String.self {
+            return unsafeBitCast(try decodeString(at: index, key: key), to: T.self)
+        } else if T.self == Int.self {
+            return unsafeBitCast(try decodeInteger(Int.self, at: index, key: key), to: T.self)
+        } else if T.self == Double.self {
+            return unsafeBitCast(try decodeDouble(at: index, key: key), to: T.self)
+        } else if T.self == Bool.self {
+            return unsafeBitCast(try decodeBool(at: index, key: key), to: T.self)
+        } else if T.self == Int64.self {
+            return unsafeBitCast(try decodeInteger(Int64.self, at: index, key: key), to: T.self)
+        } else if T.self == Int32.self {
+            return unsafeBitCast(try decodeInteger(Int32.self, at: index, key: key), to: T.self)
+        } else if T.self == Int16.self {
+            return unsafeBitCast(try decodeInteger(Int16.self, at: index, key: key), to: T.self)
+        } else if T.self == Int8.self {
+            return unsafeBitCast(try decodeInteger(Int8.self, at: index, key: key), to: T.self)
+        } else if T.self == UInt8.self {
+            return unsafeBitCast(try decodeInteger(UInt8.self, at: index, key: key), to: T.self)
+        } else if T.self == UInt16.self {
+            return unsafeBitCast(try decodeInteger(UInt16.self, at: index, key: key), to: T.self)
+        } else if T.self == UInt32.self {
+            return unsafeBitCast(try decodeInteger(UInt32.self, at: index, key: key), to: T.self)
+        } else if T.self == UInt64.self {
+            return unsafeBitCast(try decodeInteger(UInt64.self, at: index, key: key), to: T.self)
+        } else if T.self == UInt.self {
+            return unsafeBitCast(try decodeInteger(UInt.self, at: index, key: key), to: T.self)
+        } else if T.self == Float.self {
+            return unsafeBitCast(try decodeFloat(at: index, key: key), to: T.self)
+        } else if T.self == Date.self {
+            return unsafeBitCast(try decodeDate(at: index, key: key), to: T.self)
+        } else if T.self == Data.self {
+            return unsafeBitCast(try decodeData(at: index, key: key), to: T.self)
+        }
+        return try decodeNested(T.self, at: index, key: key) { try T(from: $0) }
+    }
+
+    /// Runs `body` with this decoder pointed at the value at `index`, then restores it and the stack.
+    func decodeNested<T, K: CodingKey>(
+        _ type: T.Type, at index: Int32, key: K?, _ body: (LuaValueDecoder) throws -> T
+    ) throws -> T {
+        guard depth < LuaCoding.maximumDepth else {
+            throw corrupted(key: key, "nested more than \(LuaCoding.maximumDepth) levels deep")
+        }
+        try reserve()
+        // A table met again on the way down is a cycle; a single-value container handing its own
+        // value on (key nil, same index) is not.
+        var tracksTable = false
+        if lua_type(L, index) == LUA_TTABLE && (key != nil || index != self.index) {
+            let identity = lua_topointer(L, index)!
+            if tables.contains(identity) {
+                throw corrupted(key: key, "found a table that contains itself (a cycle)")
+            }
+            tables.append(identity)
+            tracksTable = true
+        }
+        let top = lua_gettop(L)
+        let saved = (self.index, valueType)
+        self.index = index
+        valueType = T.self
+        if let key { path.append(key) }
+        depth += 1
+        defer {
+            (self.index, valueType) = saved
+            depth -= 1
+            if key != nil { path.removeLast() }
+            if tracksTable { tables.removeLast() }
+            lua_settop(L, top)
+        }
+        return try body(self)
+    }
+
+    private func decodeDate<K: CodingKey>(at index: Int32, key: K?) throws -> Date {
+        switch options.dateDecodingStrategy {
+        case .deferredToDate:
+            return try decodeNested(Date.self, at: index, key: key) { try Date(from: $0) }
+        case .secondsSince1970:
+            return Date(timeIntervalSince1970: try decodeDouble(at: index, key: key))
+        case .millisecondsSince1970:
+            return Date(timeIntervalSince1970: try decodeDouble(at: index, key: key) / 1000)
+        case .iso8601:
+            let string = try decodeString(at: index, key: key)
+            guard let date = try? Date(string, strategy: Date.ISO8601FormatStyle()) else {
+                throw corrupted(key: key, "expected an ISO 8601 date, found \(LuaCoding.describeValue(L, index))")
+            }
+            return date
+        case .custom(let decode):
+            return try decodeNested(Date.self, at: index, key: key) { try decode($0) }
+        }
+    }
+
+    private func decodeData<K: CodingKey>(at index: Int32, key: K?) throws -> Data {
+        switch options.dataDecodingStrategy {
+        case .deferredToData:
+            return try decodeNested(Data.self, at: index, key: key) { try Data(from: $0) }
+        case .base64:
+            guard lua_type(L, index) == LUA_TSTRING else {
+                throw mismatch(Data.self, expected: "base64-encoded Data", at: index, key: key)
+            }
+            guard let data = Data(base64Encoded: Data(LuaCoding.stringBytes(L, index))) else {
+                throw corrupted(key: key, "expected base64-encoded Data, found \(LuaCoding.describeValue(L, index))")
+            }
+            return data
+        case .luaString:
+            guard lua_type(L, index) == LUA_TSTRING else {
+                throw mismatch(Data.self, expected: "Data (a string of bytes)", at: index, key: key)
+            }
+            return Data(LuaCoding.stringBytes(L, index))
+        case .custom(let decode):
+            return try decodeNested(Data.self, at: index, key: key) { try decode($0) }
+        }
+    }
+
+    // MARK: Containers
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(try keyedContainer(Key.self, at: index))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try unkeyedContainer(at: index)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        LuaSingleValueDecodingContainer(decoder: self, index: index)
+    }
+
+    /// A keyed container over the table at `index`, after checking its keys: all strings for a struct
+    /// or `[String: V]`, all integers for `[Int: V]`.
+    func keyedContainer<Key: CodingKey>(_ type: Key.Type, at index: Int32) throws -> LuaKeyedDecodingContainer<Key> {
+        guard lua_type(L, index) == LUA_TTABLE else {
+            throw mismatch(valueType, expected: "a table", at: index, key: LuaCodingKey?.none)
+        }
+        let integerKeys =
+            ObjectIdentifier(Key.self) == Self.dictionaryKeyType
+            && (valueType as? any LuaTableShape.Type)?.luaHasIntegerKeys == true
+        lua_pushnil(L)
+        while lua_next(L, index) != 0 {
+            let keyType = lua_type(L, -2)
+            guard integerKeys ? lua_isinteger(L, -2) != 0 : keyType == LUA_TSTRING else {
+                let found = LuaCoding.describeKey(L, -2)
+                lua_settop(L, -3)
+                throw corrupted(
+                    key: LuaCodingKey?.none,
+                    "expected a table with \(integerKeys ? "integer" : "string") keys, found key \(found)")
+            }
+            lua_settop(L, -2)
+        }
+        return LuaKeyedDecodingContainer(decoder: self, table: index, integerKeys: integerKeys)
+    }
+
+    /// An unkeyed container over the table at `index`, after checking that its keys are exactly `1…n`.
+    func unkeyedContainer(at index: Int32) throws -> LuaUnkeyedDecodingContainer {
+        guard lua_type(L, index) == LUA_TTABLE else {
+            throw mismatch(valueType, expected: "a sequence", at: index, key: LuaCodingKey?.none)
+        }
+        let count = lua_Integer(lua_rawlen(L, index))
+        guard count <= lua_Integer(Int32.max) else {
+            throw corrupted(key: LuaCodingKey?.none, "expected a sequence, found one of \(count) items (too long)")
+        }
+        var seen: lua_Integer = 0
+        lua_pushnil(L)
+        while lua_next(L, index) != 0 {
+            var isInteger: Int32 = 0
+            let position = lua_type(L, -2) == LUA_TNUMBER ? lua_tointegerx(L, -2, &isInteger) : 0
+            guard isInteger != 0, position >= 1, position <= count else {
+                let found = LuaCoding.describeKey(L, -2)
+                lua_settop(L, -3)
+                if isInteger != 0 && position > count {
+                    throw corrupted(key: LuaCodingKey?.none, "expected a sequence, found a hole at [\(count + 1)]")
+                }
+                throw corrupted(key: LuaCodingKey?.none, "expected a sequence, found key \(found)")
+            }
+            seen += 1
+            lua_settop(L, -2)
+        }
+        guard seen == count else {
+            var hole: lua_Integer = 1
+            while lua_rawgeti(L, index, hole) != LUA_TNIL {
+                lua_settop(L, -2)
+                hole += 1
+            }
+            lua_settop(L, -2)
+            throw corrupted(key: LuaCodingKey?.none, "expected a sequence, found a hole at [\(hole)]")
+        }
+        return LuaUnkeyedDecodingContainer(decoder: self, table: index, count: Int32(count))
+    }
+
+    /// The key type the standard library's dictionaries decode with (`_DictionaryCodingKey`), found
+    /// once by asking a dictionary to decode from a probe.
+    static let dictionaryKeyType: ObjectIdentifier? = {
+        let probe = KeyTypeProbe()
+        _ = try? [String: Int](from: probe)
+        return probe.found.type.map(ObjectIdentifier.init)
+    }()
+}
+
+/// A decoder that records the key type of the first keyed container asked of it, then fails.
+private struct KeyTypeProbe: Decoder {
+    final class Found { var type: Any.Type? }
+    let found = Found()
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        found.type = Key.self
+        throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "probe"))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "probe"))
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "probe"))
+    }
+}

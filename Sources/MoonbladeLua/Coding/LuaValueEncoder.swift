@@ -1,0 +1,340 @@
+import CLua
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The `Encoder` behind ``LuaEncoder``: writes straight onto the Lua stack.
+///
+/// One instance serves a whole `push`: nested values reuse it, saving and restoring the few fields
+/// that describe "the value being encoded now". Its stack discipline: encoding one value pushes
+/// exactly one value at `slot`; tables for nested containers may sit above it until the value is
+/// done, then the stack is cut back to `slot`.
+final class LuaValueEncoder: Encoder {
+    let L: OpaquePointer
+    let options: LuaEncoder
+    /// Keeps child encoders (nested containers, super encoders) alive; containers hold them unowned.
+    private var children: [LuaValueEncoder] = []
+    unowned(unsafe) private var root: LuaValueEncoder?
+
+    /// Keys from the root to the value being encoded (materialized only when a key is asked for).
+    private(set) var path: [any CodingKey]
+    private var depth = 0
+
+    /// The stack slot the value being encoded goes to.
+    private var slot: Int32 = 0
+    /// The value being encoded (valid while its `encode(to:)` runs) and its type, asked for a
+    /// presizing hint only when it opens a container that may be a collection's.
+    private var valuePointer: UnsafeRawPointer?
+    private var valueType: Any.Type = Never.self
+    /// For a super encoder: the table and key its value is stored under.
+    private let superTarget: (table: Int32, key: any CodingKey, integer: Bool)?
+
+    /// Field counts seen per `CodingKey` type, so later tables of the same type are presized. A state
+    /// has few struct types, so a short list beats hashing.
+    private var fieldCounts: [(keyType: ObjectIdentifier, count: Int32)] = []
+    private var uncountedKeyType: ObjectIdentifier?
+
+    init(state: OpaquePointer, options: LuaEncoder) {
+        L = state
+        self.options = options
+        path = []
+        superTarget = nil
+    }
+
+    /// A child encoder for a nested container or a super encoder, with its own materialized path.
+    private init(
+        parent: LuaValueEncoder, path: [any CodingKey], slot: Int32, superTarget: (Int32, any CodingKey, Bool)?
+    ) {
+        L = parent.L
+        options = parent.options
+        self.path = path
+        self.depth = parent.depth
+        self.slot = slot
+        self.superTarget = superTarget
+        let root = parent.root ?? parent
+        self.root = root
+        root.children.append(self)
+    }
+
+    var codingPath: [any CodingKey] { path }
+    var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
+
+    @inline(__always)
+    func reserve() throws {
+        guard lua_checkstack(L, LuaCoding.slotMargin) != 0 else { throw overflow() }
+    }
+
+    // MARK: Values
+
+    /// Pushes `value` as exactly one Lua value; `key` is where it sits in its container (nil for the
+    /// root or a single-value container), added to the path only when the value is not a scalar.
+    @inline(__always)
+    func pushValue<T: Encodable, K: CodingKey>(_ value: T, key: K?) throws {
+        if T.self == String.self {
+            LuaCoding.push(L, unsafeBitCast(value, to: String.self))
+        } else if T.self == Int.self {
+            lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: Int.self)))
+        } else if T.self == Double.self {
+            lua_pushnumber(L, unsafeBitCast(value, to: Double.self))
+        } else if T.self == Bool.self {
+            lua_pushboolean(L, unsafeBitCast(value, to: Bool.self) ? 1 : 0)
+        } else if T.self == Int64.self {
+            lua_pushinteger(L, unsafeBitCast(value, to: Int64.self))
+        } else if T.self == Int32.self {
+            lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: Int32.self)))
+        } else if T.self == Int16.self {
+            lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: Int16.self)))
+        } else if T.self == Int8.self {
+            lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: Int8.self)))
+        } else if T.self == UInt8.self {
+            lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: UInt8.self)))
+        } else if T.self == UInt16.self {
+            lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: UInt16.self)))
+        } else if T.self == UInt32.self {
+            lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: UInt32.self)))
+        } else if T.self == UInt64.self {
+            try pushUnsigned(unsafeBitCast(value, to: UInt64.self), key: key)
+        } else if T.self == UInt.self {
+            try pushUnsigned(UInt64(unsafeBitCast(value, to: UInt.self)), key: key)
+        } else if T.self == Float.self {
+            lua_pushnumber(L, Double(unsafeBitCast(value, to: Float.self)))
+        } else if T.self == Date.self {
+            try pushDate(unsafeBitCast(value, to: Date.self), key: key)
+        } else if T.self == Data.self {
+            try pushData(unsafeBitCast(value, to: Data.self), key: key)
+        } else {
+            try pushNested(value, key: key)
+        }
+    }
+
+    @inline(__always)
+    func pushUnsigned<K: CodingKey>(_ value: UInt64, key: K?) throws {
+        guard value <= UInt64(Int64.max) else {
+            throw invalid(value, key: key, "\(value) does not fit in a Lua integer (the largest is \(Int64.max))")
+        }
+        lua_pushinteger(L, lua_Integer(value))
+    }
+
+    func invalid<K: CodingKey>(_ value: Any, key: K?, _ message: String) -> EncodingError {
+        var codingPath = path
+        if let key { codingPath.append(key) }
+        return EncodingError.invalidValue(value, .init(codingPath: codingPath, debugDescription: message))
+    }
+
+    /// Encodes a value through its own `encode(to:)` with this encoder pointed at a fresh slot.
+    func pushNested<T: Encodable, K: CodingKey>(_ value: T, key: K?) throws {
+        guard depth < LuaCoding.maximumDepth else {
+            throw invalid(value, key: key, "nested more than \(LuaCoding.maximumDepth) levels deep (a cycle?)")
+        }
+        try reserve()
+        let saved = (slot, valuePointer, valueType, uncountedKeyType)
+        slot = lua_gettop(L) + 1
+        uncountedKeyType = nil
+        if let key { path.append(key) }
+        depth += 1
+        defer {
+            (slot, valuePointer, valueType, uncountedKeyType) = saved
+            depth -= 1
+            if key != nil { path.removeLast() }
+        }
+        do {
+            try withUnsafePointer(to: value) { pointer in
+                valuePointer = UnsafeRawPointer(pointer)
+                valueType = T.self
+                try value.encode(to: self)
+            }
+        } catch {
+            lua_settop(L, slot - 1)
+            throw error
+        }
+        if lua_gettop(L) < slot {
+            lua_createtable(L, 0, 0)  // encoded nothing: an empty table, as JSON gives `{}`
+        } else {
+            lua_settop(L, slot)
+            if let keyType = uncountedKeyType { learnFieldCount(of: keyType) }
+        }
+    }
+
+    /// Counts the fields of the first table built for a key type, to presize the next ones.
+    private func learnFieldCount(of keyType: ObjectIdentifier) {
+        var count: Int32 = 0
+        lua_pushnil(L)
+        while lua_next(L, slot) != 0 {
+            count += 1
+            lua_settop(L, -2)
+        }
+        if fieldCounts.count < 64 { fieldCounts.append((keyType, count)) }
+    }
+
+    /// The presizing hint and key kind for the value being encoded, when it is a collection.
+    private func collectionShape() -> (sequence: Int32, fields: Int32, integerKeys: Bool) {
+        guard let valuePointer, let shape = valueType as? any LuaTableShape.Type else { return (0, 0, false) }
+        let size = shape.luaTableSize(of: valuePointer)
+        return (size.sequence, size.fields, shape.luaHasIntegerKeys)
+    }
+
+    private func pushDate<K: CodingKey>(_ date: Date, key: K?) throws {
+        switch options.dateEncodingStrategy {
+        case .deferredToDate: try pushNested(date, key: key)
+        case .secondsSince1970: lua_pushnumber(L, date.timeIntervalSince1970)
+        case .millisecondsSince1970: lua_pushnumber(L, date.timeIntervalSince1970 * 1000)
+        case .iso8601: LuaCoding.push(L, date.formatted(Date.ISO8601FormatStyle()))
+        case .custom(let encode): try pushNested(CustomEncoded { try encode(date, $0) }, key: key)
+        }
+    }
+
+    private func pushData<K: CodingKey>(_ data: Data, key: K?) throws {
+        switch options.dataEncodingStrategy {
+        case .deferredToData: try pushNested(data, key: key)
+        case .base64: LuaCoding.push(L, data.base64EncodedString())
+        case .luaString:
+            data.withUnsafeBytes { bytes in
+                _ = lua_pushlstring(L, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+            }
+        case .custom(let encode): try pushNested(CustomEncoded { try encode(data, $0) }, key: key)
+        }
+    }
+
+    /// Adapts a custom strategy's closure to `Encodable`.
+    private struct CustomEncoded: Encodable {
+        let body: (any Encoder) throws -> Void
+        func encode(to encoder: any Encoder) throws { try body(encoder) }
+    }
+
+    /// Pushes `nil` for an item of a sequence, per the nil-in-sequence strategy.
+    func pushNilItem(position: Int) throws {
+        switch options.nilInSequenceStrategy {
+        case .reject:
+            throw invalid(
+                Optional<Any>.none as Any, key: LuaCodingKey(index: position),
+                "a Lua sequence cannot hold nil (set nilInSequenceStrategy to .null to encode it as null)")
+        case .null:
+            lua_pushlightuserdata(L, nil)
+        }
+    }
+
+    // MARK: Containers
+
+    /// Makes sure the value at `slot` is a table and returns its index; a single value there is replaced.
+    private func tableAtSlot(sequence: Int32, fields: Int32) -> Int32 {
+        if isDead { return 0 }
+        if lua_gettop(L) >= slot && lua_type(L, slot) == LUA_TTABLE { return slot }
+        lua_settop(L, slot - 1)
+        lua_createtable(L, sequence, fields)
+        if let (table, key, integer) = superTarget { store(at: table, key: key, integer: integer) }
+        return slot
+    }
+
+    /// Stores a copy of the value on top into `table[key]` (raw), leaving the value in place.
+    private func store(at table: Int32, key: any CodingKey, integer: Bool) {
+        pushKey(key, integer: integer)
+        lua_pushvalue(L, -2)
+        lua_rawset(L, table)
+    }
+
+    @inline(__always)
+    func pushKey<K: CodingKey>(_ key: K, integer: Bool) {
+        if integer, let int = key.intValue {
+            lua_pushinteger(L, lua_Integer(int))
+        } else {
+            LuaCoding.push(L, key.stringValue)
+        }
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let keyType = ObjectIdentifier(Key.self)
+        if keyType == LuaValueDecoder.dictionaryKeyType {
+            let shape = collectionShape()
+            let table = tableAtSlot(sequence: shape.sequence, fields: shape.fields)
+            return KeyedEncodingContainer(LuaKeyedEncodingContainer<Key>(encoder: self, table: table, integerKeys: shape.integerKeys))
+        }
+        var fields: Int32 = 0
+        if let known = fieldCounts.first(where: { $0.keyType == keyType }) {
+            fields = known.count
+        } else if valuePointer != nil {
+            uncountedKeyType = keyType
+        }
+        let table = tableAtSlot(sequence: 0, fields: fields)
+        return KeyedEncodingContainer(LuaKeyedEncodingContainer<Key>(encoder: self, table: table, integerKeys: false))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        let shape = collectionShape()
+        return LuaUnkeyedEncodingContainer(encoder: self, table: tableAtSlot(sequence: shape.sequence, fields: 0))
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        LuaSingleValueEncodingContainer(encoder: self)
+    }
+
+    /// Starts a single value: clears the slot so the value pushed next lands in it (a super encoder
+    /// pushes it on top instead and stores it under its key).
+    @inline(__always)
+    func beginSingleValue() throws {
+        if isDead { throw overflow() }
+        if superTarget == nil { lua_settop(L, slot - 1) }
+    }
+
+    /// Ends a single value pushed at the slot (for a super encoder, stores it under its key and pops it).
+    @inline(__always)
+    func endSingleValue() {
+        if let (table, key, integer) = superTarget {
+            store(at: table, key: key, integer: integer)
+            lua_settop(L, -2)
+        }
+    }
+
+    /// A new table stored at `table[key]` (the key on top of the stack), left on the stack, with an
+    /// encoder whose path leads to it. When the stack cannot grow (this is reached from methods that
+    /// cannot throw), the key is popped and the child is dead: its containers throw the overflow.
+    func nestedEncoder(storingInto table: Int32, path: [any CodingKey]) -> LuaValueEncoder {
+        guard lua_checkstack(L, LuaCoding.slotMargin) != 0 else {
+            lua_settop(L, -2)
+            return deadEncoder(path: path)
+        }
+        lua_createtable(L, 0, 0)
+        lua_pushvalue(L, -1)
+        lua_rotate(L, -3, 1)  // key, table, table → table, key, table
+        lua_rawset(L, table)
+        return LuaValueEncoder(parent: self, path: path, slot: lua_gettop(L), superTarget: nil)
+    }
+
+    /// An encoder whose value is stored at `table[key]`; it starts out as an empty table.
+    func superEncoder(storingInto table: Int32, key: any CodingKey, integer: Bool, path: [any CodingKey]) -> LuaValueEncoder {
+        guard lua_checkstack(L, LuaCoding.slotMargin) != 0 else { return deadEncoder(path: path) }
+        lua_createtable(L, 0, 0)
+        store(at: table, key: key, integer: integer)
+        return LuaValueEncoder(parent: self, path: path, slot: lua_gettop(L), superTarget: (table, key, integer))
+    }
+
+    // MARK: A stack that cannot grow
+
+    /// Set on the root when a container could not be made for lack of stack; `push` then fails.
+    private(set) var stackFailure: EncodingError?
+    /// A dead encoder's containers have table 0 and throw ``overflow()`` from every method.
+    private(set) var isDead = false
+
+    private func deadEncoder(path: [any CodingKey]) -> LuaValueEncoder {
+        let child = LuaValueEncoder(parent: self, path: path, slot: 0, superTarget: nil)
+        child.isDead = true
+        (root ?? self).stackFailure = child.overflow()
+        return child
+    }
+
+    /// The error for a Lua stack that cannot grow.
+    func overflow() -> EncodingError {
+        EncodingError.invalidValue(
+            path.count,
+            .init(
+                codingPath: path, debugDescription: "the Lua stack cannot grow",
+                underlyingError: LuaError(.memory, message: "Lua stack overflow (cannot grow by \(LuaCoding.slotMargin) slots)")))
+    }
+}
+
+extension LuaValueEncoder {
+    /// The stack index of a child encoder's table (0 when it is dead).
+    var tableIndex: Int32 { isDead ? 0 : slot }
+}
