@@ -103,3 +103,33 @@ struct LuaVMTests {
         #expect(vm.memoryInUse < before + (1 << 20))
     }
 }
+
+@Suite("Coroutines driven by the host")
+struct LuaCoroutineTests {
+    @Test func yieldsAndResumesWithValuesBothWays() throws {
+        let vm = try LuaVM()
+        let body = try vm.load("local got = coroutine.yield(...) return got * 10", chunkName: "co.lua")
+        let coroutine = LuaCoroutine(in: vm.stack)
+        body.push(onto: coroutine.stack)
+        coroutine.stack.push(Int64(4))
+        #expect(try coroutine.resume(arguments: 1, from: vm.stack) == .yielded(1))
+        #expect(coroutine.stack.integer(at: -1) == 4)
+        coroutine.stack.pop()
+        coroutine.stack.push(Int64(7))
+        #expect(try coroutine.resume(arguments: 1, from: vm.stack) == .returned(1))
+        #expect(coroutine.stack.integer(at: -1) == 70)
+        #expect(vm.stack.top == 0)
+    }
+
+    @Test func anErrorInsideACoroutineCarriesItsPlaceAndTraceback() throws {
+        let vm = try LuaVM()
+        let body = try vm.load("coroutine.yield()\nlocal t = nil\nreturn t.field", chunkName: "effect.lua")
+        let coroutine = LuaCoroutine(in: vm.stack)
+        body.push(onto: coroutine.stack)
+        #expect(try coroutine.resume(arguments: 0, from: vm.stack) == .yielded(0))
+        let error = expectLuaError { _ = try coroutine.resume(arguments: 0, from: vm.stack) }
+        #expect(error?.location == LuaLocation(source: "effect.lua", line: 3))
+        #expect(error?.traceback?.contains("effect.lua:3") == true)
+        #expect(vm.stack.top == 0)
+    }
+}

@@ -44,34 +44,10 @@ extension LuaStack {
     /// Pushes the Lua error value for a Swift error and remembers the Swift error, so that the host
     /// gets it back as `LuaError.underlying` if nothing in Lua catches it.
     fileprivate func pushRaisedError(_ error: any Error) {
-        let message: String
-        let underlying: (any Error)?
         if let luaError = error as? LuaError {
-            message = luaError.message  // it already names its place
-            underlying = luaError.underlying
+            pushError(message: luaError.message, underlying: luaError.underlying)  // it names its place already
         } else {
-            let place = nearestLuaLocation().map { "\($0): " } ?? ""
-            message = place + String(describing: error)
-            underlying = error
+            pushError(message: callerLocation().map { "\($0): \(error)" } ?? "\(error)", underlying: error)
         }
-        push(message)
-        if let underlying {
-            runtime.pendingSwiftError = (message, underlying)
-        }
-    }
-
-    /// The innermost Lua line on this thread's call stack, skipping C frames such as `pcall`.
-    fileprivate func nearestLuaLocation() -> LuaLocation? {
-        var frame = lua_Debug()
-        var level: Int32 = 1  // level 0 is the Swift function itself
-        while lua_getstack(state, level, &frame) != 0 {
-            lua_getinfo(state, "Sl", &frame)
-            if frame.currentline > 0 {
-                let source = withUnsafeBytes(of: &frame.short_src) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                return LuaLocation(source: source, line: Int(frame.currentline))
-            }
-            level += 1
-        }
-        return nil
     }
 }

@@ -203,3 +203,19 @@ extension LuaStack {
         lua_topointer(state, index)
     }
 }
+
+// MARK: - Functions
+
+extension LuaStack {
+    /// Pops a table and makes it the global environment (`_ENV`) of the Lua chunk at `index`,
+    /// so that what the chunk reads and writes as globals lives in that table.
+    public func setEnvironment(ofChunkAt index: Int32) {
+        // A main chunk's first and only upvalue is _ENV.
+        _ = lua_setupvalue(state, index, 1)
+    }
+
+    /// Sets the metatable of the table at `index` to the table on top, which it pops.
+    public func setMetatable(ofTableAt index: Int32) {
+        lua_setmetatable(state, index)
+    }
+}
