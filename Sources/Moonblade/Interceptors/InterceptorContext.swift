@@ -1,0 +1,35 @@
+/// The store as its interceptors (and dependency container) see it: state, dependencies, dispatch.
+///
+/// It holds the store weakly, because the store owns its interceptors. Dispatching to a released
+/// store fails with ``StoreError/storeReleased``; reading the state or the dependencies of a released
+/// store is a programming error and stops the program.
+public struct InterceptorContext: AnySideEffectContext {
+    private weak let store: (any AnyStore)?
+
+    init(store: any AnyStore) {
+        self.store = store
+    }
+
+    /// The store's dependency container.
+    public var anyDependencies: any SideEffectDependencyContainer { liveStore.anyDependencies }
+
+    /// The store's current state.
+    public func getAnyState() -> any State { liveStore.anyState }
+
+    /// Dispatches any item to the store; see ``Dispatcher``.
+    @discardableResult
+    public func anyDispatch(_ dispatchable: any Dispatchable) -> DispatchHandle<any Sendable> {
+        store?.anyDispatch(dispatchable) ?? .failed(StoreError.storeReleased)
+    }
+
+    /// Dispatches a state updater to the store; see ``Dispatcher``.
+    @discardableResult
+    public func dispatch(_ updater: some AnyStateUpdater) -> DispatchHandle<Void> {
+        store?.dispatch(updater) ?? DispatchHandle<any Sendable>.failed(StoreError.storeReleased).voided()
+    }
+
+    private var liveStore: any AnyStore {
+        guard let store else { preconditionFailure("the store of this context was released") }
+        return store
+    }
+}

@@ -1,0 +1,27 @@
+/// Called after every state change with the state before and after it, on the thread that applied it.
+public typealias StoreListener<S> = @Sendable (_ oldState: S, _ newState: S) -> Void
+
+/// Removes the listener it was returned for. Calling it again does nothing.
+public typealias StoreUnsubscribe = @Sendable () -> Void
+
+extension Store {
+    /// Registers `listener` for every state change from now on, in order, each with its (old, new) pair.
+    ///
+    /// Listeners may be added and removed from any thread at any time, also from inside a listener.
+    /// Guarantee on removal: once the returned closure has returned, the listener is not called for
+    /// any change applied after that. A call for a change applied before may still be in progress on
+    /// the draining thread (the listeners of a change are snapshotted when it is applied).
+    ///
+    /// - Returns: a closure that removes the listener.
+    public func addListener(_ listener: @escaping StoreListener<S>) -> StoreUnsubscribe {
+        let id = lock.withLock {
+            defer { nextListenerID += 1 }
+            listeners.append(StoreListenerEntry(id: nextListenerID, callback: listener))
+            return nextListenerID
+        }
+        return { [weak self] in
+            guard let self else { return }
+            self.lock.withLock { self.listeners.removeAll { $0.id == id } }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+/// The single source of truth of an application: holds a state of type `S`, applies the state updaters
+/// dispatched to it, runs its side effects with dependencies of type `D`, and notifies listeners.
+///
+/// ```swift
+/// let store = Store<AppState, AppDependencies>(interceptors: [DispatchableLogger.interceptor()])
+/// store.dispatch(Increment())                   // fire and forget
+/// try await store.dispatch(Load()).value         // wait for a side effect
+/// let unsubscribe = store.addListener { old, new in render(new) }
+/// ```
+///
+/// Items are processed one at a time by whichever thread dispatches to an idle store: it runs the
+/// item (and any items queued meanwhile) inline, with no task or queue hop. Dispatching while another
+/// thread is doing so, or from inside an updater, interceptor or listener, queues the item for that
+/// thread; no lock is held while user code runs.
+public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, @unchecked Sendable {
+    // @unchecked Sendable: the mutable state shared between threads is only touched while holding
+    // `lock`. `dependencyContainer` and `interceptorChain` are written only in `init`, before the
+    // store is ready. `currentItem` and `currentHandle` belong to the draining thread; the draining
+    // role passes from thread to thread through `lock`, which orders those accesses.
+
+    let lock = Lock()
+    let configuration: StoreConfiguration
+
+    // Guarded by `lock`, so the runtime exclusivity checks (a large share of a dispatch) are redundant.
+    @exclusivity(unchecked) var storedState: S
+    @exclusivity(unchecked) var ready = false
+    /// Whether some thread is processing items; only that thread runs items until it clears this.
+    @exclusivity(unchecked) var isDraining = false
+    @exclusivity(unchecked) var queue = FIFOQueue<PendingDispatch>()
+    @exclusivity(unchecked) var listeners: [StoreListenerEntry<S>] = []
+    @exclusivity(unchecked) var nextListenerID = 0
+
+    // Written once in `init`; optional only because they are built by closures that need `self`.
+    var dependencyContainer: D?
+    var interceptorChain: StoreInterceptorNext?
+
+    // Owned by the draining thread, one item at a time: no overlapping access is possible.
+    /// The item being processed, to tell an in-place replacement from a re-dispatch.
+    @exclusivity(unchecked) var currentItem: DispatchItem?
+    /// The handle the innermost `next` produced for the item being processed, if not a plain success.
+    @exclusivity(unchecked) var currentHandle: DispatchHandle<any Sendable>?
+
+    /// Creates a store and makes it ready.
+    ///
+    /// In order: the dependency container is built (its `dispatch` and `getState` work at once: items
+    /// are queued and `getState` returns `S()`); the state initializer runs; the interceptors are set up
+    /// (an ``ObserverInterceptor`` fires its `.onStart` rules then); the store becomes ready and runs
+    /// the items queued so far, in order, before `init` returns. No run loop is involved.
+    ///
+    /// - Parameters:
+    ///   - interceptors: the interceptors, outermost first.
+    ///   - stateInitializer: returns the initial state; `S()` by default.
+    ///   - dependenciesInitializer: builds the dependency container; `D.init(dispatch:getState:)` by default.
+    ///   - configuration: settings such as the priority of side effect tasks.
+    public init(
+        interceptors: [StoreInterceptor] = [],
+        stateInitializer: () -> S = { S() },
+        dependenciesInitializer: (_ dispatch: @escaping AnyDispatch, _ getState: @escaping GetState) -> D =
+            D.init(dispatch:getState:),
+        configuration: StoreConfiguration = .default
+    ) {
+        storedState = S()
+        self.configuration = configuration
+        let context = InterceptorContext(store: self)
+        dependencyContainer = dependenciesInitializer(
+            { context.anyDispatch($0) },
+            { context.getAnyState() }
+        )
+        let initialState = stateInitializer()
+        lock.withLock { storedState = initialState }
+        let stages = interceptors.map { $0(context) }
+        interceptorChain = stages.reversed().reduce({ [weak self] dispatchable in
+            guard let self else { throw StoreError.storeReleased }
+            try self.apply(dispatchable)
+        }) { next, stage in stage(next) }
+        lock.withLock {
+            ready = true
+            isDraining = true
+        }
+        drainQueue()
+    }
+
+    /// The current state.
+    public var state: S { lock.withLock { storedState } }
+
+    /// Whether the store has finished starting up; until then, dispatched items wait in a queue.
+    public var isReady: Bool { lock.withLock { ready } }
+
+    /// The dependency container, built once and shared by every side effect of this store.
+    public var dependencies: D { dependencyContainer! }
+
+    /// The current state, type-erased.
+    public var anyState: any State { state }
+
+    /// The dependency container, type-erased.
+    public var anyDependencies: any SideEffectDependencyContainer { dependencies }
+}

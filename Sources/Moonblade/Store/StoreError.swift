@@ -1,0 +1,23 @@
+/// The errors the store itself raises (items and interceptors throw their own).
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The item was dispatched to a store that no longer exists.
+    case storeReleased
+    /// The item is neither an ``AnyStateUpdater`` nor an ``AnySideEffect``.
+    case unsupportedDispatchable(String)
+    /// A type did not match: an updater or side effect written for another state or dependency type,
+    /// or a dispatch whose value is not what the handle expects (for instance a returning side effect
+    /// that an interceptor dropped).
+    case typeMismatch(expected: String, found: String)
+
+    /// A one-line description of the error.
+    public var description: String {
+        switch self {
+        case .storeReleased:
+            "the store was released before the item could be dispatched"
+        case .unsupportedDispatchable(let type):
+            "\(type) is neither a state updater nor a side effect"
+        case .typeMismatch(let expected, let found):
+            "type mismatch: expected \(expected), found \(found)"
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Dispatch
+import Moonblade
+import Testing
+
+@Suite("Listeners")
+struct ListenerTests {
+    @Test("every listener sees every change in order, with its (old, new) pair")
+    func everyChange() {
+        let store = TestStore()
+        let first = Recorder<String>()
+        let second = Recorder<String>()
+        _ = store.addListener { old, new in first.append("\(old.count)->\(new.count)") }
+        _ = store.addListener { old, new in second.append("\(old.count)->\(new.count)") }
+        for _ in 0..<3 { store.dispatch(Increment()) }
+        #expect(first.values == ["0->1", "1->2", "2->3"])
+        #expect(second.values == first.values)
+    }
+
+    @Test("an unsubscribed listener is not called again, also when it unsubscribes itself")
+    func unsubscribe() {
+        let store = TestStore()
+        let calls = Recorder<Int>()
+        let unsubscribe = store.addListener { _, new in calls.append(new.count) }
+        store.dispatch(Increment())
+        unsubscribe()
+        unsubscribe()
+        store.dispatch(Increment())
+        #expect(calls.values == [1])
+
+        let selfRemoving = Recorder<Int>()
+        let box = Recorder<StoreUnsubscribe>()
+        box.append(store.addListener { _, new in
+            selfRemoving.append(new.count)
+            box.values.first?()
+        })
+        store.dispatch(Increment())
+        store.dispatch(Increment())
+        #expect(selfRemoving.values == [3])
+    }
+
+    @Test("listeners added and removed from other threads while dispatching see consecutive changes")
+    func addAndRemoveDuringDispatch() async {
+        let store = TestStore()
+        let total = 2_000
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for _ in 0..<total { store.dispatch(Increment()) }
+            }
+            for _ in 0..<4 {
+                group.addTask {
+                    let pairs = Recorder<(Int, Int)>()
+                    let unsubscribe = store.addListener { old, new in pairs.append((old.count, new.count)) }
+                    while pairs.values.count < 10 && store.state.count < total {
+                        await Task.yield()
+                    }
+                    unsubscribe()
+                    // Changes applied after unsubscribe returned have counts above this.
+                    let countAfterUnsubscribe = store.state.count
+                    let seen = pairs.values
+                    #expect(seen.allSatisfy { $0.1 == $0.0 + 1 })
+                    #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.1 == $1.0 })
+                    #expect(seen.allSatisfy { $0.1 <= countAfterUnsubscribe })
+                }
+            }
+        }
+        #expect(store.state.count == total)
+    }
+}
