@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .library(name: "Moonblade", targets: ["Moonblade"]),
         .library(name: "MoonbladeLua", targets: ["MoonbladeLua"]),
+        .library(name: "MoonbladeHost", targets: ["MoonbladeHost"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -29,8 +30,14 @@ let package = Package(
         ),
         // A safe Swift face of the Lua C API.
         .target(name: "MoonbladeLua", dependencies: ["CLua"]),
+        // The plugin host: Lua plugins as store items.
+        .target(
+            name: "MoonbladeHost",
+            dependencies: ["Moonblade", "MoonbladeLua", .product(name: "Logging", package: "swift-log")]
+        ),
 
         .testTarget(name: "MoonbladeTests", dependencies: ["Moonblade"]),
+        .testTarget(name: "MoonbladeHostTests", dependencies: ["MoonbladeHost"]),
         .testTarget(
             name: "MoonbladeLuaTests",
             dependencies: [

@@ -1,0 +1,78 @@
+import Moonblade
+import MoonbladeLua
+
+/// The Swift functions a host exposes to Lua side effects as `ctx.deps.<group>.<name>(arguments)`.
+///
+/// Arguments are decoded from the Lua value the side effect passes, results encoded back, both with
+/// the Codable mapping of `LuaEncoder`/`LuaDecoder`. Functions may be synchronous or `async`: either
+/// way they run outside the VM while the calling side effect's coroutine is suspended, so a slow one
+/// never holds up other plugin code.
+///
+/// ```swift
+/// var dependencies = PluginDependencies()
+/// dependencies.expose("storage", "read") { (request: ReadRequest) async throws -> [Todo] in
+///     try await storage.read(request.key)
+/// }
+/// ```
+public struct PluginDependencies: Sendable {
+    /// Decodes the arguments at `index` now, with the VM held, and returns the work to run later.
+    typealias Function = @Sendable (_ stack: LuaStack, _ index: Int32, _ decoder: LuaDecoder) throws -> PendingWork
+    /// Swift work a side effect awaits, run outside the VM.
+    typealias PendingWork = @Sendable () async throws -> PluginValue
+
+    private(set) var functions: [String: [String: Function]] = [:]
+
+    public init() {}
+
+    /// Exposes `body` as `ctx.deps.<group>.<name>(arguments)`, returning a value to Lua.
+    public mutating func expose<Arguments: Decodable & Sendable, Result: Encodable & Sendable>(
+        _ group: String, _ name: String, _ body: @escaping @Sendable (Arguments) async throws -> Result
+    ) {
+        functions[group, default: [:]][name] = { stack, index, decoder in
+            let arguments = try decoder.decode(Arguments.self, from: stack, at: index)
+            return { .encodable(try await body(arguments)) }
+        }
+    }
+
+    /// Exposes `body` as `ctx.deps.<group>.<name>(arguments)`, returning nothing to Lua.
+    public mutating func expose<Arguments: Decodable & Sendable>(
+        _ group: String, _ name: String, _ body: @escaping @Sendable (Arguments) async throws -> Void
+    ) {
+        functions[group, default: [:]][name] = { stack, index, decoder in
+            let arguments = try decoder.decode(Arguments.self, from: stack, at: index)
+            return {
+                try await body(arguments)
+                return .none
+            }
+        }
+    }
+
+    /// Exposes `body`, which takes no arguments, as `ctx.deps.<group>.<name>()`.
+    public mutating func expose<Result: Encodable & Sendable>(
+        _ group: String, _ name: String, _ body: @escaping @Sendable () async throws -> Result
+    ) {
+        functions[group, default: [:]][name] = { _, _, _ in { .encodable(try await body()) } }
+    }
+
+    /// The exposed names, by group, as the Lua prelude builds `ctx.deps` from them.
+    var names: LuaValue {
+        .table(Dictionary(uniqueKeysWithValues: functions.map { group, functions in
+            (.string(group), LuaValue.table(Dictionary(uniqueKeysWithValues: functions.keys.sorted().enumerated().map {
+                (.integer(Int64($0 + 1)), .string($1))
+            })))
+        }))
+    }
+}
+
+/// The dependency container of a plugin host's store: what Swift side effects in the same store get.
+public final class PluginHostDependencies: SideEffectDependencyContainer {
+    /// Dispatches to the store; works from the moment the store starts.
+    public let dispatch: AnyDispatch
+    /// Reads the store's state.
+    public let getState: GetState
+
+    public init(dispatch: @escaping AnyDispatch, getState: @escaping GetState) {
+        self.dispatch = dispatch
+        self.getState = getState
+    }
+}

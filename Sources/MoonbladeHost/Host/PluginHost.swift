@@ -1,0 +1,137 @@
+import Logging
+import Moonblade
+import MoonbladeLua
+
+/// A store whose business logic lives in Lua plugins, alongside any Swift items.
+///
+/// ```swift
+/// var dependencies = PluginDependencies()
+/// dependencies.expose("storage", "read") { (request: ReadRequest) in try await storage.read(request.key) }
+/// let host = try PluginHost<AppState>(plugins: ["Plugins/todo"], dependencies: dependencies)
+/// try await host.dispatch("todo.add", ["title": "milk"]).value
+/// print(host.store.state.todos)
+/// ```
+///
+/// Plugins load in order; one that fails to load is left out, reported in ``loadErrors`` and the log,
+/// and the others still load. Items are named `plugin.item`. The host is `Sendable`: dispatch from any
+/// thread.
+public final class PluginHost<S: State & Codable>: Sendable {
+    /// Settings for the Lua side.
+    public struct Configuration: Sendable {
+        /// The most memory plugin code may make the VM hold, in bytes; nil for no limit.
+        public var memoryLimit: Int?
+        /// Where load problems are logged.
+        public var logger: Logger
+
+        public init(memoryLimit: Int? = 256 << 20, logger: Logger = Logger(label: "moonblade.host")) {
+            self.memoryLimit = memoryLimit
+            self.logger = logger
+        }
+    }
+
+    /// The store the plugins run in.
+    public let store: Store<S, PluginHostDependencies>
+    /// The plugins that loaded, by name.
+    public let plugins: [PluginInfo]
+    /// Why each plugin that did not load was refused.
+    public let loadErrors: [PluginError]
+    let runtime: PluginRuntime<S>
+
+    /// Loads the plugins in `directories` (each holds a `plugin.lua`) and starts a store on them.
+    ///
+    /// - Parameters:
+    ///   - interceptors: Swift interceptors, outermost first.
+    ///   - dependencies: the Swift functions side effects reach as `ctx.deps`.
+    /// - Throws: only when the Lua VM cannot be created; plugin problems go to ``loadErrors``.
+    public init(
+        plugins directories: [String],
+        initialState: S = S(),
+        dependencies: PluginDependencies = PluginDependencies(),
+        interceptors: [StoreInterceptor] = [],
+        configuration: Configuration = Configuration()
+    ) throws(PluginError) {
+        let runtime = try PluginRuntime<S>(
+            configuration: LuaVM.Configuration(memoryLimit: configuration.memoryLimit), dependencies: dependencies)
+        var loaded: [PluginInfo] = []
+        var errors: [PluginError] = []
+        for directory in directories {
+            do {
+                loaded.append(try runtime.loadPlugin(from: directory))
+            } catch {
+                configuration.logger.error("plugin refused: \(error)")
+                errors.append(error)
+            }
+        }
+        self.runtime = runtime
+        plugins = loaded
+        loadErrors = errors
+        store = Store(
+            interceptors: interceptors + [Self.bindingInterceptor(runtime)],
+            stateInitializer: { initialState },
+            dependenciesInitializer: { dispatch, getState in
+                runtime.connect(dispatch: dispatch, getState: getState)
+                return PluginHostDependencies(dispatch: dispatch, getState: getState)
+            })
+    }
+
+    /// The store's current state.
+    public var state: S { store.state }
+
+    /// Makes a Swift dispatchable reachable from Lua as `ctx.dispatch(name, payload)`, the payload
+    /// decoded into `Item`.
+    public func register<Item: Dispatchable & Decodable>(_ type: Item.Type, as name: String) {
+        runtime.register(type, as: name)
+    }
+
+    /// Dispatches the Lua updater or side effect `name` with `payload` (its fields become a Lua table).
+    ///
+    /// - Throws: ``PluginError/Kind/unknownItem`` at once when no item has that name; the item's own
+    ///   errors arrive through the handle's `value`.
+    @discardableResult
+    public func dispatch(_ name: String, _ payload: (any Encodable & Sendable)? = nil) throws(PluginError) -> DispatchHandle<Void> {
+        let value = payload.map(PluginValue.encodable) ?? .none
+        switch runtime.kind(of: name) {
+        case .luaUpdater: return store.dispatch(LuaItemUpdater(runtime: runtime, item: name, payload: value))
+        case .luaSideEffect: return store.dispatch(LuaItemSideEffect<S, Void>(runtime: runtime, item: name, payload: value))
+        case .swift, nil: throw PluginRuntime<S>.unknown(name)
+        }
+    }
+
+    /// Dispatches the Lua side effect `name` and decodes what it returns as `Result`.
+    public func dispatch<Result: Decodable & Sendable>(
+        _ name: String, _ payload: (any Encodable & Sendable)? = nil, returning: Result.Type
+    ) throws(PluginError) -> DispatchHandle<Result> {
+        switch runtime.kind(of: name) {
+        case .luaSideEffect:
+            return store.dispatch(
+                LuaItemSideEffect<S, Result>(runtime: runtime, item: name, payload: payload.map(PluginValue.encodable) ?? .none))
+        case .luaUpdater:
+            throw PluginError(.wrongKind, plugin: pluginName(ofItem: name), item: name, message: "is an updater; it returns nothing")
+        case .swift, nil:
+            throw PluginRuntime<S>.unknown(name)
+        }
+    }
+
+    /// The innermost interceptor: turns typed Swift faces of Lua items into the items that run them,
+    /// after every user interceptor has seen the typed value.
+    private static func bindingInterceptor(_ runtime: PluginRuntime<S>) -> StoreInterceptor {
+        { _ in { next in { item in
+            switch item {
+            case let updater as any LuaStateUpdater:
+                try next(LuaItemUpdater(runtime: runtime, item: type(of: updater).luaItem, payload: .encodable(updater)))
+            case let effect as any LuaReturningSideEffect:
+                try next(effect.bound(to: runtime))
+            case let effect as any LuaSideEffect:
+                try next(LuaItemSideEffect<S, Void>(runtime: runtime, item: type(of: effect).luaItem, payload: .encodable(effect)))
+            default:
+                try next(item)
+            }
+        } } }
+    }
+}
+
+extension LuaReturningSideEffect {
+    fileprivate func bound<S>(to runtime: PluginRuntime<S>) -> any Dispatchable {
+        LuaItemSideEffect<S, ReturnValue>(runtime: runtime, item: Self.luaItem, payload: .encodable(self))
+    }
+}

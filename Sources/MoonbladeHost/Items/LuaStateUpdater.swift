@@ -1,0 +1,53 @@
+import Moonblade
+
+/// A typed Swift face for a Lua state updater: its stored properties are the payload.
+///
+/// ```swift
+/// struct AddTodo: LuaStateUpdater {
+///     static let luaItem = "todo.add"
+///     var title: String
+/// }
+/// store.dispatch(AddTodo(title: "milk"))   // runs todo.add with { title = "milk" }
+/// ```
+///
+/// A ``PluginHost``'s store runs it; dispatched to any other store it fails with
+/// ``PluginError/Kind/unbound``.
+public protocol LuaStateUpdater: AnyStateUpdater, Encodable {
+    /// The Lua item this runs, `plugin.updater`.
+    static var luaItem: String { get }
+}
+
+extension LuaStateUpdater {
+    public func updatedState(currentState: any State) throws -> any State {
+        throw unboundError(Self.luaItem)
+    }
+}
+
+/// A typed Swift face for a Lua side effect that returns nothing Swift needs.
+public protocol LuaSideEffect: AnySideEffect, Encodable {
+    /// The Lua item this runs, `plugin.side_effect`.
+    static var luaItem: String { get }
+}
+
+extension LuaSideEffect {
+    public func anySideEffect(_ context: any AnySideEffectContext) async throws -> any Sendable {
+        throw unboundError(Self.luaItem)
+    }
+}
+
+/// A typed Swift face for a Lua side effect whose result decodes into `ReturnValue`:
+/// `let total = try await store.dispatch(Checkout(coupon: nil)).value`.
+public protocol LuaReturningSideEffect: ReturningSideEffect, Encodable where ReturnValue: Decodable {
+    /// The Lua item this runs, `plugin.side_effect`.
+    static var luaItem: String { get }
+}
+
+extension LuaReturningSideEffect {
+    public func sideEffect(_ context: any AnySideEffectContext) async throws -> ReturnValue {
+        throw unboundError(Self.luaItem)
+    }
+}
+
+private func unboundError(_ item: String) -> PluginError {
+    PluginError(.unbound, item: item, message: "a Lua item runs only in the store of a PluginHost that loaded its plugin")
+}

@@ -1,0 +1,174 @@
+import Foundation
+import MoonbladeLua
+
+extension PluginVM {
+    /// Loads `<directory>/plugin.lua` in its own environment, checks what it returns and registers
+    /// its items. On any failure nothing is registered and the error names `file:line` where it can.
+    func loadPlugin(from directory: String) throws(PluginError) -> PluginInfo {
+        let folder = URL(fileURLWithPath: directory).lastPathComponent
+        let chunkName = "\(folder)/plugin.lua"
+        let path = URL(fileURLWithPath: directory).appendingPathComponent("plugin.lua").path
+        guard let source = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw PluginError(.load, plugin: folder, message: "cannot read \(path)")
+        }
+        let stack = vm.stack
+        let base = stack.top
+        defer { stack.top = base }
+        do {
+            try stack.load(source, chunkName: chunkName)
+            pushEnvironment()
+            stack.setEnvironment(ofChunkAt: -2)
+            try stack.call(results: 1)
+        } catch {
+            var failure = PluginError(error, plugin: folder, item: nil)
+            failure.kind = .load
+            throw failure
+        }
+        let shape = PluginShapeChecker(stack: stack, chunkName: chunkName, source: source, folder: folder)
+        let info = try shape.check(tableAt: stack.top, directory: directory)
+        if let existing = plugins[info.name] {
+            throw PluginError(
+                .duplicate, plugin: info.name,
+                message: "a plugin named \(info.name) is already loaded from \(existing.directory)",
+                location: LuaLocation(source: chunkName, line: 1))
+        }
+        register(info, tableAt: stack.top)
+        return info
+    }
+
+    /// A fresh global table for one plugin: its own globals, falling back to the shared libraries.
+    private func pushEnvironment() {
+        let stack = vm.stack
+        stack.pushTable()
+        stack.pushTable(fieldCount: 1)
+        stack.pushGlobals()
+        stack.rawSet(table: -2, field: "__index")
+        stack.setMetatable(ofTableAt: -2)
+    }
+
+    private func register(_ info: PluginInfo, tableAt index: Int32) {
+        let stack = vm.stack
+        for (field, items) in [("updaters", info.updaters), ("side_effects", info.sideEffects)] {
+            stack.rawGet(table: index, field: field)
+            for item in items {
+                stack.rawGet(table: -1, field: String(item.dropFirst(info.name.count + 1)))
+                functions[item] = stack.popReference()
+            }
+            stack.pop()
+        }
+        plugins[info.name] = info
+    }
+}
+
+/// Checks that what `plugin.lua` returned is a plugin table, naming the line of what is wrong.
+private struct PluginShapeChecker {
+    let stack: LuaStack
+    let chunkName: String
+    let source: String
+    let folder: String
+
+    func check(tableAt index: Int32, directory: String) throws(PluginError) -> PluginInfo {
+        guard stack.type(at: index) == .table else {
+            throw failure("plugin.lua must return a table, but returned \(stack.type(at: index))", near: "return")
+        }
+        var name = folder
+        var version = 1
+        try forEachField(ofTableAt: index, in: "the plugin table") { field throws(PluginError) in
+            switch field {
+            case "name":
+                guard let value = stack.string(at: -1), !value.isEmpty, !value.contains(".") else {
+                    throw failure("name must be a non-empty string without dots, found \(describeTop())", near: "name")
+                }
+                name = value
+            case "version":
+                guard let value = stack.integer(at: -1), let exact = Int(exactly: value) else {
+                    throw failure("version must be an integer, found \(describeTop())", near: "version")
+                }
+                version = exact
+            case "migrate":
+                guard stack.type(at: -1) == .function else {
+                    throw failure("migrate must be a function, found \(describeTop())", near: "migrate")
+                }
+            case "interceptors", "observers":
+                guard stack.type(at: -1) == .table else {
+                    throw failure("\(field) must be a table, found \(describeTop())", near: field)
+                }
+            case "updaters", "side_effects":
+                break  // checked below, with their item names
+            default:
+                throw failure(
+                    "unknown field '\(field)' (a plugin has name, version, updaters, side_effects, "
+                        + "interceptors, observers, migrate)", near: field)
+            }
+        }
+        let updaters = try functionNames(in: "updaters", ofTableAt: index).map { "\(name).\($0)" }
+        let sideEffects = try functionNames(in: "side_effects", ofTableAt: index).map { "\(name).\($0)" }
+        if let clash = Set(updaters).intersection(sideEffects).first {
+            throw failure("\(clash) is both an updater and a side effect", near: String(clash.dropFirst(name.count + 1)))
+        }
+        return PluginInfo(
+            name: name, version: version, directory: directory, updaters: updaters.sorted(),
+            sideEffects: sideEffects.sorted())
+    }
+
+    /// The names in the table `field` (absent is fine), each of which must be a function.
+    private func functionNames(in field: String, ofTableAt index: Int32) throws(PluginError) -> [String] {
+        defer { stack.pop() }
+        switch stack.rawGet(table: index, field: field) {
+        case .nil: return []
+        case .table: break
+        default: throw failure("\(field) must be a table of functions, found \(describeTop())", near: field)
+        }
+        var names: [String] = []
+        try forEachField(ofTableAt: stack.top, in: field) { item throws(PluginError) in
+            guard stack.type(at: -1) == .function else {
+                throw failure("\(field).\(item) must be a function, found \(describeTop())", near: item)
+            }
+            names.append(item)
+        }
+        return names
+    }
+
+    /// Calls `body` with each string key of the table at `index`, its value on top of the stack.
+    private func forEachField(
+        ofTableAt index: Int32, in what: String, _ body: (String) throws(PluginError) -> Void
+    ) throws(PluginError) {
+        let table = stack.absolute(index)
+        stack.pushNil()
+        while stack.next(table: table) {
+            guard let key = stack.string(at: -2) else {
+                let keyType = stack.type(at: -2)
+                stack.pop(2)
+                throw failure("\(what) may only have string keys, found a \(keyType) key", near: nil)
+            }
+            do throws(PluginError) {
+                try body(key)
+            } catch {
+                stack.pop(2)
+                throw error
+            }
+            stack.pop()
+        }
+    }
+
+    private func describeTop() -> String {
+        if let string = stack.string(at: -1) { return "string \"\(string)\"" }
+        if let number = stack.number(at: -1) { return "number \(stack.integer(at: -1).map(String.init) ?? String(number))" }
+        return "\(stack.type(at: -1))"
+    }
+
+    /// A shape error, placed at the first line of the source that mentions `key =` (Lua keeps no
+    /// line numbers for table fields, so this is a best guess, and it is right for ordinary plugins).
+    private func failure(_ message: String, near key: String?) -> PluginError {
+        let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.drop { $0 == " " || $0 == "\t" } }
+        let line = key.flatMap { key in
+            key == "return"
+                ? lines.lastIndex { $0.hasPrefix("return") }
+                : lines.firstIndex { $0.hasPrefix(key) && $0.dropFirst(key.count).drop { $0 == " " }.hasPrefix("=") }
+        }
+        return PluginError(
+            .shape, plugin: folder, message: message,
+            location: LuaLocation(source: chunkName, line: line.map { $0 + 1 } ?? 1))
+    }
+}

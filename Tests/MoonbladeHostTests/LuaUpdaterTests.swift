@@ -1,0 +1,85 @@
+import Moonblade
+import MoonbladeHost
+import MoonbladeLua
+import Testing
+
+/// A typed Swift face of `todo.add`.
+struct AddTodo: LuaStateUpdater {
+    static let luaItem = "todo.add"
+    var title: String
+}
+
+@Suite("Lua updaters")
+struct LuaUpdaterTests {
+    @Test func swiftDispatchesALuaUpdaterByNameWithAPayload() async throws {
+        let host = try PluginHost<AppState>(plugins: [shippedPlugin("counter")])
+        let recorder = ChangeRecorder()
+        recorder.attach(to: host.store)
+        try await host.dispatch("counter.increment").value
+        try await host.dispatch("counter.increment", ["by": 41]).value
+        #expect(host.state.counter == 42)
+        #expect(recorder.changes.withLock { $0.map(\.new.counter) } == [1, 42])
+    }
+
+    @Test func aTypedWrapperRunsItsLuaItem() async throws {
+        let host = try PluginHost<AppState>(plugins: [shippedPlugin("todo")])
+        try await host.store.dispatch(AddTodo(title: "milk")).value
+        #expect(host.state.todos == [Todo(title: "milk")])
+    }
+
+    @Test func anUpdaterMayReturnANewStateInsteadOfMutating() async throws {
+        let scratch = ScratchPlugins()
+        let plugin = try scratch.write("fresh", "return { updaters = { set = function(state, p) return { counter = p.n, todos = {} } end } }")
+        let host = try PluginHost<AppState>(plugins: [plugin], initialState: AppState(counter: 1, todos: [Todo(title: "x")]))
+        try await host.dispatch("fresh.set", ["n": 9]).value
+        #expect(host.state == AppState(counter: 9, todos: []))
+    }
+
+    /// Each way an updater can fail: a typed error with its place, the state and listeners untouched.
+    @Test(arguments: [
+        (item: "bad.raise", kind: PluginError.Kind.runtime, line: 3, says: "the sky is falling"),
+        (item: "bad.wrong_type", kind: .invalidState, line: 4, says: "state.todos[1].done: expected Bool, found string \"yes\""),
+        (item: "bad.missing_field", kind: .invalidState, line: 5, says: "state.todos[1]: required key \"title\" is missing"),
+        (item: "bad.half_done", kind: .runtime, line: 6, says: "attempt to perform arithmetic"),
+        (item: "bad.yield", kind: .runtime, line: 7, says: "yield"),
+    ])
+    func aFailingUpdaterLeavesTheStateAsItWas(item: String, kind: PluginError.Kind, line: Int, says: String) async throws {
+        let scratch = ScratchPlugins()
+        let plugin = try scratch.write("bad", """
+            return {
+              updaters = {
+                raise = function(state) state.counter = 99 error("the sky is falling") end,
+                wrong_type = function(state) state.todos[1] = { title = "t", done = "yes" } end,
+                missing_field = function(state) state.counter = 5 state.todos[1] = { done = true } end,
+                half_done = function(state) state.counter = 7 state.todos = nil local x = state.todos + 1 end,
+                yield = function(state) state.counter = 8 coroutine.yield() end,
+              },
+            }
+            """)
+        let initial = AppState(counter: 1, todos: [])
+        let host = try PluginHost<AppState>(plugins: [plugin], initialState: initial)
+        let recorder = ChangeRecorder()
+        recorder.attach(to: host.store)
+        let error = await #expect(throws: PluginError.self) { try await host.dispatch(item).value }
+        #expect(error?.kind == kind)
+        #expect(error?.item == item)
+        #expect(error?.location == LuaLocation(source: "bad/plugin.lua", line: line))
+        #expect(error?.description.contains(says) == true, "\(error.map(String.init(describing:)) ?? "")")
+        #expect(host.state == initial)
+        #expect(recorder.count == 0)
+    }
+
+    @Test func unknownItemsAreRefusedAtDispatch() throws {
+        let host = try PluginHost<AppState>(plugins: [shippedPlugin("counter")])
+        let error = #expect(throws: PluginError.self) { try host.dispatch("counter.nope") }
+        #expect(error?.kind == .unknownItem)
+        let wrongKind = #expect(throws: PluginError.self) { try host.dispatch("counter.increment", returning: Int.self) }
+        #expect(wrongKind?.kind == .wrongKind)
+    }
+
+    @Test func aTypedWrapperOutsideAPluginHostFailsClearly() async throws {
+        let store = Store<AppState, EmptySideEffectDependencyContainer>()
+        let error = await #expect(throws: PluginError.self) { try await store.dispatch(AddTodo(title: "x")).value }
+        #expect(error?.kind == .unbound)
+    }
+}

@@ -1,0 +1,63 @@
+import MoonbladeHost
+import MoonbladeLua
+import Testing
+
+@Suite("Loading plugins")
+struct PluginLoadingTests {
+    @Test func loadsShippedPluginsAndListsTheirItems() throws {
+        let host = try PluginHost<AppState>(plugins: [shippedPlugin("counter"), shippedPlugin("todo")])
+        #expect(host.loadErrors.isEmpty)
+        #expect(host.plugins.map(\.name) == ["counter", "todo"])
+        #expect(host.plugins[0].updaters == ["counter.increment", "counter.reset"])
+        #expect(host.plugins[1].sideEffects == ["todo.load", "todo.save"])
+    }
+
+    /// Each broken plugin is refused with its place, and a good one next to it still loads.
+    @Test(arguments: [
+        (source: "return {\n  updaters = {\n    add = function(state) state.x = end,\n  },\n}", kind: PluginError.Kind.load, line: 3, says: "unexpected symbol"),
+        (source: "local t = nil\nlocal x = t.field\nreturn {}", kind: .load, line: 2, says: "attempt to index a nil value"),
+        (source: "local plugin = {}\nreturn 42", kind: .shape, line: 2, says: "must return a table, but returned number"),
+        (source: "return {\n  updaters = {\n    add = 42,\n  },\n}", kind: .shape, line: 3, says: "updaters.add must be a function, found number 42"),
+        (source: "return {\n  updater = {},\n}", kind: .shape, line: 2, says: "unknown field 'updater'"),
+        (source: "return {\n  name = \"bad.name\",\n}", kind: .shape, line: 2, says: "without dots"),
+        (source: "return {\n  side_effects = \"nope\",\n}", kind: .shape, line: 2, says: "side_effects must be a table of functions"),
+    ])
+    func refusesABrokenPluginWithItsPlace(source: String, kind: PluginError.Kind, line: Int, says: String) throws {
+        let scratch = ScratchPlugins()
+        let broken = try scratch.write("broken", source)
+        let host = try PluginHost<AppState>(plugins: [broken, shippedPlugin("counter")])
+        #expect(host.plugins.map(\.name) == ["counter"])
+        let error = try #require(host.loadErrors.first)
+        #expect(error.kind == kind)
+        #expect(error.plugin == "broken")
+        #expect(error.location == LuaLocation(source: "broken/plugin.lua", line: line))
+        #expect(error.description.contains(says), "\(error)")
+        #expect(error.description.contains("broken/plugin.lua:\(line)"), "\(error)")
+    }
+
+    @Test func refusesASecondPluginWithTheSameName() throws {
+        let scratch = ScratchPlugins()
+        let twin = try scratch.write("twin", "return { name = \"counter\" }")
+        let host = try PluginHost<AppState>(plugins: [shippedPlugin("counter"), twin])
+        #expect(host.plugins.map(\.directory) == [shippedPlugin("counter")])
+        #expect(host.loadErrors.map(\.kind) == [.duplicate])
+    }
+
+    @Test func aMissingPluginFileIsALoadError() throws {
+        let host = try PluginHost<AppState>(plugins: ["/nonexistent/nowhere"])
+        #expect(host.loadErrors.map(\.kind) == [.load])
+        #expect(host.loadErrors.first?.description.contains("cannot read") == true)
+    }
+
+    @Test func pluginGlobalsDoNotLeakIntoOtherPlugins() throws {
+        let scratch = ScratchPlugins()
+        let writer = try scratch.write("writer", "shared = 'from writer'\nreturn {}")
+        let reader = try scratch.write("reader", """
+            return { updaters = { peek = function(state) state.counter = shared == nil and 1 or 2 end } }
+            """)
+        let host = try PluginHost<AppState>(plugins: [writer, reader])
+        #expect(host.loadErrors.isEmpty)
+        try host.dispatch("reader.peek")
+        #expect(host.state.counter == 1)
+    }
+}

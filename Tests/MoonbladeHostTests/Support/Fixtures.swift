@@ -1,0 +1,67 @@
+import Foundation
+import Moonblade
+import MoonbladeHost
+import Synchronization
+
+/// The state the host tests run plugins on.
+struct AppState: State, Codable, Equatable {
+    var counter = 0
+    var todos: [Todo] = []
+}
+
+struct Todo: Codable, Equatable, Sendable {
+    var title: String
+    var done = false
+}
+
+/// The shipped plugins, `Plugins/<name>` at the package root.
+func shippedPlugin(_ name: String) -> String {
+    URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Plugins").appendingPathComponent(name).path
+}
+
+/// Plugin folders written for one test, removed when it is done.
+final class ScratchPlugins {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("moonblade-tests-\(UUID().uuidString)")
+
+    /// Writes `<name>/plugin.lua` and returns the folder.
+    func write(_ name: String, _ source: String) throws -> String {
+        let folder = root.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try source.write(to: folder.appendingPathComponent("plugin.lua"), atomically: true, encoding: .utf8)
+        return folder.path
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: root)
+    }
+}
+
+/// An in-memory `storage` dependency, exposed as `ctx.deps.storage.read/write`.
+final class MemoryStorage: Sendable {
+    struct ReadRequest: Decodable { var key: String }
+    struct WriteRequest: Decodable { var key: String; var value: [Todo] }
+
+    let saved = Mutex<[String: [Todo]]>([:])
+
+    func expose(in dependencies: inout PluginDependencies) {
+        dependencies.expose("storage", "read") { [self] (request: ReadRequest) async throws -> [Todo]? in
+            saved.withLock { $0[request.key] }
+        }
+        dependencies.expose("storage", "write") { [self] (request: WriteRequest) async throws in
+            saved.withLock { $0[request.key] = request.value }
+        }
+    }
+}
+
+/// Records every change listeners see.
+final class ChangeRecorder: Sendable {
+    let changes = Mutex<[(old: AppState, new: AppState)]>([])
+
+    func attach<D>(to store: Store<AppState, D>) {
+        _ = store.addListener { [self] old, new in changes.withLock { $0.append((old, new)) } }
+    }
+
+    var count: Int { changes.withLock { $0.count } }
+}
