@@ -30,10 +30,11 @@ struct DispatchableLoggerTests {
         store.dispatch(Increment(by: 2))
         store.dispatch(Append("quiet"))
         _ = try await store.dispatch(Square(value: 3)).value
-        #expect(messages.values == [
-            "info [Dispatchable]: \(String(reflecting: Increment(by: 2)))",
-            "info [Dispatchable]: \(String(reflecting: Square(value: 3)))",
-        ])
+        #expect(
+            messages.values == [
+                "info [Dispatchable]: \(String(reflecting: Increment(by: 2)))",
+                "info [Dispatchable]: \(String(reflecting: Square(value: 3)))",
+            ])
         #expect(store.state == TestState(count: 2, log: ["quiet"]))
     }
 

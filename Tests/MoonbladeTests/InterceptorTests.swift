@@ -35,15 +35,17 @@ struct InterceptorTests {
     @Test("an interceptor sees the state before and after next")
     func beforeAndAfter() {
         let seen = Recorder<Int>()
-        let store = TestStore(interceptors: [{ context in
-            { next in
-                { dispatchable in
-                    seen.append((context.getAnyState() as! TestState).count)
-                    try next(dispatchable)
-                    seen.append((context.getAnyState() as! TestState).count)
+        let store = TestStore(interceptors: [
+            { context in
+                { next in
+                    { dispatchable in
+                        seen.append((context.getAnyState() as! TestState).count)
+                        try next(dispatchable)
+                        seen.append((context.getAnyState() as! TestState).count)
+                    }
                 }
             }
-        }])
+        ])
         store.dispatch(Increment(by: 3))
         #expect(seen.values == [0, 3])
     }
@@ -74,7 +76,7 @@ struct InterceptorTests {
             intercepting { dispatchable, next in
                 trace.append(String(describing: type(of: dispatchable)))
                 try next(dispatchable is Append ? ReadDispatchRead() : dispatchable)
-            },
+            }
         ])
         // The Void handle of the updater follows the replacement side effect to its end.
         try await store.dispatch(Append("replaced")).value
@@ -84,9 +86,11 @@ struct InterceptorTests {
 
     @Test("a dropped updater resolves with no change and no listener call")
     func drop() async throws {
-        let store = TestStore(interceptors: [intercepting { dispatchable, next in
-            if !(dispatchable is Increment) { try next(dispatchable) }
-        }])
+        let store = TestStore(interceptors: [
+            intercepting { dispatchable, next in
+                if !(dispatchable is Increment) { try next(dispatchable) }
+            }
+        ])
         let calls = Recorder<Int>()
         _ = store.addListener { _, new in calls.append(new.count) }
         try await store.dispatch(Increment()).value
@@ -106,31 +110,37 @@ struct InterceptorTests {
             tracing("inner", into: inner),
         ])
         await #expect(throws: TestError(message: "blocked")) { try await store.dispatch(Increment()).value }
-        await #expect(throws: TestError(message: "blocked")) { try await store.dispatch(Square(value: 3)).value }
+        await #expect(throws: TestError(message: "blocked")) {
+            try await store.dispatch(Square(value: 3)).value
+        }
         #expect(store.state.count == 0)
         #expect(inner.values.isEmpty)
     }
 
     @Test("an interceptor that throws after next: the item ran and the error still reaches .value")
     func throwAfterNext() async {
-        let store = TestStore(interceptors: [intercepting { dispatchable, next in
-            try next(dispatchable)
-            throw TestError(message: "after")
-        }])
+        let store = TestStore(interceptors: [
+            intercepting { dispatchable, next in
+                try next(dispatchable)
+                throw TestError(message: "after")
+            }
+        ])
         await #expect(throws: TestError(message: "after")) { try await store.dispatch(Increment()).value }
         #expect(store.state.count == 1)
     }
 
     @Test("dispatching from an interceptor queues the item after the current one")
     func dispatchFromInterceptor() async throws {
-        let store = TestStore(interceptors: [{ context in
-            { next in
-                { dispatchable in
-                    if dispatchable is Increment { context.dispatch(Append("from interceptor")) }
-                    try next(dispatchable)
+        let store = TestStore(interceptors: [
+            { context in
+                { next in
+                    { dispatchable in
+                        if dispatchable is Increment { context.dispatch(Append("from interceptor")) }
+                        try next(dispatchable)
+                    }
                 }
             }
-        }])
+        ])
         let order = Recorder<String>()
         _ = store.addListener { _, new in order.append("\(new.count) \(new.log)") }
         try await store.dispatch(Increment()).value

@@ -29,10 +29,11 @@ struct ListenerTests {
 
         let selfRemoving = Recorder<Int>()
         let box = Recorder<StoreUnsubscribe>()
-        box.append(store.addListener { _, new in
-            selfRemoving.append(new.count)
-            box.values.first?()
-        })
+        box.append(
+            store.addListener { _, new in
+                selfRemoving.append(new.count)
+                box.values.first?()
+            })
         store.dispatch(Increment())
         store.dispatch(Increment())
         #expect(selfRemoving.values == [3])

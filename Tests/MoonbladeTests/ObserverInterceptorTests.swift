@@ -61,10 +61,11 @@ struct ObserverInterceptorTests {
         let calls = Recorder<Int>()
         let store = TestStore(interceptors: [
             ObserverInterceptor.observe([
-                .onStateChange({ prev, current in
-                    calls.append(1)
-                    return (prev as! TestState).count != (current as! TestState).count
-                }, [CountChanged.self])
+                .onStateChange(
+                    { prev, current in
+                        calls.append(1)
+                        return (prev as! TestState).count != (current as! TestState).count
+                    }, [CountChanged.self])
             ])
         ])
         store.dispatch(Increment(by: 2))
@@ -77,13 +78,16 @@ struct ObserverInterceptorTests {
 
     @Test("typedStateChange sees typed states and is false for other state types")
     func typedStateChange() {
-        let predicate = ObserverInterceptor.ObserverType.typedStateChange { (prev: TestState, current: TestState) in
+        let predicate = ObserverInterceptor.ObserverType.typedStateChange {
+            (prev: TestState, current: TestState) in
             prev.count < current.count
         }
         #expect(predicate(TestState(count: 0), TestState(count: 1)))
         #expect(!predicate(TestState(count: 1), TestState(count: 0)))
         #expect(!predicate(OtherState(), OtherState()))
-        let store = TestStore(interceptors: [ObserverInterceptor.observe([.onStateChange(predicate, [CountChanged.self])])])
+        let store = TestStore(interceptors: [
+            ObserverInterceptor.observe([.onStateChange(predicate, [CountChanged.self])])
+        ])
         store.dispatch(Increment())
         #expect(store.state.log == ["changed 0->1"])
     }
@@ -102,7 +106,9 @@ struct ObserverInterceptorTests {
     func onNotification() {
         let center = NotificationCenter()
         let name = Notification.Name("ObserverInterceptorTests.onNotification")
-        let store = TestStore(interceptors: [ObserverInterceptor.observe([.onNotification(name, [Notified.self])], notificationCenter: center)])
+        let store = TestStore(interceptors: [
+            ObserverInterceptor.observe([.onNotification(name, [Notified.self])], notificationCenter: center)
+        ])
         center.post(name: name, object: nil)
         center.post(name: name, object: "skip")
         center.post(name: Notification.Name("unrelated"), object: nil)
@@ -116,9 +122,10 @@ struct ObserverInterceptorTests {
                 .onDispatch(Increment.self, [SawIncrement.self]),
                 // Only count changes: CountChanged itself changes the state, and a rule that matched
                 // its own result would cascade forever.
-                .onStateChange({ prev, current in
-                    (prev as? TestState)?.count != (current as? TestState)?.count
-                }, [CountChanged.self]),
+                .onStateChange(
+                    { prev, current in
+                        (prev as? TestState)?.count != (current as? TestState)?.count
+                    }, [CountChanged.self]),
                 .onDispatch(Increment.self, [SawIncrement.self]),
             ])
         ])

@@ -49,7 +49,8 @@ struct DependencyIdentity: SideEffect {
 
 /// Written for a store with another dependency type.
 struct WrongDependencies: SideEffect {
-    func sideEffect(_ context: SideEffectContext<TestState, EmptySideEffectDependencyContainer>) async throws {}
+    func sideEffect(_ context: SideEffectContext<TestState, EmptySideEffectDependencyContainer>) async throws
+    {}
 }
 
 /// Records the typed state it sees when it starts.
@@ -72,7 +73,9 @@ struct SideEffectTests {
         try await second.value
     }
 
-    @Test("a side effect sees the state as of its dispatch, and after awaiting a nested dispatch, the state with it")
+    @Test(
+        "a side effect sees the state as of its dispatch, and after awaiting a nested dispatch, the state with it"
+    )
     func stateVisibility() async throws {
         let store = TestStore()
         store.dispatch(Increment(by: 5))

@@ -40,7 +40,9 @@ struct StateUpdaterTests {
         let log = store.state.log
         #expect(log.count == threads * perThread)
         for thread in 0..<threads {
-            let sequences = log.filter { $0.hasPrefix("\(thread):") }.map { Int($0.split(separator: ":")[1])! }
+            let sequences = log.filter { $0.hasPrefix("\(thread):") }.map {
+                Int($0.split(separator: ":")[1])!
+            }
             #expect(sequences == Array(0..<perThread))
         }
         #expect(tracker.maximumOverlap == 1)
@@ -68,7 +70,8 @@ struct StateUpdaterTests {
     @Test("an item that is neither updater nor side effect fails with unsupportedDispatchable")
     func unsupported() async {
         let store = TestStore()
-        await #expect(throws: StoreError.unsupportedDispatchable(String(reflecting: PlainDispatchable.self))) {
+        await #expect(throws: StoreError.unsupportedDispatchable(String(reflecting: PlainDispatchable.self)))
+        {
             try await store.anyDispatch(PlainDispatchable()).value
         }
     }

@@ -13,7 +13,8 @@ struct StoreReleaseTests {
         weak var weakDependencies: TestDependencies?
         do {
             let store = TestStore(interceptors: [
-                DispatchableLogger.interceptor(logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }),
+                DispatchableLogger.interceptor(
+                    logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }),
                 ObserverInterceptor.observe(
                     [.onNotification(name, [Notified.self]), .onStart([StartItem.self])],
                     notificationCenter: center
@@ -38,12 +39,18 @@ struct StoreReleaseTests {
     func dispatchAfterRelease() async {
         let contexts = Recorder<InterceptorContext>()
         do {
-            _ = TestStore(interceptors: [{ context in
-                contexts.append(context)
-                return { next in next }
-            }])
+            _ = TestStore(interceptors: [
+                { context in
+                    contexts.append(context)
+                    return { next in next }
+                }
+            ])
         }
-        await #expect(throws: StoreError.storeReleased) { try await contexts.values[0].dispatch(Increment()).value }
-        await #expect(throws: StoreError.storeReleased) { try await contexts.values[0].anyDispatch(Increment()).value }
+        await #expect(throws: StoreError.storeReleased) {
+            try await contexts.values[0].dispatch(Increment()).value
+        }
+        await #expect(throws: StoreError.storeReleased) {
+            try await contexts.values[0].anyDispatch(Increment()).value
+        }
     }
 }

@@ -3,9 +3,11 @@ extension DispatchHandle where Value == any Sendable {
     func typed<T: Sendable>() -> DispatchHandle<T> {
         switch storage {
         case .completed(let result):
-            DispatchHandle<T>(storage: .completed(result.flatMap { value in
-                Result { try DispatchHandle<T>.cast(value) }
-            }))
+            DispatchHandle<T>(
+                storage: .completed(
+                    result.flatMap { value in
+                        Result { try DispatchHandle<T>.cast(value) }
+                    }))
         case .pending(let completion):
             DispatchHandle<T>(storage: .pending(completion))
         case .task(let task):

@@ -9,7 +9,7 @@ extension Store {
         submit(.updater(updater)).voided()
     }
 
-    /// Dispatches any item; see ``Dispatcher``. Runs it like ``dispatch(_:)-(AnyStateUpdater)``.
+    /// Dispatches any item; see ``Dispatcher``. Runs it like the typed `dispatch` of an updater.
     @discardableResult
     public func anyDispatch(_ dispatchable: any Dispatchable) -> DispatchHandle<any Sendable> {
         guard let item = DispatchItem(dispatchable) else {
@@ -119,8 +119,10 @@ extension Store {
     /// Starts `sideEffect` in its own task, with a context that keeps this store alive while it runs.
     private func startSideEffect(_ sideEffect: any AnySideEffect) -> DispatchHandle<any Sendable> {
         let context = SideEffectContext(store: self)
-        return DispatchHandle(storage: .task(Task(priority: configuration.sideEffectPriority) {
-            try await sideEffect.anySideEffect(context)
-        }))
+        return DispatchHandle(
+            storage: .task(
+                Task(priority: configuration.sideEffectPriority) {
+                    try await sideEffect.anySideEffect(context)
+                }))
     }
 }

@@ -27,7 +27,9 @@ package final class Lock: @unchecked Sendable {
     }
 
     /// Runs `body` while holding the lock. `body` must not take this lock again.
-    package func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure)
+        -> Result
+    {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()

@@ -103,26 +103,17 @@ protocol LuaTableShape {
     static var luaHasIntegerKeys: Bool { get }
 }
 
-extension Array: LuaTableShape {
+/// Collections that encode as sequences: as many sequence slots as elements.
+extension LuaTableShape where Self: Collection {
     static func luaTableSize(of pointer: UnsafeRawPointer) -> (sequence: Int32, fields: Int32) {
         (Int32(clamping: pointer.assumingMemoryBound(to: Self.self).pointee.count), 0)
     }
     static var luaHasIntegerKeys: Bool { false }
 }
 
-extension ContiguousArray: LuaTableShape {
-    static func luaTableSize(of pointer: UnsafeRawPointer) -> (sequence: Int32, fields: Int32) {
-        (Int32(clamping: pointer.assumingMemoryBound(to: Self.self).pointee.count), 0)
-    }
-    static var luaHasIntegerKeys: Bool { false }
-}
-
-extension Set: LuaTableShape {
-    static func luaTableSize(of pointer: UnsafeRawPointer) -> (sequence: Int32, fields: Int32) {
-        (Int32(clamping: pointer.assumingMemoryBound(to: Self.self).pointee.count), 0)
-    }
-    static var luaHasIntegerKeys: Bool { false }
-}
+extension Array: LuaTableShape {}
+extension ContiguousArray: LuaTableShape {}
+extension Set: LuaTableShape {}
 
 extension Dictionary: LuaTableShape {
     /// Dictionaries whose keys are neither `String`, `Int` nor `CodingKeyRepresentable` encode as a

@@ -11,13 +11,16 @@ extension ObserverInterceptor {
         public typealias TypedStateChangeObserver<S: State> = @Sendable (_ prev: S, _ current: S) -> Bool
 
         /// After every state updater (never a side effect), dispatches the types if the predicate holds.
-        case onStateChange(_ predicate: StateChangeObserver, _ dispatchables: [any StateObserverDispatchable.Type])
+        case onStateChange(
+            _ predicate: StateChangeObserver, _ dispatchables: [any StateObserverDispatchable.Type])
 
         /// When `notification` is posted, dispatches the types.
-        case onNotification(_ notification: Notification.Name, _ dispatchables: [any NotificationObserverDispatchable.Type])
+        case onNotification(
+            _ notification: Notification.Name, _ dispatchables: [any NotificationObserverDispatchable.Type])
 
         /// After an item of exactly the observed type is handled, dispatches the types.
-        case onDispatch(_ observed: any Dispatchable.Type, _ dispatchables: [any DispatchObserverDispatchable.Type])
+        case onDispatch(
+            _ observed: any Dispatchable.Type, _ dispatchables: [any DispatchObserverDispatchable.Type])
 
         /// When the store starts (its interceptors are set up), dispatches the types.
         case onStart(_ dispatchables: [any OnStartObserverDispatchable.Type])

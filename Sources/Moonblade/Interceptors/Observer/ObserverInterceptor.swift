@@ -24,7 +24,8 @@ public enum ObserverInterceptor {
         notificationCenter: NotificationCenter = .default
     ) -> StoreInterceptor {
         { context in
-            let observer = StoreObserver(rules: rules, context: context, notificationCenter: notificationCenter)
+            let observer = StoreObserver(
+                rules: rules, context: context, notificationCenter: notificationCenter)
             observer.dispatchOnStartItems()
             return { next in
                 { dispatchable in

@@ -11,7 +11,10 @@ final class StoreObserver {
     private let notificationCenter: NotificationCenter
     private var notificationObservers: [any NSObjectProtocol] = []
 
-    init(rules: [ObserverInterceptor.ObserverType], context: InterceptorContext, notificationCenter: NotificationCenter) {
+    init(
+        rules: [ObserverInterceptor.ObserverType], context: InterceptorContext,
+        notificationCenter: NotificationCenter
+    ) {
         self.rules = rules
         self.context = context
         self.notificationCenter = notificationCenter
@@ -42,11 +45,16 @@ final class StoreObserver {
         let isSideEffect = dispatchable is any AnySideEffect
         for rule in rules {
             switch rule {
-            case .onStateChange(let predicate, let types) where !isSideEffect && predicate(prevState, currentState):
-                Self.dispatch(types.map { $0.init(prevState: prevState, currentState: currentState) }, to: context)
+            case .onStateChange(let predicate, let types)
+            where !isSideEffect && predicate(prevState, currentState):
+                Self.dispatch(
+                    types.map { $0.init(prevState: prevState, currentState: currentState) }, to: context)
             case .onDispatch(let observed, let types) where observed == type(of: dispatchable):
                 Self.dispatch(
-                    types.map { $0.init(dispatchedItem: dispatchable, prevState: prevState, currentState: currentState) },
+                    types.map {
+                        $0.init(
+                            dispatchedItem: dispatchable, prevState: prevState, currentState: currentState)
+                    },
                     to: context
                 )
             default:
