@@ -36,7 +36,10 @@ let package = Package(
             dependencies: ["Moonblade", "MoonbladeLua", .product(name: "Logging", package: "swift-log")]
         ),
 
-        .testTarget(name: "MoonbladeTests", dependencies: ["Moonblade"]),
+        .testTarget(
+            name: "MoonbladeTests",
+            dependencies: ["Moonblade", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "MoonbladeHostTests", dependencies: ["MoonbladeHost"]),
         .testTarget(
             name: "MoonbladeLuaTests",
