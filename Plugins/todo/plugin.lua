@@ -1,7 +1,7 @@
 -- A todo list in `state.todos`, persisted through the host's `storage` dependency.
 local function require_title(payload)
   if type(payload) ~= "table" or type(payload.title) ~= "string" or payload.title == "" then
-    error("todo.add needs a payload { title = <non-empty string> }", 3)
+    error("todo.add needs a payload { title = <non-empty string> }", 2)
   end
   return payload.title
 end

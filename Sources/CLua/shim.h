@@ -38,7 +38,6 @@ typedef struct moonblade_allocator {
     size_t used;      // bytes currently allocated by this VM
     size_t limit;     // 0 means unlimited
     int enforcing;    // non-zero while plugin code runs (rule 4: host pushes never fail half-way)
-    size_t peak;      // highest `used` seen, for diagnostics
 } moonblade_allocator;
 
 static void *moonblade_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
@@ -56,7 +55,6 @@ static void *moonblade_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     void *block = realloc(ptr, nsize);
     if (block == NULL) return NULL;
     a->used = a->used - old_size + nsize;
-    if (a->used > a->peak) a->peak = a->used;
     return block;
 }
 

@@ -132,6 +132,7 @@ struct LuaSideEffectTests {
         (item: "fail.nested", line: 8, says: "boom"),
         (item: "fail.bare_yield", line: 9, says: "cannot yield by itself"),
         (item: "fail.inner_coroutine", line: 10, says: "can only be awaited by a side effect itself"),
+        (item: "fail.swift_payload", line: 11, says: "payload.value: expected Int, found string \"ten\""),
     ])
     func aFailingSideEffectReportsItsPlace(item: String, line: Int, says: String) async throws {
         var dependencies = PluginDependencies()
@@ -149,10 +150,12 @@ struct LuaSideEffectTests {
                 nested = function(ctx) ctx.dispatch("fail.raise") end,
                 bare_yield = function(ctx) coroutine.yield() end,
                 inner_coroutine = function(ctx) coroutine.wrap(function() ctx.dispatch("fail.raise") end)() end,
+                swift_payload = function(ctx) ctx.dispatch("app.set_counter", { value = "ten" }) end,
               },
             }
             """)
         let host = try PluginHost<AppState>(plugins: [plugin], dependencies: dependencies)
+        host.register(SetCounter.self, as: "app.set_counter")
         let error = await #expect(throws: PluginError.self) { try await host.dispatch(item).value }
         #expect(error?.item == item)
         #expect(error?.plugin == "fail")

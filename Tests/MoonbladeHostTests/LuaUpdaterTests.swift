@@ -69,6 +69,37 @@ struct LuaUpdaterTests {
         #expect(recorder.count == 0)
     }
 
+    @Test func aWrongPayloadIsAnErrorAtThePluginLineThatChecksIt() async throws {
+        let host = try PluginHost<AppState>(plugins: [shippedPlugin("todo")], initialState: AppState(counter: 3))
+        let error = await #expect(throws: PluginError.self) { try await host.dispatch("todo.add", ["title": 5]).value }
+        #expect(error?.kind == .runtime)
+        #expect(error?.location == LuaLocation(source: "todo/plugin.lua", line: 15))
+        #expect(error?.description.contains("needs a payload { title = <non-empty string> }") == true)
+        #expect(host.state == AppState(counter: 3))
+    }
+
+    @Test func aMemoryBombIsALimitErrorPlacedAtTheUpdaterAndTheHostCarriesOn() async throws {
+        let scratch = ScratchPlugins()
+        let plugin = try scratch.write("greedy", """
+            return {
+              updaters = {
+                hoard = function(state)
+                  local t = {} for i = 1, 1e9 do t[i] = ("x"):rep(100) .. i end
+                end,
+                bump = function(state) state.counter = state.counter + 1 end,
+              },
+            }
+            """)
+        let host = try PluginHost<AppState>(plugins: [plugin], configuration: .init(memoryLimit: 8 << 20))
+        let error = await #expect(throws: PluginError.self) { try await host.dispatch("greedy.hoard").value }
+        #expect(error?.kind == .limit)
+        #expect(error?.location == LuaLocation(source: "greedy/plugin.lua", line: 3))
+        #expect(error?.description.contains("memory limit of 8388608 bytes exceeded") == true)
+        #expect(host.state == AppState())
+        try await host.dispatch("greedy.bump").value
+        #expect(host.state.counter == 1)
+    }
+
     @Test func unknownItemsAreRefusedAtDispatch() throws {
         let host = try PluginHost<AppState>(plugins: [shippedPlugin("counter")])
         let error = #expect(throws: PluginError.self) { try host.dispatch("counter.nope") }

@@ -17,8 +17,6 @@ import MoonbladeLua
 public struct PluginDependencies: Sendable {
     /// Decodes the arguments at `index` now, with the VM held, and returns the work to run later.
     typealias Function = @Sendable (_ stack: LuaStack, _ index: Int32, _ decoder: LuaDecoder) throws -> PendingWork
-    /// Swift work a side effect awaits, run outside the VM.
-    typealias PendingWork = @Sendable () async throws -> PluginValue
 
     private(set) var functions: [String: [String: Function]] = [:]
 
@@ -28,22 +26,16 @@ public struct PluginDependencies: Sendable {
     public mutating func expose<Arguments: Decodable & Sendable, Result: Encodable & Sendable>(
         _ group: String, _ name: String, _ body: @escaping @Sendable (Arguments) async throws -> Result
     ) {
-        functions[group, default: [:]][name] = { stack, index, decoder in
-            let arguments = try decoder.decode(Arguments.self, from: stack, at: index)
-            return { .encodable(try await body(arguments)) }
-        }
+        define(group, name) { (arguments: Arguments) in .encodable(try await body(arguments)) }
     }
 
     /// Exposes `body` as `ctx.deps.<group>.<name>(arguments)`, returning nothing to Lua.
     public mutating func expose<Arguments: Decodable & Sendable>(
         _ group: String, _ name: String, _ body: @escaping @Sendable (Arguments) async throws -> Void
     ) {
-        functions[group, default: [:]][name] = { stack, index, decoder in
-            let arguments = try decoder.decode(Arguments.self, from: stack, at: index)
-            return {
-                try await body(arguments)
-                return .none
-            }
+        define(group, name) { (arguments: Arguments) in
+            try await body(arguments)
+            return .none
         }
     }
 
@@ -52,6 +44,16 @@ public struct PluginDependencies: Sendable {
         _ group: String, _ name: String, _ body: @escaping @Sendable () async throws -> Result
     ) {
         functions[group, default: [:]][name] = { _, _, _ in { .encodable(try await body()) } }
+    }
+
+    /// Decodes the arguments when Lua calls (the VM is held then) and runs `work` when awaited.
+    private mutating func define<Arguments: Decodable & Sendable>(
+        _ group: String, _ name: String, _ work: @escaping @Sendable (Arguments) async throws -> PluginValue
+    ) {
+        functions[group, default: [:]][name] = { stack, index, decoder in
+            let arguments = try decoder.decode(Arguments.self, from: stack, at: index)
+            return { try await work(arguments) }
+        }
     }
 
     /// The exposed names, by group, as the Lua prelude builds `ctx.deps` from them.

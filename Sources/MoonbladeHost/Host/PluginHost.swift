@@ -89,7 +89,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
     ///   errors arrive through the handle's `value`.
     @discardableResult
     public func dispatch(_ name: String, _ payload: (any Encodable & Sendable)? = nil) throws(PluginError) -> DispatchHandle<Void> {
-        let value = payload.map(PluginValue.encodable) ?? .none
+        let value = PluginValue(payload: payload)
         switch runtime.kind(of: name) {
         case .luaUpdater: return store.dispatch(LuaItemUpdater(runtime: runtime, item: name, payload: value))
         case .luaSideEffect: return store.dispatch(LuaItemSideEffect<S, Void>(runtime: runtime, item: name, payload: value))
@@ -104,7 +104,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
         switch runtime.kind(of: name) {
         case .luaSideEffect:
             return store.dispatch(
-                LuaItemSideEffect<S, Result>(runtime: runtime, item: name, payload: payload.map(PluginValue.encodable) ?? .none))
+                LuaItemSideEffect<S, Result>(runtime: runtime, item: name, payload: PluginValue(payload: payload)))
         case .luaUpdater:
             throw PluginError(.wrongKind, plugin: pluginName(ofItem: name), item: name, message: "is an updater; it returns nothing")
         case .swift, nil:

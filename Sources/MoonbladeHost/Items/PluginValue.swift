@@ -9,6 +9,11 @@ enum PluginValue: Sendable {
     /// A snapshot of a Lua value (a payload Lua code dispatched, a Lua side effect's result).
     case lua(LuaValue)
 
+    /// A payload Swift passes with a dispatch by name.
+    init(payload: (any Encodable & Sendable)?) {
+        self = payload.map { .encodable($0) } ?? .none
+    }
+
     /// The value of a finished dispatch, as Lua will see it.
     init(result: any Sendable) {
         switch result {

@@ -5,7 +5,7 @@ extension PluginRuntime {
     /// Where a side effect is after running until it suspends.
     private enum Step<Result: Sendable>: Sendable {
         case finished(Result)
-        case awaiting(PendingAwait)
+        case awaiting(PendingWork)
     }
 
     /// Runs the Lua side effect `item` as its own coroutine until it returns, awaiting the Swift work
@@ -16,7 +16,7 @@ extension PluginRuntime {
     ) async throws(PluginError) -> Result {
         let run = try withVM { vm throws(PluginError) in try start(item, payload: payload, vm) }
         defer { withVM { vm in vm.endRun(run) } }
-        var awaited: Swift.Result<PluginValue, AwaitFailure>?
+        var awaited: Swift.Result<PluginValue, any Error>?
         while true {
             let step = try withVM { vm throws(PluginError) in
                 try resume(run, with: awaited, vm, readResult: readResult)
@@ -24,11 +24,11 @@ extension PluginRuntime {
             switch step {
             case .finished(let result):
                 return result
-            case .awaiting(let pending):
+            case .awaiting(let work):
                 do {
-                    awaited = .success(try await pending.work())
+                    awaited = .success(try await work())
                 } catch {
-                    awaited = .failure(AwaitFailure(location: pending.location, error: error))
+                    awaited = .failure(error)
                 }
             }
         }
@@ -43,22 +43,18 @@ extension PluginRuntime {
             try coroutine.stack.call(results: 1, function: vm.makeContext)
             try payload.push(onto: coroutine.stack, encoder: vm.encoder)
         } catch {
-            throw PluginError(
-                .invalidValue, plugin: pluginName(ofItem: item), item: item, message: "payload: \(error)",
-                underlying: error)
+            throw vm.valueError(error, item: item, root: "payload")
         }
-        let definition = coroutine.stack.definitionLocation(ofFunctionAt: 1)
-        return vm.beginRun(SideEffectRun(item: item, coroutine: coroutine, definition: definition))
+        return vm.beginRun(SideEffectRun(item: item, coroutine: coroutine))
     }
 
     /// Resumes the run, handing it the outcome of what it awaited, until it yields or returns.
     private func resume<Result: Sendable>(
-        _ number: Int, with awaited: Swift.Result<PluginValue, AwaitFailure>?, _ vm: PluginVM,
+        _ number: Int, with awaited: Swift.Result<PluginValue, any Error>?, _ vm: PluginVM,
         readResult: (LuaStack, Int32, LuaDecoder) throws -> Result
     ) throws(PluginError) -> Step<Result> {
         let run = vm.runs[number]!
         let stack = run.coroutine.stack
-        let plugin = pluginName(ofItem: run.item)
         let arguments: Int32 = 2  // first resume: (ctx, payload); later ones: (ok, result)
         switch awaited {
         case nil:
@@ -72,28 +68,28 @@ extension PluginRuntime {
                 stack.push(false)
                 stack.pushError(message: "cannot pass the result to Lua: \(error)", underlying: error)
             }
-        case .failure(let failure):
+        case .failure(let error):
+            // Raised by the prelude's `await`, at the plugin line that awaited (still on the stack).
             stack.push(false)
-            stack.pushError(message: failure.message, underlying: failure.error)
+            let place = stack.callerLocation(skipping: Prelude.chunkName).map { "\($0): " } ?? ""
+            stack.pushError(message: place + "\(error)", underlying: error)
         }
         let outcome: LuaCoroutine.Outcome
         do {
             outcome = try run.coroutine.resume(arguments: arguments, from: vm.vm.stack)
         } catch {
-            var failure = PluginError(error, plugin: plugin, item: run.item)
-            if failure.location == nil || failure.location?.source == Prelude.chunkName {
-                failure.location = run.definition
-            }
-            throw failure
+            throw vm.pluginError(error, item: run.item)
         }
         switch outcome {
         case .yielded(let count):
             stack.pop(count)
             guard let pending = run.pending else {
-                throw PluginError(
-                    .runtime, plugin: plugin, item: run.item,
-                    message: "a side effect cannot yield by itself; it suspends only by awaiting ctx.dispatch or ctx.deps",
-                    location: run.pluginLocation(stack))
+                throw vm.pluginError(
+                    LuaError(
+                        .runtime,
+                        message: "a side effect cannot yield by itself; it suspends only by awaiting ctx.dispatch or ctx.deps",
+                        location: stack.callerLocation()),
+                    item: run.item)
             }
             run.pending = nil
             return .awaiting(pending)
@@ -102,25 +98,10 @@ extension PluginRuntime {
             defer { stack.pop(max(count, 1)) }
             do {
                 return .finished(try readResult(stack, stack.top - max(count, 1) + 1, vm.decoder))
-            } catch let error as DecodingError {
-                throw PluginError(
-                    .invalidValue, plugin: plugin, item: run.item,
-                    message: "returned \(LuaDecoder.describe(error, root: "result"))", underlying: error)
             } catch {
-                throw PluginError(.invalidValue, plugin: plugin, item: run.item, message: "result: \(error)", underlying: error)
+                throw vm.valueError(error, item: run.item, root: "result")
             }
         }
-    }
-}
-
-/// Swift work a side effect awaited that failed, and the plugin line that awaited it.
-struct AwaitFailure: Error {
-    let location: LuaLocation?
-    let error: any Error
-
-    /// What the side effect sees raised at the line that awaited.
-    var message: String {
-        location.map { "\($0): \(error)" } ?? "\(error)"
     }
 }
 
@@ -131,16 +112,16 @@ extension PluginRuntime {
     func startDispatch(_ stack: LuaStack, _ vm: PluginVM) throws -> Int32 {
         let run = try vm.currentRun(stack, doing: "ctx.dispatch")
         guard let name = stack.string(at: 1) else {
-            throw placedError(stack, "ctx.dispatch needs an item name, got \(stack.type(at: 1))", run: run)
+            throw placedError(stack, "ctx.dispatch needs an item name, got \(stack.type(at: 1))")
         }
         guard let kind = kind(of: name) else {
-            throw placedError(stack, "ctx.dispatch: no item named \(name) is registered", run: run)
+            throw placedError(stack, "ctx.dispatch: no item named \(name) is registered")
         }
         let payload: PluginValue
         do {
             payload = stack.type(at: 2) == .nil || stack.type(at: 2) == .none ? .none : .lua(try stack.value(at: 2))
         } catch {
-            throw placedError(stack, "ctx.dispatch(\(name)) payload: \(error.message)", run: run)
+            throw placedError(stack, "ctx.dispatch(\(name)) payload: \(error.message)")
         }
         let item: any Dispatchable
         switch kind {
@@ -152,15 +133,13 @@ extension PluginRuntime {
             do {
                 item = try make(stack, 2, vm.decoder)
             } catch let error as DecodingError {
-                throw placedError(stack, "ctx.dispatch(\(name)): \(LuaDecoder.describe(error, root: "payload"))", run: run)
+                throw placedError(stack, "ctx.dispatch(\(name)): \(LuaDecoder.describe(error, root: "payload"))")
             }
         }
         guard let dispatch = store?.dispatch else {
-            throw placedError(stack, "ctx.dispatch: the host has no store yet", run: run)
+            throw placedError(stack, "ctx.dispatch: the host has no store yet")
         }
-        run.pending = PendingAwait(location: run.pluginLocation(stack)) {
-            PluginValue(result: try await dispatch(item).value)
-        }
+        run.pending = { PluginValue(result: try await dispatch(item).value) }
         return 0
     }
 
@@ -170,13 +149,12 @@ extension PluginRuntime {
         let name = stack.string(at: 2) ?? "?"
         let run = try vm.currentRun(stack, doing: "ctx.deps.\(group).\(name)")
         guard let function = dependencies.functions[group]?[name] else {
-            throw placedError(stack, "ctx.deps.\(group).\(name) is not exposed by the host", run: run)
+            throw placedError(stack, "ctx.deps.\(group).\(name) is not exposed by the host")
         }
         do {
-            run.pending = PendingAwait(
-                location: run.pluginLocation(stack), work: try function(stack, 3, vm.decoder))
+            run.pending = try function(stack, 3, vm.decoder)
         } catch let error as DecodingError {
-            throw placedError(stack, "ctx.deps.\(group).\(name): \(LuaDecoder.describe(error, root: "arguments"))", run: run)
+            throw placedError(stack, "ctx.deps.\(group).\(name): \(LuaDecoder.describe(error, root: "arguments"))")
         }
         return 0
     }
@@ -191,30 +169,33 @@ extension PluginRuntime {
     }
 }
 
-/// An error raised at the plugin line that called into the host (past the prelude's glue), or else
-/// where the running side effect is defined.
-func placedError(_ stack: LuaStack, _ message: String, run: SideEffectRun? = nil) -> LuaError {
-    let location = run?.pluginLocation(stack) ?? stack.callerLocation(skipping: Prelude.chunkName)
+/// An error raised at the plugin line that called into the host, past the prelude's glue. (Where a
+/// tail call left no plugin line, ``PluginVM/pluginError(_:item:)`` places it later.)
+func placedError(_ stack: LuaStack, _ message: String) -> LuaError {
+    let location = stack.callerLocation(skipping: Prelude.chunkName)
     return LuaError(.runtime, message: location.map { "\($0): \(message)" } ?? message, location: location)
 }
 
 extension PluginVM {
+    /// Registers a run under its coroutine's thread, which identifies it while it lives.
     func beginRun(_ run: SideEffectRun) -> Int {
-        nextRunNumber += 1
-        runs[nextRunNumber] = run
-        runByThread[run.coroutine.stack.state] = nextRunNumber
-        return nextRunNumber
+        let number = Self.runNumber(of: run.coroutine.stack)
+        runs[number] = run
+        return number
     }
 
     func endRun(_ number: Int) {
-        guard let run = runs.removeValue(forKey: number) else { return }
-        runByThread[run.coroutine.stack.state] = nil
+        runs[number] = nil
+    }
+
+    private static func runNumber(of stack: LuaStack) -> Int {
+        Int(bitPattern: UnsafeRawPointer(stack.state))
     }
 
     /// The side effect whose own coroutine is running on `stack`; awaiting anywhere else would
     /// suspend the wrong coroutine.
     func currentRun(_ stack: LuaStack, doing what: String) throws -> SideEffectRun {
-        guard let number = runByThread[stack.state], let run = runs[number] else {
+        guard let run = runs[Self.runNumber(of: stack)] else {
             throw placedError(
                 stack, "\(what) can only be awaited by a side effect itself (not by an updater, nor inside a coroutine it created)")
         }

@@ -76,10 +76,6 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     func kind(of item: String) -> PluginItemKind? {
         namesLock.withLock { catalog[item] }
     }
-
-    var plugins: [PluginInfo] {
-        withVM { vm in vm.plugins.values.sorted { $0.name < $1.name } }
-    }
 }
 
 // MARK: - Updaters
@@ -95,29 +91,28 @@ extension PluginRuntime {
             let base = stack.top
             defer { stack.top = base }
             guard let function = vm.functions[item] else { throw Self.unknown(item) }
-            let plugin = pluginName(ofItem: item)
             do {
                 try vm.encoder.push(state, onto: stack)
-                let stateTable = stack.top
-                stack.pushCopy(of: stateTable)
+            } catch {
+                throw vm.valueError(error, item: item, root: "state")
+            }
+            do {
+                stack.pushCopy(of: base + 1)
                 try payload.push(onto: stack, encoder: vm.encoder)
                 try stack.call(arguments: 2, results: 1, function: function)
-                let resultIndex = stack.type(at: -1) == .nil ? stateTable : stack.top
-                do {
-                    return try vm.decoder.decode(S.self, from: stack, at: resultIndex)
-                } catch let error as DecodingError {
-                    function.push(onto: stack)
-                    throw PluginError(
-                        .invalidState, plugin: plugin, item: item,
-                        message: "left a state that is not a \(S.self): \(LuaDecoder.describe(error, root: "state"))",
-                        location: stack.definitionLocation(ofFunctionAt: -1), underlying: error)
-                }
-            } catch let error as PluginError {
-                throw error
             } catch let error as LuaError {
-                throw PluginError(error, plugin: plugin, item: item)
+                throw vm.pluginError(error, item: item)
             } catch {
-                throw PluginError(.invalidValue, plugin: plugin, item: item, message: "\(error)", underlying: error)
+                throw vm.valueError(error, item: item, root: "payload")
+            }
+            let resultIndex = stack.type(at: -1) == .nil ? base + 1 : stack.top
+            do {
+                return try vm.decoder.decode(S.self, from: stack, at: resultIndex)
+            } catch {
+                var failure = vm.valueError(error, item: item, root: "state")
+                failure.kind = .invalidState
+                failure.message = "left a state that is not a \(S.self): \(failure.message)"
+                throw failure
             }
         }
     }

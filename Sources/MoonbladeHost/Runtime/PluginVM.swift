@@ -12,10 +12,8 @@ final class PluginVM {
     var plugins: [String: PluginInfo] = [:]
     /// Every Lua updater and side effect, by item name (`todo.add`).
     var functions: [String: LuaReference] = [:]
-    /// Side effects in flight, by run number, and the coroutine thread each runs on.
+    /// Side effects in flight, by the identity of the coroutine thread each runs on.
     var runs: [Int: SideEffectRun] = [:]
-    var runByThread: [OpaquePointer: Int] = [:]
-    var nextRunNumber = 0
     /// The prelude's factory of per-run `ctx` tables.
     private(set) var makeContext: LuaReference!
 
@@ -43,28 +41,49 @@ final class PluginVM {
 final class SideEffectRun {
     let item: String
     let coroutine: LuaCoroutine
-    /// Where the side effect's function is defined: the place to blame when no plugin line is on the
-    /// stack (a plugin's `return ctx.deps.x()` is a tail call, which leaves no frame of its own).
-    let definition: LuaLocation?
     /// Set by a Swift start function just before the coroutine yields; taken by the host.
-    var pending: PendingAwait?
+    var pending: PendingWork?
 
-    init(item: String, coroutine: LuaCoroutine, definition: LuaLocation?) {
+    init(item: String, coroutine: LuaCoroutine) {
         self.item = item
         self.coroutine = coroutine
-        self.definition = definition
-    }
-
-    /// The innermost plugin line on the coroutine's stack, past the prelude's glue.
-    func pluginLocation(_ stack: LuaStack) -> LuaLocation? {
-        stack.callerLocation(skipping: Prelude.chunkName) ?? definition
     }
 }
 
-/// Swift work a side effect awaits, and the plugin line that awaited it (for error messages).
-struct PendingAwait: Sendable {
-    let location: LuaLocation?
-    let work: PluginDependencies.PendingWork
+/// Swift work a side effect awaits, run outside the VM.
+typealias PendingWork = @Sendable () async throws -> PluginValue
+
+extension PluginVM {
+    /// A plugin error for `item`, placed where the plugin author should look: the Lua line when one
+    /// was running, else where the item is defined (memory errors have no line, and a plugin's
+    /// `return ctx.deps.x()` tail call leaves no frame of its own); never the host's glue.
+    func pluginError(_ error: LuaError, item: String) -> PluginError {
+        var failure = PluginError(error, plugin: pluginName(ofItem: item), item: item)
+        if failure.location == nil || failure.location?.source == Prelude.chunkName {
+            failure.location = definition(of: item)
+        }
+        return failure
+    }
+
+    /// A value that could not cross between Lua and Swift for `item`, with the decoding path if any.
+    func valueError(_ error: any Error, item: String, root: String) -> PluginError {
+        let message = switch error {
+        case let error as DecodingError: LuaDecoder.describe(error, root: root)
+        case let error as EncodingError: LuaEncoder.describe(error, root: root)
+        default: "\(root): \(error)"
+        }
+        return PluginError(
+            .invalidValue, plugin: pluginName(ofItem: item), item: item, message: message,
+            location: definition(of: item), underlying: error)
+    }
+
+    /// Where the Lua function of `item` is defined.
+    func definition(of item: String) -> LuaLocation? {
+        guard let function = functions[item] else { return nil }
+        function.push(onto: vm.stack)
+        defer { vm.stack.pop() }
+        return vm.stack.definitionLocation(ofFunctionAt: -1)
+    }
 }
 
 /// What the host knows about a loaded plugin.

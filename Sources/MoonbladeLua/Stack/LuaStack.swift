@@ -90,16 +90,6 @@ extension LuaStack {
         }
     }
 
-    /// Pushes raw bytes as a Lua string.
-    public func push(bytes: UnsafeRawBufferPointer) {
-        _ = lua_pushlstring(state, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
-    }
-
-    /// The boolean at `index`, or nil when it is not a boolean (no truthiness coercion).
-    public func bool(at index: Int32) -> Bool? {
-        lua_type(state, index) == LUA_TBOOLEAN ? lua_toboolean(state, index) != 0 : nil
-    }
-
     /// The integer at `index`, or nil when it is not a number with an exact integer value
     /// (an integral float such as `3.0` gives 3; `3.5`, NaN and floats out of range give nil).
     public func integer(at index: Int32) -> Int64? {

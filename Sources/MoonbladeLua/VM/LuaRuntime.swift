@@ -15,7 +15,7 @@ final class LuaRuntime {
 
     init(memoryLimit: Int?) {
         allocator = .allocate(capacity: 1)
-        allocator.initialize(to: moonblade_allocator(used: 0, limit: memoryLimit ?? 0, enforcing: 0, peak: 0))
+        allocator.initialize(to: moonblade_allocator(used: 0, limit: memoryLimit ?? 0, enforcing: 0))
     }
 
     deinit {
