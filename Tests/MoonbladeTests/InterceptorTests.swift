@@ -59,6 +59,9 @@ struct InterceptorTests {
                 switch dispatchable {
                 case is Increment: try next(Increment(by: 10))
                 case is Square: try next(Square(value: 5))
+                // Same kind, another type.
+                case is Append: try next(Increment(by: 100))
+                case is SquarePlusOne: try next(Square(value: 7))
                 default: try next(dispatchable)
                 }
             },
@@ -66,7 +69,10 @@ struct InterceptorTests {
         try await store.dispatch(Increment()).value
         #expect(store.state.count == 10)
         #expect(try await store.dispatch(Square(value: 2)).value == 25)
-        #expect(trace.values.filter { $0 == "outer before" }.count == 2)
+        try await store.dispatch(Append("replaced")).value
+        #expect(store.state == TestState(count: 110, log: []))
+        #expect(try await store.dispatch(SquarePlusOne(value: 1)).value == 49)
+        #expect(trace.values.filter { $0 == "outer before" }.count == 4)
     }
 
     @Test("an item replaced by one of another kind is re-dispatched through the whole chain")

@@ -15,7 +15,7 @@ struct Record: StateUpdater {
     }
 }
 
-@Suite("State updaters")
+@Suite("State updaters", .timeLimit(.minutes(1)))
 struct StateUpdaterTests {
     @Test("an uncontended updater is applied before dispatch returns")
     func appliedInline() async throws {
@@ -95,10 +95,43 @@ struct StateUpdaterTests {
         #expect(store.state.log == ["nested", "after"])
     }
 
+    @Test("items queued behind a busy drainer resolve their handles, for every waiter, with value or error")
+    func queuedBehindBusyDrainer() async throws {
+        let store = TestStore()
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        _ = store.addListener { old, new in
+            if old.count == 0, new.count == 1 {
+                entered.signal()
+                release.wait()
+            }
+        }
+        DispatchQueue.global().async { store.dispatch(Increment()) }
+        wait(for: entered)
+        // The other thread holds the draining role: these are queued, not run.
+        let square = store.dispatch(Square(value: 6))
+        let failing = store.dispatch(FailingUpdater())
+        let appended = store.dispatch(Append("queued"))
+        #expect(store.state.log.isEmpty)
+        async let first = square.value
+        async let second = square.value
+        try await Task.sleep(for: .milliseconds(20))
+        release.signal()
+        #expect(try await [first, second] == [36, 36])
+        await #expect(throws: TestError(message: "updater failed")) { try await failing.value }
+        try await appended.value
+        #expect(store.state == TestState(count: 1, log: ["queued"]))
+    }
+
     @Test("Katana's updatedState(currentState:) works on its own")
     func updatedState() throws {
         let updated = try Increment(by: 3).updatedState(currentState: TestState(count: 1))
         #expect((updated as? TestState)?.count == 4)
         #expect(throws: StoreError.self) { try Increment().updatedState(currentState: OtherState()) }
     }
+}
+
+/// Blocks until `semaphore` is signalled (a synchronous wrapper, callable from async tests).
+func wait(for semaphore: DispatchSemaphore) {
+    semaphore.wait()
 }

@@ -25,7 +25,7 @@ public struct InterceptorContext: AnySideEffectContext {
     /// Dispatches a state updater to the store; see ``Dispatcher``.
     @discardableResult
     public func dispatch(_ updater: some AnyStateUpdater) -> DispatchHandle<Void> {
-        store?.dispatch(updater) ?? DispatchHandle<any Sendable>.failed(StoreError.storeReleased).voided()
+        store?.dispatch(updater) ?? .failed(StoreError.storeReleased)
     }
 
     private var liveStore: any AnyStore {

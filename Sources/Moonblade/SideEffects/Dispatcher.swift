@@ -20,7 +20,7 @@ extension Dispatcher {
     /// Dispatches a plain side effect; the handle's value is `Void` once it has finished.
     @discardableResult
     public func dispatch(_ sideEffect: some AnySideEffect) -> DispatchHandle<Void> {
-        anyDispatch(sideEffect).voided()
+        anyDispatch(sideEffect).typed()
     }
 
     /// Dispatches a side effect that returns a value: `try await dispatch(effect).value` is that value.

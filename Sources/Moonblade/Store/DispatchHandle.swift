@@ -4,45 +4,60 @@
 /// the returned value for a ``ReturningSideEffect``; an error thrown by the item or by an interceptor
 /// is thrown there. A handle is cheap to copy and can be awaited any number of times.
 public struct DispatchHandle<Value: Sendable>: Sendable {
-    enum Storage: Sendable {
-        /// The item was handled synchronously by the dispatching thread: no allocation.
-        case completed(Result<Value, any Error>)
-        /// The item was queued behind another dispatch, or the store was not ready yet.
-        case pending(DispatchCompletion)
-        /// The item is a side effect running in this task.
-        case task(Task<any Sendable, any Error>)
-    }
-
-    let storage: Storage
+    let status: DispatchStatus
 
     /// Waits for the dispatched item and returns its value, or throws its error.
     ///
-    /// Waiting does not cancel anything: like `Task.value`, it only observes.
-    public var value: Value {
+    /// Waiting does not cancel anything: like `Task.value`, it only observes. It runs on the caller's
+    /// executor, so awaiting an item that has already been handled suspends nothing.
+    public nonisolated(nonsending) var value: Value {
         get async throws {
-            switch storage {
-            case .completed(let result):
-                return try result.get()
-            case .pending(let completion):
-                return try Self.cast(await completion.handle.value)
-            case .task(let task):
-                return try Self.cast(await task.value)
+            let value = try await status.value
+            // A `Void` handle only waits, so an updater replaced by a returning side effect still resolves.
+            if Value.self == Void.self {
+                return unsafeBitCast((), to: Value.self)
             }
+            guard let value = value as? Value else {
+                throw StoreError.typeMismatch(
+                    expected: String(reflecting: Value.self),
+                    found: String(reflecting: type(of: value))
+                )
+            }
+            return value
         }
     }
 
-    /// Sees a type-erased result as a `Value`. A `Void` handle accepts any value (it only waits), so
-    /// an updater replaced by a returning side effect still resolves.
-    static func cast(_ value: any Sendable) throws -> Value {
-        if let value = value as? Value {
-            return value
+    /// The same dispatch, its value seen as a `T` when awaited.
+    func typed<T: Sendable>() -> DispatchHandle<T> {
+        DispatchHandle<T>(status: status)
+    }
+
+    /// A handle that has already failed with `error`.
+    static func failed(_ error: any Error) -> Self {
+        Self(status: .completed(.failure(error)))
+    }
+}
+
+/// How far a dispatch has got. Type-erased, so one dispatch can be seen through handles of any `Value`.
+enum DispatchStatus: Sendable {
+    /// The item was handled synchronously by the dispatching thread: no allocation.
+    case completed(Result<any Sendable, any Error>)
+    /// The item was queued behind another dispatch, or the store was not ready yet.
+    case pending(DispatchCompletion)
+    /// The item is a side effect running in this task.
+    case task(Task<any Sendable, any Error>)
+
+    /// An updater that was applied, or an item an interceptor dropped, without error.
+    static var succeeded: Self { .completed(.success(())) }
+
+    /// The item's type-erased value, once it has been handled.
+    nonisolated(nonsending) var value: any Sendable {
+        get async throws {
+            switch self {
+            case .completed(let result): try result.get()
+            case .pending(let completion): try await completion.status.value
+            case .task(let task): try await task.value
+            }
         }
-        if let void = () as? Value {
-            return void
-        }
-        throw StoreError.typeMismatch(
-            expected: String(reflecting: Value.self),
-            found: String(reflecting: type(of: value))
-        )
     }
 }

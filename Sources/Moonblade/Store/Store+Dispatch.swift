@@ -6,7 +6,7 @@ extension Store {
     /// followed by anything queued meanwhile; otherwise it is queued for the thread that is processing.
     @discardableResult
     public func dispatch(_ updater: some AnyStateUpdater) -> DispatchHandle<Void> {
-        submit(.updater(updater)).voided()
+        DispatchHandle(status: submit(.updater(updater)))
     }
 
     /// Dispatches any item; see ``Dispatcher``. Runs it like the typed `dispatch` of an updater.
@@ -15,27 +15,27 @@ extension Store {
         guard let item = DispatchItem(dispatchable) else {
             return .failed(StoreError.unsupportedDispatchable(String(reflecting: type(of: dispatchable))))
         }
-        return submit(item)
+        return DispatchHandle(status: submit(item))
     }
 
-    /// Runs `item` on this thread if the store is ready and idle, else queues it for the drainer.
-    private func submit(_ item: DispatchItem) -> DispatchHandle<any Sendable> {
+    /// Runs `item` on this thread if no thread holds the draining role, else queues it for the drainer.
+    private func submit(_ item: DispatchItem) -> DispatchStatus {
         let queued = lock.withLock { () -> DispatchCompletion? in
-            guard ready, !isDraining else { return enqueue(item) }
+            guard !isDraining else { return enqueue(item) }
             isDraining = true
             return nil
         }
         if let queued {
-            return DispatchHandle(storage: .pending(queued))
+            return .pending(queued)
         }
-        let handle = process(item)
+        let status = process(item)
         drainQueue()
-        return handle
+        return status
     }
 
     /// Queues `item` and returns the box its handle waits on. Call with `lock` held.
     private func enqueue(_ item: DispatchItem) -> DispatchCompletion {
-        let completion = DispatchCompletion()
+        let completion = DispatchCompletion(lock: lock)
         queue.append(PendingDispatch(item: item, completion: completion))
         return completion
     }
@@ -56,43 +56,48 @@ extension Store {
         }
     }
 
-    /// Runs one item through the interceptor chain and returns its handle. Draining thread only.
-    private func process(_ item: DispatchItem) -> DispatchHandle<any Sendable> {
+    /// Runs one item through the interceptor chain and returns its status. Draining thread only.
+    private func process(_ item: DispatchItem) -> DispatchStatus {
         currentItem = item
-        currentHandle = nil
         defer {
             currentItem = nil
-            currentHandle = nil
+            currentStatus = nil
         }
         do {
             try interceptorChain!(item.dispatchable)
         } catch {
-            return .failed(error)
+            return .completed(.failure(error))
         }
-        return currentHandle ?? .succeeded
+        // No status: an updater was applied, or the item was dropped.
+        return currentStatus ?? .succeeded
     }
 
     /// The innermost `next` of the interceptor chain: handles the item the interceptors let through.
     func apply(_ dispatchable: any Dispatchable) throws {
-        if case .updater(let original)? = currentItem, try applyUpdater(dispatchable, ifTypeOf: original) {
-            return
+        // Usually the item itself or a replacement of its type, which a cast to the item's concrete
+        // type tells without the runtime conformance lookups of `DispatchItem(_:)`.
+        switch currentItem {
+        case .updater(let original)?:
+            if try applyUpdater(dispatchable, ifTypeOf: original) { return }
+        case .sideEffect(let original)?:
+            if startSideEffect(dispatchable, ifTypeOf: original) { return }
+        case nil:
+            preconditionFailure("the interceptor chain ran outside of the store's drain")
         }
-        // A side effect, or an item an interceptor replaced with one of another type.
         switch (currentItem, DispatchItem(dispatchable)) {
         case (.updater?, .updater(let updater)?):
             try applyUpdater(updater)
         case (.sideEffect?, .sideEffect(let sideEffect)?):
-            currentHandle = startSideEffect(sideEffect)
+            currentStatus = startSideEffect(sideEffect)
         case (_, let replacement?):
             // Another kind: a dispatch of its own through the whole chain; the original handle follows it.
-            currentHandle = DispatchHandle(storage: .pending(lock.withLock { enqueue(replacement) }))
+            currentStatus = .pending(lock.withLock { enqueue(replacement) })
         case (_, nil):
             throw StoreError.unsupportedDispatchable(String(reflecting: type(of: dispatchable)))
         }
     }
 
-    /// Applies `dispatchable` if it has the type of `original`, which a plain cast to a concrete type
-    /// can tell without the runtime conformance lookup of `as? any AnyStateUpdater`.
+    /// Applies `dispatchable` if it has the type of `original`.
     private func applyUpdater<Original: AnyStateUpdater>(
         _ dispatchable: any Dispatchable,
         ifTypeOf original: Original
@@ -102,9 +107,20 @@ extension Store {
         return true
     }
 
+    /// Starts `dispatchable` if it has the type of `original`.
+    private func startSideEffect<Original: AnySideEffect>(
+        _ dispatchable: any Dispatchable,
+        ifTypeOf original: Original
+    ) -> Bool {
+        guard let sideEffect = dispatchable as? Original else { return false }
+        currentStatus = startSideEffect(sideEffect)
+        return true
+    }
+
     /// Applies `updater` to a copy of the state, stores the copy and calls the listeners.
     private func applyUpdater(_ updater: some AnyStateUpdater) throws {
-        let oldState = lock.withLock { storedState }
+        // Only the draining thread writes `storedState`, so it reads it without the lock.
+        let oldState = storedState
         var newState = oldState
         try updater.updateAnyState(&newState)
         let listeners = lock.withLock {
@@ -117,12 +133,11 @@ extension Store {
     }
 
     /// Starts `sideEffect` in its own task, with a context that keeps this store alive while it runs.
-    private func startSideEffect(_ sideEffect: any AnySideEffect) -> DispatchHandle<any Sendable> {
+    private func startSideEffect(_ sideEffect: some AnySideEffect) -> DispatchStatus {
         let context = SideEffectContext(store: self)
-        return DispatchHandle(
-            storage: .task(
-                Task(priority: configuration.sideEffectPriority) {
-                    try await sideEffect.anySideEffect(context)
-                }))
+        return .task(
+            Task(priority: configuration.sideEffectPriority) {
+                try await sideEffect.anySideEffect(context)
+            })
     }
 }

@@ -15,17 +15,18 @@
 public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, @unchecked Sendable {
     // @unchecked Sendable: the mutable state shared between threads is only touched while holding
     // `lock`. `dependencyContainer` and `interceptorChain` are written only in `init`, before the
-    // store is ready. `currentItem` and `currentHandle` belong to the draining thread; the draining
+    // store is ready. `currentItem` and `currentStatus` belong to the draining thread; the draining
     // role passes from thread to thread through `lock`, which orders those accesses.
 
     let lock = Lock()
     let configuration: StoreConfiguration
 
     // Guarded by `lock`, so the runtime exclusivity checks (a large share of a dispatch) are redundant.
+    /// Written only by the draining thread, under `lock`; so that thread alone may read it without.
     @exclusivity(unchecked) var storedState: S
-    @exclusivity(unchecked) var ready = false
     /// Whether some thread is processing items; only that thread runs items until it clears this.
-    @exclusivity(unchecked) var isDraining = false
+    /// `init` holds the role from the start, so items dispatched before the store is ready are queued.
+    @exclusivity(unchecked) var isDraining = true
     @exclusivity(unchecked) var queue = FIFOQueue<PendingDispatch>()
     @exclusivity(unchecked) var listeners: [StoreListenerEntry<S>] = []
     @exclusivity(unchecked) var nextListenerID = 0
@@ -37,8 +38,8 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
     // Owned by the draining thread, one item at a time: no overlapping access is possible.
     /// The item being processed, to tell an in-place replacement from a re-dispatch.
     @exclusivity(unchecked) var currentItem: DispatchItem?
-    /// The handle the innermost `next` produced for the item being processed, if not a plain success.
-    @exclusivity(unchecked) var currentHandle: DispatchHandle<any Sendable>?
+    /// The status the innermost `next` produced for the item being processed, if not a plain success.
+    @exclusivity(unchecked) var currentStatus: DispatchStatus?
 
     /// Creates a store and makes it ready.
     ///
@@ -73,10 +74,6 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
             guard let self else { throw StoreError.storeReleased }
             try self.apply(dispatchable)
         }) { next, stage in stage(next) }
-        lock.withLock {
-            ready = true
-            isDraining = true
-        }
         drainQueue()
     }
 
@@ -84,7 +81,9 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
     public var state: S { lock.withLock { storedState } }
 
     /// Whether the store has finished starting up; until then, dispatched items wait in a queue.
-    public var isReady: Bool { lock.withLock { ready } }
+    ///
+    /// Always true: nothing outside `init` can reach the store before `init` has made it ready.
+    public var isReady: Bool { true }
 
     /// The dependency container, built once and shared by every side effect of this store.
     public var dependencies: D { dependencyContainer! }

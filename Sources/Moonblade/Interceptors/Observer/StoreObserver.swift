@@ -42,7 +42,8 @@ final class StoreObserver {
 
     /// Applies the state change and dispatch rules to an item the store has just handled.
     func observe(_ dispatchable: any Dispatchable, prevState: any State, currentState: any State) {
-        let isSideEffect = dispatchable is any AnySideEffect
+        // A runtime conformance lookup: only worth doing if a state change rule asks.
+        lazy var isSideEffect = dispatchable is any AnySideEffect
         for rule in rules {
             switch rule {
             case .onStateChange(let predicate, let types)
