@@ -9,20 +9,6 @@ enum LuaCoding {
     /// Free stack slots made sure of at every nesting level; a container uses at most three at once.
     static let slotMargin: Int32 = 8
 
-    /// Pushes the string's UTF-8 bytes exactly.
-    @inline(__always)
-    static func push(_ L: OpaquePointer, _ string: String) {
-        var string = string
-        string.withUTF8 { bytes in
-            _ = lua_pushlstring(L, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self), bytes.count)
-        }
-    }
-
-    @inline(__always)
-    static func isNull(_ L: OpaquePointer, _ index: Int32) -> Bool {
-        lua_type(L, index) == LUA_TLIGHTUSERDATA && lua_touserdata(L, index) == nil
-    }
-
     /// Whether the value at `index` counts as absent: `nil`, nothing, or the `null` sentinel.
     @inline(__always)
     static func isNilOrNull(_ L: OpaquePointer, _ index: Int32) -> Bool {
@@ -30,27 +16,17 @@ enum LuaCoding {
         return type <= LUA_TNIL || (type == LUA_TLIGHTUSERDATA && lua_touserdata(L, index) == nil)
     }
 
-    /// The bytes of the string at `index` (which must be a string), valid while it stays on the stack.
-    @inline(__always)
-    static func stringBytes(_ L: OpaquePointer, _ index: Int32) -> UnsafeBufferPointer<UInt8> {
-        var count = 0
-        let bytes = lua_tolstring(L, index, &count)
-        return UnsafeBufferPointer(start: UnsafeRawPointer(bytes)?.assumingMemoryBound(to: UInt8.self), count: count)
-    }
-
     /// Whether every byte is below 0x80, eight at a time.
     @inline(__always)
-    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        let raw = UnsafeRawPointer(base)
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
         var bits: UInt64 = 0
         while offset + 8 <= bytes.count {
-            bits |= raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            bits |= bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
             offset += 8
         }
         while offset < bytes.count {
-            bits |= UInt64(base[offset])
+            bits |= UInt64(bytes[offset])
             offset += 1
         }
         return bits & 0x8080_8080_8080_8080 == 0
@@ -59,32 +35,30 @@ enum LuaCoding {
     /// What a person should read for the value at `index` in "found …": `string "yes"`, `integer 3`,
     /// `number 3.5`, `boolean true`, `nil`, `null`, `table`, `function`, `coroutine`, `userdata`.
     static func describeValue(_ L: OpaquePointer, _ index: Int32) -> String {
-        switch lua_type(L, index) {
-        case LUA_TNONE, LUA_TNIL: return "nil"
-        case LUA_TBOOLEAN: return "boolean \(lua_toboolean(L, index) != 0)"
-        case LUA_TNUMBER:
-            if lua_isinteger(L, index) != 0 { return "integer \(lua_tointegerx(L, index, nil))" }
+        let stack = LuaStack(L)
+        switch stack.type(at: index) {
+        case .none, .nil: return "nil"
+        case .boolean: return "boolean \(lua_toboolean(L, index) != 0)"
+        case .number:
+            if stack.isInteger(at: index) { return "integer \(lua_tointegerx(L, index, nil))" }
             let number = lua_tonumberx(L, index, nil)
             return number.isNaN ? "number nan" : "number \(number)"
-        case LUA_TSTRING:
-            let text = String(decoding: stringBytes(L, index), as: UTF8.self)
-            return "string \(LuaCodingPath.quoted(text))"
-        case LUA_TTABLE: return "table"
-        case LUA_TFUNCTION: return "function"
-        case LUA_TTHREAD: return "coroutine"
-        case LUA_TLIGHTUSERDATA: return lua_touserdata(L, index) == nil ? "null" : "userdata"
-        default: return "userdata"
+        case .string: return "string \(LuaCodingPath.quoted(stack.string(at: index)!))"
+        case .lightUserdata where lua_touserdata(L, index) == nil: return "null"
+        case .thread: return "coroutine"
+        case let other: return other.description  // table, function, userdata
         }
     }
 
     /// A table key as it would be written in Lua: `[1]`, `[true]`, `"name"`.
     static func describeKey(_ L: OpaquePointer, _ index: Int32) -> String {
-        switch lua_type(L, index) {
-        case LUA_TSTRING: return LuaCodingPath.quoted(String(decoding: stringBytes(L, index), as: UTF8.self))
-        case LUA_TNUMBER:
-            if lua_isinteger(L, index) != 0 { return "[\(lua_tointegerx(L, index, nil))]" }
+        let stack = LuaStack(L)
+        switch stack.type(at: index) {
+        case .string: return LuaCodingPath.quoted(stack.string(at: index)!)
+        case .number:
+            if stack.isInteger(at: index) { return "[\(lua_tointegerx(L, index, nil))]" }
             return "[\(lua_tonumberx(L, index, nil))]"
-        case LUA_TBOOLEAN: return "[\(lua_toboolean(L, index) != 0)]"
+        case .boolean: return "[\(lua_toboolean(L, index) != 0)]"
         default: return "[\(describeValue(L, index))]"
         }
     }

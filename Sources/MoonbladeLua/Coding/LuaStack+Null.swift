@@ -13,6 +13,6 @@ extension LuaStack {
 
     /// Whether the value at `index` is the `null` sentinel pushed by ``pushNull()``.
     public func isNull(at index: Int32) -> Bool {
-        LuaCoding.isNull(state, index)
+        lua_type(state, index) == LUA_TLIGHTUSERDATA && lua_touserdata(state, index) == nil
     }
 }

@@ -17,7 +17,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         while lua_next(L, table) != 0 {
             lua_settop(L, -2)
             if lua_type(L, -1) == LUA_TSTRING {
-                if let key = Key(stringValue: String(decoding: LuaCoding.stringBytes(L, -1), as: UTF8.self)) { keys.append(key) }
+                if let key = Key(stringValue: decoder.stack.string(at: -1)!) { keys.append(key) }
             } else if lua_isinteger(L, -1) != 0 {
                 if let key = Key(intValue: Int(lua_tointegerx(L, -1, nil))) { keys.append(key) }
             }
@@ -31,7 +31,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         if integerKeys, let int = key.intValue {
             return lua_rawgeti(L, table, lua_Integer(int))
         }
-        LuaCoding.push(L, key.stringValue)
+        decoder.stack.push(key.stringValue)
         return lua_rawget(L, table)
     }
 
@@ -119,7 +119,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
 
     func superDecoder() throws -> any Decoder {
-        LuaCoding.push(L, LuaCodingKey.super.stringValue)
+        decoder.stack.push(LuaCodingKey.super.stringValue)
         return try childDecoder(forKey: LuaCodingKey.super, lookedUp: lua_rawget(L, table), required: false)
     }
 

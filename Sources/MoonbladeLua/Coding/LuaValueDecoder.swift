@@ -54,13 +54,12 @@ final class LuaValueDecoder: Decoder {
     var codingPath: [any CodingKey] { path }
     var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
 
+    var stack: LuaStack { LuaStack(L) }
+
     @inline(__always)
     func reserve() throws {
-        guard lua_checkstack(L, LuaCoding.slotMargin) != 0 else {
-            throw DecodingError.dataCorrupted(
-                .init(
-                    codingPath: path, debugDescription: "the Lua stack cannot grow",
-                    underlyingError: LuaError(.memory, message: "Lua stack overflow (cannot grow by \(LuaCoding.slotMargin) slots)")))
+        do { try stack.reserve(LuaCoding.slotMargin) } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "the Lua stack cannot grow", underlyingError: error))
         }
     }
 
@@ -99,13 +98,12 @@ final class LuaValueDecoder: Decoder {
 
     @inline(__always)
     func decodeString<K: CodingKey>(at index: Int32, key: K?) throws -> String {
-        guard lua_type(L, index) == LUA_TSTRING else { throw mismatch(String.self, expected: "String", at: index, key: key) }
-        let bytes = LuaCoding.stringBytes(L, index)
         // ASCII (most state strings) needs no validation, and `String(decoding:)` is the fast path.
-        if LuaCoding.isASCII(bytes) { return String(decoding: bytes, as: UTF8.self) }
-        guard let string = String(validating: bytes, as: UTF8.self) else {
-            throw corrupted(key: key, "expected String, found a string that is not valid UTF-8")
+        let string = stack.withStringBytes(at: index) { bytes in
+            LuaCoding.isASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
         }
+        guard let string else { throw mismatch(String.self, expected: "String", at: index, key: key) }
+        guard let string else { throw corrupted(key: key, "expected String, found a string that is not valid UTF-8") }
         return string
     }
 
@@ -247,18 +245,18 @@ final class LuaValueDecoder: Decoder {
         case .deferredToData:
             return try decodeNested(Data.self, at: index, key: key) { try Data(from: $0) }
         case .base64:
-            guard lua_type(L, index) == LUA_TSTRING else {
+            guard let data = stack.withStringBytes(at: index, { Data(base64Encoded: Data($0)) }) else {
                 throw mismatch(Data.self, expected: "base64-encoded Data", at: index, key: key)
             }
-            guard let data = Data(base64Encoded: Data(LuaCoding.stringBytes(L, index))) else {
+            guard let data else {
                 throw corrupted(key: key, "expected base64-encoded Data, found \(LuaCoding.describeValue(L, index))")
             }
             return data
         case .luaString:
-            guard lua_type(L, index) == LUA_TSTRING else {
+            guard let data = stack.withStringBytes(at: index, { Data($0) }) else {
                 throw mismatch(Data.self, expected: "Data (a string of bytes)", at: index, key: key)
             }
-            return Data(LuaCoding.stringBytes(L, index))
+            return data
         case .custom(let decode):
             return try decodeNested(Data.self, at: index, key: key) { try decode($0) }
         }

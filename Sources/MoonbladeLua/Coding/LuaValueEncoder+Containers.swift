@@ -22,7 +22,7 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     mutating func encodeNil(forKey key: Key) throws {}  // an absent key is Lua's nil
 
     mutating func encode(_ value: Bool, forKey key: Key) throws { try set(key) { lua_pushboolean($0, value ? 1 : 0) } }
-    mutating func encode(_ value: String, forKey key: Key) throws { try set(key) { LuaCoding.push($0, value) } }
+    mutating func encode(_ value: String, forKey key: Key) throws { try set(key) { LuaStack($0).push(value) } }
     mutating func encode(_ value: Double, forKey key: Key) throws { try set(key) { lua_pushnumber($0, value) } }
     mutating func encode(_ value: Float, forKey key: Key) throws { try set(key) { lua_pushnumber($0, Double(value)) } }
     mutating func encode(_ value: Int, forKey key: Key) throws { try set(key) { lua_pushinteger($0, lua_Integer(value)) } }
@@ -108,7 +108,7 @@ struct LuaUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     }
 
     mutating func encode(_ value: Bool) throws { try append { lua_pushboolean($0, value ? 1 : 0) } }
-    mutating func encode(_ value: String) throws { try append { LuaCoding.push($0, value) } }
+    mutating func encode(_ value: String) throws { try append { LuaStack($0).push(value) } }
     mutating func encode(_ value: Double) throws { try append { lua_pushnumber($0, value) } }
     mutating func encode(_ value: Float) throws { try append { lua_pushnumber($0, Double(value)) } }
     mutating func encode(_ value: Int) throws { try append { lua_pushinteger($0, lua_Integer(value)) } }
@@ -179,7 +179,7 @@ struct LuaSingleValueEncodingContainer: SingleValueEncodingContainer {
 
     mutating func encodeNil() throws { try put { lua_pushnil($0) } }
     mutating func encode(_ value: Bool) throws { try put { lua_pushboolean($0, value ? 1 : 0) } }
-    mutating func encode(_ value: String) throws { try put { LuaCoding.push($0, value) } }
+    mutating func encode(_ value: String) throws { try put { LuaStack($0).push(value) } }
     mutating func encode(_ value: Double) throws { try put { lua_pushnumber($0, value) } }
     mutating func encode(_ value: Float) throws { try put { lua_pushnumber($0, Double(value)) } }
     mutating func encode(_ value: Int) throws { try put { lua_pushinteger($0, lua_Integer(value)) } }

@@ -74,7 +74,7 @@ final class LuaValueEncoder: Encoder {
     @inline(__always)
     func pushValue<T: Encodable, K: CodingKey>(_ value: T, key: K?) throws {
         if T.self == String.self {
-            LuaCoding.push(L, unsafeBitCast(value, to: String.self))
+            LuaStack(L).push(unsafeBitCast(value, to: String.self))
         } else if T.self == Int.self {
             lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: Int.self)))
         } else if T.self == Double.self {
@@ -181,7 +181,7 @@ final class LuaValueEncoder: Encoder {
         case .deferredToDate: try pushNested(date, key: key)
         case .secondsSince1970: lua_pushnumber(L, date.timeIntervalSince1970)
         case .millisecondsSince1970: lua_pushnumber(L, date.timeIntervalSince1970 * 1000)
-        case .iso8601: LuaCoding.push(L, date.formatted(Date.ISO8601FormatStyle()))
+        case .iso8601: LuaStack(L).push(date.formatted(Date.ISO8601FormatStyle()))
         case .custom(let encode): try pushNested(CustomEncoded { try encode(date, $0) }, key: key)
         }
     }
@@ -189,7 +189,7 @@ final class LuaValueEncoder: Encoder {
     private func pushData<K: CodingKey>(_ data: Data, key: K?) throws {
         switch options.dataEncodingStrategy {
         case .deferredToData: try pushNested(data, key: key)
-        case .base64: LuaCoding.push(L, data.base64EncodedString())
+        case .base64: LuaStack(L).push(data.base64EncodedString())
         case .luaString:
             data.withUnsafeBytes { bytes in
                 _ = lua_pushlstring(L, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
@@ -240,7 +240,7 @@ final class LuaValueEncoder: Encoder {
         if integer, let int = key.intValue {
             lua_pushinteger(L, lua_Integer(int))
         } else {
-            LuaCoding.push(L, key.stringValue)
+            LuaStack(L).push(key.stringValue)
         }
     }
 

@@ -83,6 +83,7 @@ extension LuaStack {
     }
 
     /// Pushes the string's UTF-8 bytes exactly, embedded NUL bytes included.
+    @inline(__always)  // the encoder pushes every field name and string value through here
     public func push(_ value: String) {
         var value = value
         value.withUTF8 { bytes in
@@ -118,6 +119,7 @@ extension LuaStack {
 
     /// Calls `body` with the bytes of the string at `index`, or returns nil when it is not a string.
     /// The bytes are Lua's own and only valid inside `body`.
+    @inline(__always)  // the decoder reads every string and field name through here
     public func withStringBytes<R>(at index: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
         guard lua_type(state, index) == LUA_TSTRING else { return nil }
         var count = 0
