@@ -40,7 +40,10 @@ let package = Package(
             name: "MoonbladeTests",
             dependencies: ["Moonblade", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "MoonbladeHostTests", dependencies: ["MoonbladeHost"]),
+        .testTarget(
+            name: "MoonbladeHostTests",
+            dependencies: ["MoonbladeHost", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "MoonbladeLuaTests",
             dependencies: [

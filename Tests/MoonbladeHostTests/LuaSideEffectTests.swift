@@ -4,8 +4,8 @@ import MoonbladeLua
 import Synchronization
 import Testing
 
-/// A Swift updater Lua can dispatch by name.
-struct SetCounter: StateUpdater, Decodable {
+/// A Swift updater Lua can dispatch by name (and, being `Encodable`, see the payload of).
+struct SetCounter: StateUpdater, Codable {
     var value: Int
     func updateState(_ state: inout AppState) { state.counter = value }
 }

@@ -4,9 +4,9 @@
 /// store fails with ``StoreError/storeReleased``; reading the state or the dependencies of a released
 /// store is a programming error and stops the program.
 public struct InterceptorContext: AnySideEffectContext {
-    private weak let store: (any AnyStore)?
+    private weak let store: (any CascadingStore)?
 
-    init(store: any AnyStore) {
+    init(store: any CascadingStore) {
         self.store = store
     }
 
@@ -28,7 +28,17 @@ public struct InterceptorContext: AnySideEffectContext {
         store?.dispatch(updater) ?? .failed(StoreError.storeReleased)
     }
 
-    private var liveStore: any AnyStore {
+    /// How many reactions down a chain the item being intercepted was dispatched; see
+    /// ``Store/cascadeDepth``.
+    package var cascadeDepth: Int { liveStore.cascadeDepth }
+
+    /// Dispatches an item caused by the one being intercepted, `cascadeDepth` steps down the chain.
+    @discardableResult
+    package func anyDispatch(_ dispatchable: any Dispatchable, cascadeDepth: Int) -> DispatchHandle<any Sendable> {
+        store?.anyDispatch(dispatchable, cascadeDepth: cascadeDepth) ?? .failed(StoreError.storeReleased)
+    }
+
+    private var liveStore: any CascadingStore {
         guard let store else { preconditionFailure("the store of this context was released") }
         return store
     }

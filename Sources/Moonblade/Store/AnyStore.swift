@@ -6,3 +6,12 @@ public protocol AnyStore: AnyObject, Dispatcher {
     /// The dependency container, type-erased.
     var anyDependencies: any SideEffectDependencyContainer { get }
 }
+
+/// A store that tracks chains of reactions: what ``InterceptorContext`` needs from a ``Store`` beyond
+/// ``AnyStore``, for the plugin host's rules.
+package protocol CascadingStore: AnyStore {
+    var cascadeDepth: Int { get }
+    func anyDispatch(_ dispatchable: any Dispatchable, cascadeDepth: Int) -> DispatchHandle<any Sendable>
+}
+
+extension Store: CascadingStore {}

@@ -18,25 +18,38 @@ extension Store {
         return DispatchHandle(status: submit(item))
     }
 
+    /// Dispatches any item as a consequence of the item being processed `cascadeDepth` steps down a
+    /// chain of reactions (0 for an item nobody caused).
+    ///
+    /// The depth travels with the item to ``cascadeDepth``, so rules that react to items (the plugin
+    /// host's observers) can stop a chain that keeps re-triggering itself.
+    @discardableResult
+    package func anyDispatch(_ dispatchable: any Dispatchable, cascadeDepth: Int) -> DispatchHandle<any Sendable> {
+        guard let item = DispatchItem(dispatchable) else {
+            return .failed(StoreError.unsupportedDispatchable(String(reflecting: type(of: dispatchable))))
+        }
+        return DispatchHandle(status: submit(item, cascadeDepth: cascadeDepth))
+    }
+
     /// Runs `item` on this thread if no thread holds the draining role, else queues it for the drainer.
-    private func submit(_ item: DispatchItem) -> DispatchStatus {
+    private func submit(_ item: DispatchItem, cascadeDepth: Int = 0) -> DispatchStatus {
         let queued = lock.withLock { () -> DispatchCompletion? in
-            guard !isDraining else { return enqueue(item) }
+            guard !isDraining else { return enqueue(item, cascadeDepth: cascadeDepth) }
             isDraining = true
             return nil
         }
         if let queued {
             return .pending(queued)
         }
-        let status = process(item)
+        let status = process(item, cascadeDepth: cascadeDepth)
         drainQueue()
         return status
     }
 
     /// Queues `item` and returns the box its handle waits on. Call with `lock` held.
-    private func enqueue(_ item: DispatchItem) -> DispatchCompletion {
+    private func enqueue(_ item: DispatchItem, cascadeDepth: Int) -> DispatchCompletion {
         let completion = DispatchCompletion(lock: lock)
-        queue.append(PendingDispatch(item: item, completion: completion))
+        queue.append(PendingDispatch(item: item, cascadeDepth: cascadeDepth, completion: completion))
         return completion
     }
 
@@ -52,13 +65,14 @@ extension Store {
             }
             return next
         }) {
-            pending.completion.resolve(with: process(pending.item))
+            pending.completion.resolve(with: process(pending.item, cascadeDepth: pending.cascadeDepth))
         }
     }
 
     /// Runs one item through the interceptor chain and returns its status. Draining thread only.
-    private func process(_ item: DispatchItem) -> DispatchStatus {
+    private func process(_ item: DispatchItem, cascadeDepth: Int) -> DispatchStatus {
         currentItem = item
+        currentCascadeDepth = cascadeDepth
         defer {
             currentItem = nil
             currentStatus = nil
@@ -91,7 +105,7 @@ extension Store {
             currentStatus = startSideEffect(sideEffect)
         case (_, let replacement?):
             // Another kind: a dispatch of its own through the whole chain; the original handle follows it.
-            currentStatus = .pending(lock.withLock { enqueue(replacement) })
+            currentStatus = .pending(lock.withLock { enqueue(replacement, cascadeDepth: currentCascadeDepth + 1) })
         case (_, nil):
             throw StoreError.unsupportedDispatchable(String(reflecting: type(of: dispatchable)))
         }

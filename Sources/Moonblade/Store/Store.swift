@@ -40,6 +40,8 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
     @exclusivity(unchecked) var currentItem: DispatchItem?
     /// The status the innermost `next` produced for the item being processed, if not a plain success.
     @exclusivity(unchecked) var currentStatus: DispatchStatus?
+    /// How many reactions down a chain the item being processed was dispatched.
+    @exclusivity(unchecked) var currentCascadeDepth = 0
 
     /// Creates a store and makes it ready.
     ///
@@ -87,6 +89,13 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
 
     /// The dependency container, built once and shared by every side effect of this store.
     public var dependencies: D { dependencyContainer! }
+
+    /// How many reactions down a chain the item being processed was dispatched: 0 for an item nobody
+    /// caused, one more than its cause for an item dispatched with ``anyDispatch(_:cascadeDepth:)`` or
+    /// re-dispatched by an interceptor that replaced it with an item of another kind.
+    ///
+    /// Meaningful only to interceptors, while they handle an item.
+    package var cascadeDepth: Int { currentCascadeDepth }
 
     /// The current state, type-erased.
     public var anyState: any State { state }

@@ -17,8 +17,17 @@ package final class Lock: @unchecked Sendable {
     // @unchecked: the mutex is only used through pthread calls, which are thread-safe.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-    package init() {
-        pthread_mutex_init(mutex, nil)
+    /// Creates a lock; a `recursive` one may be taken again by the thread that holds it.
+    package init(recursive: Bool = false) {
+        guard recursive else {
+            pthread_mutex_init(mutex, nil)
+            return
+        }
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
     }
 
     deinit {
@@ -26,7 +35,7 @@ package final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// Runs `body` while holding the lock. `body` must not take this lock again.
+    /// Runs `body` while holding the lock. `body` must not take this lock again, unless it is recursive.
     package func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure)
         -> Result
     {

@@ -20,11 +20,19 @@ public final class PluginHost<S: State & Codable>: Sendable {
     public struct Configuration: Sendable {
         /// The most memory plugin code may make the VM hold, in bytes; nil for no limit.
         public var memoryLimit: Int?
-        /// Where load problems are logged.
+        /// How many reactions may follow each other (an observer rule dispatching, an interceptor
+        /// re-dispatching as another kind, a side effect dispatching) before the chain is stopped with
+        /// an error naming what reacted. 32 by default.
+        public var maxCascadeDepth: Int
+        /// Where load problems and failing observer rules are logged.
         public var logger: Logger
 
-        public init(memoryLimit: Int? = 256 << 20, logger: Logger = Logger(label: "moonblade.host")) {
+        public init(
+            memoryLimit: Int? = 256 << 20, maxCascadeDepth: Int = 32,
+            logger: Logger = Logger(label: "moonblade.host")
+        ) {
             self.memoryLimit = memoryLimit
+            self.maxCascadeDepth = maxCascadeDepth
             self.logger = logger
         }
     }
@@ -39,6 +47,10 @@ public final class PluginHost<S: State & Codable>: Sendable {
 
     /// Loads the plugins in `directories` (each holds a `plugin.lua`) and starts a store on them.
     ///
+    /// Every item passes the Swift `interceptors` first (in array order), then the plugins' Lua
+    /// interceptors (in load order, each plugin's in its own order); the plugins' observer rules see
+    /// the item that comes out at the end, once the store has handled it.
+    ///
     /// - Parameters:
     ///   - interceptors: Swift interceptors, outermost first.
     ///   - dependencies: the Swift functions side effects reach as `ctx.deps`.
@@ -51,7 +63,8 @@ public final class PluginHost<S: State & Codable>: Sendable {
         configuration: Configuration = Configuration()
     ) throws(PluginError) {
         let runtime = try PluginRuntime<S>(
-            configuration: LuaVM.Configuration(memoryLimit: configuration.memoryLimit), dependencies: dependencies)
+            configuration: LuaVM.Configuration(memoryLimit: configuration.memoryLimit), dependencies: dependencies,
+            maxCascadeDepth: configuration.maxCascadeDepth, logger: configuration.logger)
         var loaded: [PluginInfo] = []
         var errors: [PluginError] = []
         for directory in directories {
@@ -66,12 +79,9 @@ public final class PluginHost<S: State & Codable>: Sendable {
         plugins = loaded
         loadErrors = errors
         store = Store(
-            interceptors: interceptors + [Self.bindingInterceptor(runtime)],
+            interceptors: interceptors + [Self.bindingInterceptor(runtime), runtime.ruleInterceptor()],
             stateInitializer: { initialState },
-            dependenciesInitializer: { dispatch, getState in
-                runtime.connect(dispatch: dispatch, getState: getState)
-                return PluginHostDependencies(dispatch: dispatch, getState: getState)
-            })
+            dependenciesInitializer: PluginHostDependencies.init(dispatch:getState:))
     }
 
     /// The store's current state.
@@ -81,6 +91,12 @@ public final class PluginHost<S: State & Codable>: Sendable {
     /// decoded into `Item`.
     public func register<Item: Dispatchable & Decodable>(_ type: Item.Type, as name: String) {
         runtime.register(type, as: name)
+    }
+
+    /// Posts `notification` on the host's notification channel: every `on_notification` rule naming it
+    /// fires, its payload functions called with `payload`.
+    public func post(_ notification: String, payload: (any Encodable & Sendable)? = nil) {
+        runtime.post(notification, payload: PluginValue(payload: payload))
     }
 
     /// Dispatches the Lua updater or side effect `name` with `payload` (its fields become a Lua table).

@@ -2,34 +2,39 @@ import Moonblade
 import MoonbladeLua
 
 /// The store item that runs a Lua side effect as a coroutine and reads its result as `Result`.
-struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEffect {
+struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEffect, LuaItem {
     let runtime: PluginRuntime<S>
     let item: String
     let payload: PluginValue
+    var cascadeDepth = 0
     /// Reads the side effect's first result (at the given index) into `Result`.
     let readResult: @Sendable (_ stack: LuaStack, _ index: Int32, _ decoder: LuaDecoder) throws -> Result
 
     func sideEffect(_ context: any AnySideEffectContext) async throws -> Result {
-        try await runtime.runSideEffect(item, payload: payload, readResult: readResult)
+        try await runtime.runSideEffect(item, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
+    }
+
+    func replaced(by item: String, payload: PluginValue) -> Self {
+        Self(runtime: runtime, item: item, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
     }
 }
 
 extension LuaItemSideEffect where Result: Decodable {
-    init(runtime: PluginRuntime<S>, item: String, payload: PluginValue) {
-        self.init(runtime: runtime, item: item, payload: payload) { stack, index, decoder in
+    init(runtime: PluginRuntime<S>, item: String, payload: PluginValue, cascadeDepth: Int = 0) {
+        self.init(runtime: runtime, item: item, payload: payload, cascadeDepth: cascadeDepth) { stack, index, decoder in
             try decoder.decode(Result.self, from: stack, at: index)
         }
     }
 }
 
 extension LuaItemSideEffect where Result == LuaValue {
-    init(runtime: PluginRuntime<S>, item: String, payload: PluginValue) {
-        self.init(runtime: runtime, item: item, payload: payload) { stack, index, _ in try stack.value(at: index) }
+    init(runtime: PluginRuntime<S>, item: String, payload: PluginValue, cascadeDepth: Int = 0) {
+        self.init(runtime: runtime, item: item, payload: payload, cascadeDepth: cascadeDepth) { stack, index, _ in try stack.value(at: index) }
     }
 }
 
 extension LuaItemSideEffect where Result == Void {
-    init(runtime: PluginRuntime<S>, item: String, payload: PluginValue) {
-        self.init(runtime: runtime, item: item, payload: payload) { _, _, _ in }
+    init(runtime: PluginRuntime<S>, item: String, payload: PluginValue, cascadeDepth: Int = 0) {
+        self.init(runtime: runtime, item: item, payload: payload, cascadeDepth: cascadeDepth) { _, _, _ in }
     }
 }

@@ -6,7 +6,22 @@ enum PluginItemKind: Sendable {
     case luaUpdater
     case luaSideEffect
     /// A Swift `Decodable` dispatchable: builds it from the payload Lua passes at `payloadIndex`.
-    case swift(@Sendable (_ stack: LuaStack, _ payloadIndex: Int32, _ decoder: LuaDecoder) throws -> any Dispatchable)
+    case swift(
+        isUpdater: Bool,
+        make: @Sendable (_ stack: LuaStack, _ payloadIndex: Int32, _ decoder: LuaDecoder) throws -> any Dispatchable)
+
+    /// Whether the store applies it as a state updater.
+    var isUpdater: Bool {
+        switch self {
+        case .luaUpdater: true
+        case .luaSideEffect: false
+        case .swift(let isUpdater, _): isUpdater
+        }
+    }
+
+    var isSwift: Bool {
+        if case .swift = self { true } else { false }
+    }
 }
 
 /// Splits `plugin.item` into its plugin name.

@@ -32,7 +32,10 @@ extension PluginVM {
                 message: "a plugin named \(info.name) is already loaded from \(existing.directory)",
                 location: LuaLocation(source: chunkName, line: 1))
         }
+        let rules = try shape.rules(ofTableAt: stack.top, plugin: info.name)
         register(info, tableAt: stack.top)
+        appendInterceptors(rules.interceptors)
+        observers += rules.observers
         return info
     }
 
@@ -61,7 +64,7 @@ extension PluginVM {
 }
 
 /// Checks that what `plugin.lua` returned is a plugin table, naming the line of what is wrong.
-private struct PluginShapeChecker {
+struct PluginShapeChecker {
     let stack: LuaStack
     let chunkName: String
     let source: String
@@ -130,7 +133,7 @@ private struct PluginShapeChecker {
     }
 
     /// Calls `body` with each string key of the table at `index`, its value on top of the stack.
-    private func forEachField(
+    func forEachField(
         ofTableAt index: Int32, in what: String, _ body: (String) throws(PluginError) -> Void
     ) throws(PluginError) {
         let table = stack.absolute(index)
@@ -151,7 +154,7 @@ private struct PluginShapeChecker {
         }
     }
 
-    private func describeTop() -> String {
+    func describeTop() -> String {
         if let string = stack.string(at: -1) { return "string \"\(string)\"" }
         if let number = stack.number(at: -1) { return "number \(stack.integer(at: -1).map(String.init) ?? String(number))" }
         return "\(stack.type(at: -1))"
@@ -159,7 +162,7 @@ private struct PluginShapeChecker {
 
     /// A shape error, placed at the first line of the source that mentions `key =` (Lua keeps no
     /// line numbers for table fields, so this is a best guess, and it is right for ordinary plugins).
-    private func failure(_ message: String, near key: String?) -> PluginError {
+    func failure(_ message: String, near key: String?) -> PluginError {
         let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.drop { $0 == " " || $0 == "\t" } }
         let line = key.flatMap { key in
@@ -167,8 +170,11 @@ private struct PluginShapeChecker {
                 ? lines.lastIndex { $0.hasPrefix("return") }
                 : lines.firstIndex { $0.hasPrefix(key) && $0.dropFirst(key.count).drop { $0 == " " }.hasPrefix("=") }
         }
-        return PluginError(
-            .shape, plugin: folder, message: message,
-            location: LuaLocation(source: chunkName, line: line.map { $0 + 1 } ?? 1))
+        return failure(message, line: line.map { $0 + 1 } ?? 1)
+    }
+
+    /// A shape error at `line` of the plugin file.
+    func failure(_ message: String, line: Int) -> PluginError {
+        PluginError(.shape, plugin: folder, message: message, location: LuaLocation(source: chunkName, line: line))
     }
 }

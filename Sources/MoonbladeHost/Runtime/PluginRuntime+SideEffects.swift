@@ -11,10 +11,12 @@ extension PluginRuntime {
     /// Runs the Lua side effect `item` as its own coroutine until it returns, awaiting the Swift work
     /// it asks for with the VM released, and reads its first result with `readResult`.
     func runSideEffect<Result: Sendable>(
-        _ item: String, payload: PluginValue,
+        _ item: String, payload: PluginValue, cascadeDepth: Int,
         readResult: @escaping @Sendable (LuaStack, Int32, LuaDecoder) throws -> Result
     ) async throws(PluginError) -> Result {
-        let run = try withVM { vm throws(PluginError) in try start(item, payload: payload, vm) }
+        let run = try withVM { vm throws(PluginError) in
+            try start(item, payload: payload, cascadeDepth: cascadeDepth, vm)
+        }
         defer { withVM { vm in vm.endRun(run) } }
         var awaited: Swift.Result<PluginValue, any Error>?
         while true {
@@ -35,7 +37,7 @@ extension PluginRuntime {
     }
 
     /// Creates the run's coroutine with `(ctx, payload)` ready as the function's arguments.
-    private func start(_ item: String, payload: PluginValue, _ vm: PluginVM) throws(PluginError) -> Int {
+    private func start(_ item: String, payload: PluginValue, cascadeDepth: Int, _ vm: PluginVM) throws(PluginError) -> Int {
         guard let function = vm.functions[item] else { throw Self.unknown(item) }
         let coroutine = LuaCoroutine(in: vm.vm.stack)
         do {
@@ -45,7 +47,7 @@ extension PluginRuntime {
         } catch {
             throw vm.valueError(error, item: item, root: "payload")
         }
-        return vm.beginRun(SideEffectRun(item: item, coroutine: coroutine))
+        return vm.beginRun(SideEffectRun(item: item, coroutine: coroutine, cascadeDepth: cascadeDepth))
     }
 
     /// Resumes the run, handing it the outcome of what it awaited, until it yields or returns.
@@ -114,32 +116,18 @@ extension PluginRuntime {
         guard let name = stack.string(at: 1) else {
             throw placedError(stack, "ctx.dispatch needs an item name, got \(stack.type(at: 1))")
         }
-        guard let kind = kind(of: name) else {
-            throw placedError(stack, "ctx.dispatch: no item named \(name) is registered")
-        }
-        let payload: PluginValue
-        do {
-            payload = stack.type(at: 2) == .nil || stack.type(at: 2) == .none ? .none : .lua(try stack.value(at: 2))
-        } catch {
-            throw placedError(stack, "ctx.dispatch(\(name)) payload: \(error.message)")
-        }
+        let cascadeDepth = run.cascadeDepth + 1
         let item: any Dispatchable
-        switch kind {
-        case .luaUpdater:
-            item = LuaItemUpdater(runtime: self, item: name, payload: payload)
-        case .luaSideEffect:
-            item = LuaItemSideEffect<S, LuaValue>(runtime: self, item: name, payload: payload)
-        case .swift(let make):
-            do {
-                item = try make(stack, 2, vm.decoder)
-            } catch let error as DecodingError {
-                throw placedError(stack, "ctx.dispatch(\(name)): \(LuaDecoder.describe(error, root: "payload"))")
-            }
+        do throws(ItemError) {
+            try checkCascade(cascadeDepth, cause: "ctx.dispatch(\(name)) from \(run.item)")
+            item = try makeItem(name, payloadAt: 2, of: stack, cascadeDepth: cascadeDepth, vm)
+        } catch {
+            throw placedError(stack, "ctx.dispatch: \(error.message)")
         }
-        guard let dispatch = store?.dispatch else {
+        guard let store else {
             throw placedError(stack, "ctx.dispatch: the host has no store yet")
         }
-        run.pending = { PluginValue(result: try await dispatch(item).value) }
+        run.pending = { PluginValue(result: try await store.anyDispatch(item, cascadeDepth: cascadeDepth).value) }
         return 0
     }
 
@@ -161,7 +149,7 @@ extension PluginRuntime {
 
     /// `ctx.state()`: pushes a copy of the store's current state.
     func readState(_ stack: LuaStack, _ vm: PluginVM) throws -> Int32 {
-        guard let getState = store?.getState, let state = getState() as? S else {
+        guard let state = store?.getAnyState() as? S else {
             throw placedError(stack, "ctx.state: the host has no store yet")
         }
         try vm.encoder.push(state, onto: stack)

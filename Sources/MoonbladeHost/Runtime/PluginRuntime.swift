@@ -1,3 +1,4 @@
+import Logging
 import Moonblade
 import MoonbladeLua
 
@@ -5,24 +6,41 @@ import MoonbladeLua
 ///
 /// The VM is entered by one thread at a time (boundary rule 3): everything that touches it goes
 /// through `withVM`, whose body is synchronous, so no thread can hold the VM across an `await`.
-/// Lua updaters run right there, on the thread draining the store. Lua side effects run as
-/// coroutines: the VM is held only while a coroutine runs, and released while it awaits Swift work.
+/// Lua updaters, interceptors and observer rules run right there, on the thread draining the store.
+/// Lua side effects run as coroutines: the VM is held only while a coroutine runs, and released while
+/// it awaits Swift work.
 ///
-/// Swift code never runs user logic with the VM held: `ctx.dispatch` and `ctx.deps` only *record*
-/// what to do, and the awaiting side effect does it after releasing the VM. That is what keeps the
-/// store (which may apply a Lua updater on any thread) and the VM from ever waiting on each other.
+/// Swift code never runs user logic with the VM held, with one exception: a Lua interceptor's `next`
+/// hands the item on to the store, which may apply a Lua updater (hence the lock is recursive) and
+/// call listeners. Everything else (`ctx.dispatch`, `ctx.deps`) only *records* what to do, and the
+/// awaiting side effect does it after releasing the VM. That is what keeps the store (which may apply
+/// a Lua updater on any thread) and the VM from ever waiting on each other.
 final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
-    // @unchecked Sendable: `pluginVM` is touched only inside `vmLock`, and `catalog` and `connection`
-    // only inside `namesLock`. (pthread locks rather than `Mutex`: ThreadSanitizer sees them.)
-    private let vmLock = Lock()
+    // @unchecked Sendable: `pluginVM` is touched only inside `vmLock`, and the variables below
+    // `namesLock` only inside it. (pthread locks rather than `Mutex`: ThreadSanitizer sees them.)
+    private let vmLock = Lock(recursive: true)
     private let pluginVM: PluginVM
     private let namesLock = Lock()
     /// Item names to kinds, readable without the VM (dispatching looks names up on any thread).
     private var catalog: [String: PluginItemKind] = [:]
-    /// How Lua reaches the store: set when the store builds its dependency container, before any item runs.
-    private var connection: (dispatch: AnyDispatch, getState: GetState)?
+    /// The names of registered Swift dispatchables, by type.
+    private var swiftNames: [ObjectIdentifier: String] = [:]
+    /// Which kinds of rules the plugins have: the store skips the VM when there are none.
+    private var rules = RuleKinds()
+    /// How Lua reaches the store: set when the store sets up its interceptors, before any item runs.
+    private var storeContext: InterceptorContext?
 
-    init(configuration: LuaVM.Configuration, dependencies: PluginDependencies) throws(PluginError) {
+    /// How many reactions (observer rules, interceptors re-dispatching, side effects dispatching) may
+    /// follow each other before the chain is stopped.
+    let maxCascadeDepth: Int
+    /// Where problems that reach no dispatcher (a raising observer predicate) are reported.
+    let logger: Logger
+
+    init(
+        configuration: LuaVM.Configuration, dependencies: PluginDependencies, maxCascadeDepth: Int, logger: Logger
+    ) throws(PluginError) {
+        self.maxCascadeDepth = maxCascadeDepth
+        self.logger = logger
         do {
             pluginVM = try PluginVM(configuration: configuration)
         } catch {
@@ -34,6 +52,7 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
                     startDispatch: { [unowned self, unowned vm] stack in try self.startDispatch(stack, vm) },
                     startCall: { [unowned vm] stack in try Self.startCall(stack, vm, dependencies) },
                     readState: { [unowned self, unowned vm] stack in try self.readState(stack, vm) },
+                    finishInterception: { [unowned self, unowned vm] stack in try self.finishInterception(stack, vm) },
                     dependencyNames: dependencies.names)
             }
         } catch {
@@ -46,36 +65,59 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
         try vmLock.withLock { () throws(Failure) in try body(pluginVM) }
     }
 
-    /// Connects Lua's `ctx.dispatch` and `ctx.state()` to the store.
-    func connect(dispatch: @escaping AnyDispatch, getState: @escaping GetState) {
-        namesLock.withLock { connection = (dispatch, getState) }
+    /// Connects Lua's `ctx.dispatch`, `ctx.state()` and rules to the store.
+    func attach(to context: InterceptorContext) {
+        namesLock.withLock { storeContext = context }
     }
 
-    /// How Lua reaches the store, once it is connected.
-    var store: (dispatch: AnyDispatch, getState: GetState)? {
-        namesLock.withLock { connection }
+    /// How Lua reaches the store, once it is attached.
+    var store: InterceptorContext? {
+        namesLock.withLock { storeContext }
     }
 
     /// Loads a plugin folder and makes its items dispatchable by name.
     func loadPlugin(from directory: String) throws(PluginError) -> PluginInfo {
-        let info = try withVM { vm throws(PluginError) in try vm.loadPlugin(from: directory) }
+        let (info, kinds) = try withVM { vm throws(PluginError) in
+            let info = try vm.loadPlugin(from: directory)
+            return (info, RuleKinds(interceptors: vm.interceptorCount > 0, observers: !vm.observers.isEmpty))
+        }
         namesLock.withLock {
             for item in info.updaters { catalog[item] = .luaUpdater }
             for item in info.sideEffects { catalog[item] = .luaSideEffect }
+            rules = kinds
         }
         return info
     }
 
-    /// Makes a Swift dispatchable available to Lua's `ctx.dispatch(name, payload)`.
+    /// Makes a Swift dispatchable available to Lua's `ctx.dispatch(name, payload)` and rules.
     func register<Item: Dispatchable & Decodable>(_ type: Item.Type, as name: String) {
         namesLock.withLock {
-            catalog[name] = .swift { stack, index, decoder in try decoder.decode(Item.self, from: stack, at: index) }
+            catalog[name] = .swift(isUpdater: Item.self is any AnyStateUpdater.Type) { stack, index, decoder in
+                try decoder.decode(Item.self, from: stack, at: index)
+            }
+            swiftNames[ObjectIdentifier(type)] = name
         }
     }
 
     func kind(of item: String) -> PluginItemKind? {
         namesLock.withLock { catalog[item] }
     }
+
+    /// The name Lua knows `dispatchable` by: its Lua item, or the name its Swift type is registered under.
+    func name(of dispatchable: any Dispatchable) -> String? {
+        if let item = dispatchable as? any LuaItem { return item.item }
+        return namesLock.withLock { swiftNames[ObjectIdentifier(type(of: dispatchable))] }
+    }
+
+    var ruleKinds: RuleKinds {
+        namesLock.withLock { rules }
+    }
+}
+
+/// Which kinds of Lua rules are loaded.
+struct RuleKinds {
+    var interceptors = false
+    var observers = false
 }
 
 // MARK: - Updaters
@@ -87,7 +129,7 @@ extension PluginRuntime {
     /// is not an `S`, this throws and the store keeps its state.
     func applyUpdater(_ item: String, to state: S, payload: PluginValue) throws(PluginError) -> S {
         try withVM { vm throws(PluginError) in
-            let stack = vm.vm.stack
+            let stack = vm.activeStack
             let base = stack.top
             defer { stack.top = base }
             guard let function = vm.functions[item] else { throw Self.unknown(item) }

@@ -16,24 +16,58 @@ final class PluginVM {
     var runs: [Int: SideEffectRun] = [:]
     /// The prelude's factory of per-run `ctx` tables.
     private(set) var makeContext: LuaReference!
+    /// Every plugin's interceptors in load order, as the Lua list ``interceptorChain`` walks.
+    private(set) var interceptors: LuaReference!
+    private(set) var interceptorCount = 0
+    /// The prelude's function that passes an item through a list of interceptors.
+    private(set) var interceptorChain: LuaReference!
+    /// Items being passed through the interceptors, innermost last.
+    var interceptions: [Interception] = []
+    /// Every plugin's observer rules, in load order.
+    var observers: [ObserverRule] = []
+    /// The stack that Lua calls made by the host use: the main thread's, or while an interceptor hands
+    /// an item on, the stack of the thread it runs on (which may be a coroutine it created).
+    var activeStack: LuaStack
 
     init(configuration: LuaVM.Configuration) throws(LuaError) {
         vm = try LuaVM(configuration: configuration)
+        activeStack = vm.stack
     }
 
     /// Runs the prelude with the host's Swift entry points; done once, before any plugin loads.
     func installPrelude(
         startDispatch: @escaping LuaFunction, startCall: @escaping LuaFunction, readState: @escaping LuaFunction,
-        dependencyNames: LuaValue
+        finishInterception: @escaping LuaFunction, dependencyNames: LuaValue
     ) throws(LuaError) {
         let stack = vm.stack
         try stack.load(Prelude.source, chunkName: Prelude.chunkName)
         stack.push(function: startDispatch)
         stack.push(function: startCall)
         stack.push(function: readState)
+        stack.push(function: finishInterception)
         try stack.push(dependencyNames)
-        try stack.call(arguments: 4, results: 1)
+        try stack.call(arguments: 5, results: 2)
+        interceptorChain = stack.popReference()
         makeContext = stack.popReference()
+        stack.pushTable()
+        interceptors = stack.popReference()
+    }
+
+    /// Appends a plugin's interceptors to the chain.
+    func appendInterceptors(_ functions: [LuaReference]) {
+        let stack = vm.stack
+        interceptors.push(onto: stack)
+        for function in functions {
+            interceptorCount += 1
+            function.push(onto: stack)
+            stack.rawSet(table: -2, at: Int64(interceptorCount))
+        }
+        stack.pop()
+    }
+
+    /// The name of the loaded plugin whose `plugin.lua` has the chunk name `source`.
+    func plugin(atSource source: String?) -> String? {
+        plugins.values.first { "\(URL(fileURLWithPath: $0.directory).lastPathComponent)/plugin.lua" == source }?.name
     }
 }
 
@@ -41,12 +75,15 @@ final class PluginVM {
 final class SideEffectRun {
     let item: String
     let coroutine: LuaCoroutine
+    /// How many reactions down a chain the side effect was dispatched.
+    let cascadeDepth: Int
     /// Set by a Swift start function just before the coroutine yields; taken by the host.
     var pending: PendingWork?
 
-    init(item: String, coroutine: LuaCoroutine) {
+    init(item: String, coroutine: LuaCoroutine, cascadeDepth: Int) {
         self.item = item
         self.coroutine = coroutine
+        self.cascadeDepth = cascadeDepth
     }
 }
 
@@ -57,8 +94,8 @@ extension PluginVM {
     /// A plugin error for `item`, placed where the plugin author should look: the Lua line when one
     /// was running, else where the item is defined (memory errors have no line, and a plugin's
     /// `return ctx.deps.x()` tail call leaves no frame of its own); never the host's glue.
-    func pluginError(_ error: LuaError, item: String) -> PluginError {
-        var failure = PluginError(error, plugin: pluginName(ofItem: item), item: item)
+    func pluginError(_ error: LuaError, item: String, plugin: String? = nil) -> PluginError {
+        var failure = PluginError(error, plugin: plugin ?? pluginName(ofItem: item), item: item)
         if failure.location == nil || failure.location?.source == Prelude.chunkName {
             failure.location = definition(of: item)
         }

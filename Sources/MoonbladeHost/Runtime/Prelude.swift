@@ -1,4 +1,4 @@
-/// The Lua glue that gives side effects their `ctx`, run once per VM.
+/// The Lua glue that gives side effects their `ctx` and runs interceptor chains, run once per VM.
 ///
 /// Awaiting is a yield in Lua code (boundary rule 2): a Swift start function records the work for the
 /// running coroutine and returns; `await` yields; the host runs the work outside the VM and resumes the
@@ -7,8 +7,8 @@ enum Prelude {
     static let chunkName = "moonblade/prelude.lua"
 
     static let source = """
-        local start_dispatch, start_call, read_state, dependency_names = ...
-        local yield, error, setmetatable, pairs, ipairs = coroutine.yield, error, setmetatable, pairs, ipairs
+        local start_dispatch, start_call, read_state, finish_interception, dependency_names = ...
+        local yield, error, setmetatable, pairs, ipairs, type = coroutine.yield, error, setmetatable, pairs, ipairs, type
 
         local function await(start, ...)
           start(...)
@@ -33,7 +33,25 @@ enum Prelude {
         }
         local per_run = { __index = shared, __metatable = false }
 
+        -- Passes `item` to interceptors[index], whose `next` passes it on, and past the last one to the
+        -- store. Each `next` works once, and only while its interceptor runs.
+        local function intercept(interceptors, index, item)
+          local interceptor = interceptors[index]
+          if interceptor == nil then return finish_interception(item) end
+          local called, returned = false, false
+          interceptor(item, function(passed)
+            if returned then error("next was called after its interceptor returned", 2) end
+            if called then error("next was called twice; an interceptor passes an item on once", 2) end
+            called = true
+            if passed == nil then passed = item end
+            if type(passed) ~= "table" then error("next expects the item table, got a " .. type(passed), 2) end
+            intercept(interceptors, index + 1, passed)
+          end)
+          returned = true
+        end
+
         -- A fresh ctx per side effect run, so what one run stores in its ctx no other run sees.
-        return function() return setmetatable({}, per_run) end
+        return function() return setmetatable({}, per_run) end,
+          function(interceptors, item) intercept(interceptors, 1, item) end
         """
 }

@@ -91,6 +91,11 @@ extension LuaStack {
         }
     }
 
+    /// The truth of the value at `index` as Lua sees it: false only for `nil` and `false`.
+    public func boolean(at index: Int32) -> Bool {
+        lua_toboolean(state, index) != 0
+    }
+
     /// The integer at `index`, or nil when it is not a number with an exact integer value
     /// (an integral float such as `3.0` gives 3; `3.5`, NaN and floats out of range give nil).
     public func integer(at index: Int32) -> Int64? {

@@ -1,0 +1,181 @@
+import Moonblade
+import MoonbladeHost
+import Synchronization
+import Testing
+
+/// Writes a plugin named `name` whose only content is `interceptors = { <interceptors> }`.
+func interceptorPlugin(_ scratch: ScratchPlugins, _ name: String, _ interceptors: String) throws -> String {
+    try scratch.write(name, """
+        return {
+          name = "\(name)",
+          interceptors = {
+        \(interceptors)
+          },
+        }
+        """)
+}
+
+@Suite("Lua interceptors")
+struct LuaInterceptorTests {
+    let scratch = ScratchPlugins()
+
+    @Test func anInterceptorSeesTheItemAndPassesItOnWithAChangedPayload() async throws {
+        let guardPlugin = try interceptorPlugin(scratch, "tenfold", """
+            function(item, next)
+              assert(item.name == "counter.increment" and item.kind == "updater", item.name)
+              item.payload.by = item.payload.by * 10
+              next(item)
+            end,
+            """)
+        let host = try PluginHost<AppState>(plugins: [shippedPlugin("counter"), guardPlugin])
+        try await host.dispatch("counter.increment", ["by": 2]).value
+        #expect(host.state.counter == 20)
+    }
+
+    @Test func anInterceptorMayRenameTheItem() async throws {
+        let rename = try interceptorPlugin(scratch, "rename", """
+            function(item, next)
+              if item.name == "counter.increment" then item.name = "counter.reset" end
+              next(item)
+            end,
+            """)
+        let host = try PluginHost<AppState>(
+            plugins: [shippedPlugin("counter"), rename], initialState: AppState(counter: 5))
+        try await host.dispatch("counter.increment").value
+        #expect(host.state.counter == 0)
+    }
+
+    @Test func returningWithoutNextDropsTheItem() async throws {
+        let drop = try interceptorPlugin(scratch, "drop", "function(item, next) end,")
+        let host = try PluginHost<AppState>(plugins: [shippedPlugin("counter"), drop])
+        let changes = ChangeRecorder()
+        changes.attach(to: host.store)
+        try await host.dispatch("counter.increment").value
+        #expect(host.state.counter == 0)
+        #expect(changes.count == 0)
+    }
+
+    @Test func raisingRejectsTheItemWithThePluginAndItsLine() async throws {
+        let reject = try interceptorPlugin(scratch, "limits", """
+            function(item, next)
+              if item.payload and item.payload.by > 100 then error("too big a step: " .. item.payload.by) end
+              next(item)
+            end,
+            """)
+        let host = try PluginHost<AppState>(plugins: [shippedPlugin("counter"), reject])
+        let error = try await #require(throws: PluginError.self) {
+            try await host.dispatch("counter.increment", ["by": 500]).value
+        }
+        #expect(error.kind == .runtime)
+        #expect(error.plugin == "limits")
+        #expect(error.item == "counter.increment")
+        #expect(error.location?.description == "limits/plugin.lua:5")
+        #expect(error.message == "too big a step: 500")
+        #expect(host.state.counter == 0)
+        try await host.dispatch("counter.increment", ["by": 3]).value
+        #expect(host.state.counter == 3)
+    }
+
+    @Test func anUpdatersOwnErrorPassesThroughTheInterceptorUnchanged() async throws {
+        let pass = try interceptorPlugin(scratch, "pass", "function(item, next) next(item) end,")
+        let host = try PluginHost<AppState>(plugins: [shippedPlugin("todo"), pass])
+        let error = try await #require(throws: PluginError.self) {
+            try await host.dispatch("todo.add", ["title": ""]).value
+        }
+        #expect(error.item == "todo.add")
+        #expect(error.location?.description == "todo/plugin.lua:15")
+        #expect(host.state.todos.isEmpty)
+    }
+
+    @Test func callingNextTwiceIsAnErrorNotADoubleDispatch() async throws {
+        let twice = try interceptorPlugin(scratch, "twice", """
+            function(item, next)
+              next(item)
+              next(item)
+            end,
+            """)
+        let host = try PluginHost<AppState>(plugins: [shippedPlugin("counter"), twice])
+        let error = try await #require(throws: PluginError.self) {
+            try await host.dispatch("counter.increment").value
+        }
+        #expect(error.message.contains("next was called twice"))
+        #expect(error.location?.description == "twice/plugin.lua:6")
+        #expect(host.state.counter == 1)
+    }
+
+    @Test func nextCalledInsideACoroutineAppliesTheUpdaterOnThatCoroutinesStack() async throws {
+        let wrapped = try interceptorPlugin(scratch, "wrapped", """
+            function(item, next) coroutine.wrap(function() next(item) end)() end,
+            """)
+        let host = try PluginHost<AppState>(plugins: [shippedPlugin("counter"), wrapped])
+        try await host.dispatch("counter.increment", ["by": 4]).value
+        try await host.dispatch("counter.increment", ["by": 4]).value
+        #expect(host.state.counter == 8)
+    }
+
+    @Test func swiftAndLuaInterceptorsFormOneChainInTheDocumentedOrder() async throws {
+        let first = try interceptorPlugin(scratch, "first", """
+            function(item, next) table.insert(item.payload.trail, "first.a"); next(item) end,
+            function(item, next) table.insert(item.payload.trail, "first.b"); next(item) end,
+            """)
+        let second = try interceptorPlugin(scratch, "second", """
+            function(item, next) table.insert(item.payload.trail, "second"); next(item) end,
+            """)
+        let recorder = try scratch.write("recorder", """
+            return { name = "recorder", updaters = { keep = function(state, p) state.trail = p.trail end } }
+            """)
+        // The Swift interceptor is outermost: before its `next`, no Lua interceptor has run; after it,
+        // all of them have, and the updater too.
+        let trailsSeenBySwift = Mutex<[JSONValue?]>([])
+        let swiftInterceptor: StoreInterceptor = { context in { next in { item in
+            trailsSeenBySwift.withLock { $0.append((context.getAnyState() as! JSONValue)["trail"]) }
+            try next(item)
+            trailsSeenBySwift.withLock { $0.append((context.getAnyState() as! JSONValue)["trail"]) }
+        } } }
+        let host = try PluginHost<JSONValue>(
+            plugins: [recorder, first, second], interceptors: [swiftInterceptor])
+        try await host.dispatch("recorder.keep", ["trail": JSONValue.array([])]).value
+        #expect(host.state["trail"] == ["first.a", "first.b", "second"])
+        #expect(trailsSeenBySwift.withLock { $0 } == [nil, ["first.a", "first.b", "second"]])
+    }
+
+    @Test func aRegisteredSwiftItemPassesLuaInterceptorsByName() async throws {
+        let double = try interceptorPlugin(scratch, "double", """
+            function(item, next)
+              if item.name == "app.set" then item.payload.value = item.payload.value * 2 end
+              next(item)
+            end,
+            """)
+        let host = try PluginHost<AppState>(plugins: [double])
+        host.register(SetCounter.self, as: "app.set")
+        try await host.store.dispatch(SetCounter(value: 21)).value
+        #expect(host.state.counter == 42)
+    }
+
+    @Test func anInterceptorReDispatchingForeverIsStoppedAndTheStoreKeepsServing() async throws {
+        let pingPong = try scratch.write("pingpong", """
+            return {
+              name = "pingpong",
+              updaters = { ping = function(state) state.counter = state.counter + 1 end },
+              side_effects = { pong = function(ctx) end },
+              interceptors = {
+                function(item, next)
+                  item.name = item.name == "pingpong.ping" and "pingpong.pong" or "pingpong.ping"
+                  next(item)
+                end,
+              },
+            }
+            """)
+        let host = try PluginHost<AppState>(
+            plugins: [pingPong, shippedPlugin("counter")], configuration: .init(maxCascadeDepth: 6))
+        let error = try await #require(throws: PluginError.self) {
+            try await host.dispatch("pingpong.ping").value
+        }
+        #expect(error.message.contains("stopped: more than 6 reactions in a row"))
+        #expect(error.plugin == "pingpong")
+        #expect(error.location?.description == "pingpong/plugin.lua:8")
+        #expect(host.state.counter == 0)
+        try await host.dispatch("counter.increment").value
+        #expect(host.state.counter == 1)
+    }
+}
