@@ -134,13 +134,15 @@ extension PluginShapeChecker {
     }
 
     /// The line of the `position`th rule: Lua keeps no lines for table fields, so this counts the
-    /// lines that hold a rule's trigger, which is right for rules written one per line or more.
+    /// lines that hold a rule's trigger, which is right for rules written one per line or more; for a
+    /// rule without a trigger, the line of `observers` itself.
     private func ruleLine(_ position: Int) -> Int {
         let triggers = ["on_start", "on_dispatch", "on_state_change", "on_notification"]
-        let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = source.split(separator: "\n", omittingEmptySubsequences: false).map { $0.drop { $0 == " " } }
         let ruleLines = lines.indices.filter { index in
-            triggers.contains { lines[index].contains($0) } && !lines[index].drop { $0 == " " }.hasPrefix("--")
+            triggers.contains { lines[index].contains($0) } && !lines[index].hasPrefix("--")
         }
-        return ruleLines.count >= position ? ruleLines[position - 1] + 1 : 1
+        if ruleLines.count >= position { return ruleLines[position - 1] + 1 }
+        return (lines.firstIndex { $0.hasPrefix("observers") } ?? 0) + 1
     }
 }

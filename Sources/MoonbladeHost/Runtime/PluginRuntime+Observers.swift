@@ -88,7 +88,9 @@ extension PluginRuntime {
                 }
                 try checkCascade(cascadeDepth, cause: "\(rule.name) dispatching \(entry.item)")
                 let item = try makeItem(entry.item, payloadAt: stack.top, of: stack, cascadeDepth: cascadeDepth, vm)
-                store?.anyDispatch(item, cascadeDepth: cascadeDepth)
+                if let handle = store?.anyDispatch(item, cascadeDepth: cascadeDepth) {
+                    reportFailure(of: handle, dispatchedBy: rule, item: entry.item)
+                }
             } catch {
                 report(error, in: rule, doing: "dispatching \(entry.item)", vm)
                 if error is ItemError { return }  // a runaway or a bad name: the rest would fare no better
@@ -118,6 +120,21 @@ extension PluginRuntime {
         try vm.encoder.push(old as! S, onto: stack)
         try vm.encoder.push(new as! S, onto: stack)
         return 2
+    }
+
+    /// Logs the failure of an item a rule dispatched, once it has run: nobody else awaits it.
+    private func reportFailure(of handle: DispatchHandle<any Sendable>, dispatchedBy rule: ObserverRule, item: String) {
+        let logger = logger
+        let rule = (name: rule.name, plugin: rule.plugin)
+        Task {
+            do {
+                _ = try await handle.value
+            } catch {
+                logger.error(
+                    "\(item), dispatched by \(rule.name), failed: \(error)",
+                    metadata: ["plugin": "\(rule.plugin)", "rule": "\(rule.name)"])
+            }
+        }
     }
 
     /// Logs a rule's failure with the plugin and place: nobody awaits a rule, so nobody else would see it.

@@ -2,6 +2,7 @@ import Foundation
 import Moonblade
 import MoonbladeHost
 import Synchronization
+import Testing
 
 /// The state the host tests run plugins on.
 struct AppState: State, Codable, Equatable {
@@ -64,4 +65,15 @@ final class ChangeRecorder: Sendable {
     }
 
     var count: Int { changes.withLock { $0.count } }
+}
+
+/// Waits for work running in other tasks until `condition` holds; fails the test after ~10 s
+/// rather than spinning forever.
+func waitUntil(
+    _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
+    for _ in 0..<10_000 where !condition() {
+        try await Task.sleep(for: .milliseconds(1))
+    }
+    #expect(condition(), "timed out waiting", sourceLocation: sourceLocation)
 }

@@ -1,0 +1,202 @@
+import Moonblade
+import MoonbladeHost
+import Testing
+
+/// Writes a plugin named `name` with `updaters`/`side_effects` from counter-like code and `observers`.
+func observerPlugin(_ scratch: ScratchPlugins, _ name: String, _ observers: String) throws -> String {
+    try scratch.write(name, """
+        return {
+          name = "\(name)",
+          observers = {
+        \(observers)
+          },
+        }
+        """)
+}
+
+/// A typed Swift face of `counter.increment`: Swift observer rules see Lua items through these.
+struct Increment: LuaStateUpdater {
+    static let luaItem = "counter.increment"
+    var by = 1
+}
+
+/// A Swift item dispatched by a Swift observer rule when it sees `Increment`.
+struct AddMarker: StateUpdater, DispatchObserverDispatchable {
+    init?(dispatchedItem: any Dispatchable, prevState: any State, currentState: any State) {}
+    func updateState(_ state: inout AppState) { state.todos.append(Todo(title: "marker")) }
+}
+
+@Suite("Lua observer rules")
+struct LuaObserverTests {
+    let scratch = ScratchPlugins()
+    let log = RecordingLogHandler.Messages()
+
+    func host(_ plugins: [String], counter: Int = 0, maxCascadeDepth: Int = 32) throws -> PluginHost<AppState> {
+        try PluginHost<AppState>(
+            plugins: plugins, initialState: AppState(counter: counter),
+            configuration: .init(maxCascadeDepth: maxCascadeDepth, logger: RecordingLogHandler.logger(into: log)))
+    }
+
+    @Test func onStartItemsRunBeforeTheHostIsReturned() throws {
+        let rules = try observerPlugin(scratch, "boot", """
+            { on_start = { "counter.increment", { "counter.increment", { by = 10 } } } },
+            { on_start = true, dispatch = { "counter.increment" } },
+            """)
+        let host = try host([shippedPlugin("counter"), rules])
+        #expect(host.state.counter == 12)
+    }
+
+    @Test func onDispatchFiresAfterTheItemEveryMatchingRuleAndEveryListedName() async throws {
+        let rules = try observerPlugin(scratch, "echo", """
+            { on_dispatch = "counter.reset", dispatch = { "counter.increment", "counter.increment" } },
+            { on_dispatch = "counter.reset", dispatch = { { "counter.increment", { by = 100 } } } },
+            { on_dispatch = "counter.increment", dispatch = { "app.never" } },
+            """)
+        let host = try host([shippedPlugin("counter"), rules], counter: 7)
+        try await host.dispatch("counter.reset").value
+        #expect(host.state.counter == 102)
+    }
+
+    @Test func payloadFunctionsBuildThePayloadFromTheEvent() async throws {
+        let rules = try observerPlugin(scratch, "mirror", """
+            { on_dispatch = "app.set", dispatch = { { "counter.increment", function(item, old, new)
+                return { by = item.payload.value + old.counter + new.counter }
+              end } } },
+            """)
+        let host = try host([shippedPlugin("counter"), rules], counter: 1)
+        host.register(SetCounter.self, as: "app.set")
+        try await host.store.dispatch(SetCounter(value: 10)).value
+        #expect(host.state.counter == 10 + (10 + 1 + 10))
+    }
+
+    @Test func aSwiftRuleObservesALuaItemThroughItsTypedFace() async throws {
+        let host = try PluginHost<AppState>(
+            plugins: [shippedPlugin("counter")],
+            interceptors: [ObserverInterceptor.observe([.onDispatch(Increment.self, [AddMarker.self])])])
+        try await host.store.dispatch(Increment(by: 2)).value
+        #expect(host.state.counter == 2)
+        #expect(host.state.todos == [Todo(title: "marker")])
+    }
+
+    @Test func onStateChangeAsksThePredicateAfterUpdatersOnly() async throws {
+        let rules = try scratch.write("threshold", """
+            return {
+              name = "threshold",
+              updaters = { flag = function(state) table.insert(state.todos, { title = "over 10", done = false }) end },
+              side_effects = { touch = function(ctx) end },
+              observers = {
+                { on_state_change = function(old, new)
+                    assert(old and new, "a side effect never reaches a state change rule")
+                    return old.counter <= 10 and new.counter > 10
+                  end, dispatch = { "threshold.flag" } },
+              },
+            }
+            """)
+        let host = try host([shippedPlugin("counter"), rules])
+        try await host.dispatch("counter.increment", ["by": 5]).value
+        #expect(host.state.todos.isEmpty)
+        try await host.dispatch("counter.increment", ["by": 6]).value
+        #expect(host.state.todos == [Todo(title: "over 10")])
+        try await host.dispatch("threshold.touch").value
+        try await host.dispatch("counter.increment").value
+        #expect(host.state.todos.count == 1)
+        #expect(log.all.isEmpty)
+    }
+
+    @Test func onNotificationFiresWithThePostedPayload() async throws {
+        let rules = try observerPlugin(scratch, "ticks", """
+            { on_notification = "app.tick", dispatch = { { "counter.increment", function(tick) return { by = tick.seconds } end } } },
+            { on_notification = "app.other", dispatch = { "counter.reset" } },
+            """)
+        let host = try host([shippedPlugin("counter"), rules])
+        host.post("app.tick", payload: ["seconds": 30])
+        host.post("app.unheard")
+        #expect(host.state.counter == 30)
+    }
+
+    @Test func aRunawayObserverIsStoppedWithAnErrorNamingTheRule() async throws {
+        let rules = try observerPlugin(scratch, "loop", """
+            { on_dispatch = "counter.increment", dispatch = { "counter.increment" } },
+            """)
+        let host = try host([shippedPlugin("counter"), rules], maxCascadeDepth: 5)
+        try await host.dispatch("counter.increment").value
+        #expect(host.state.counter == 6)
+        let reports = log.all
+        #expect(reports.count == 1)
+        #expect(reports.first?.contains("loop.observers[1]: loop/plugin.lua:4: dispatching counter.increment") == true)
+        #expect(reports.first?.contains("stopped: more than 5 reactions in a row") == true)
+        try await host.dispatch("counter.reset").value
+        #expect(host.state.counter == 0)
+    }
+
+    @Test func aRunawayThroughASideEffectIsStoppedToo() async throws {
+        let rules = try scratch.write("echo", """
+            return {
+              name = "echo",
+              side_effects = { again = function(ctx) ctx.dispatch("counter.increment") end },
+              observers = { { on_dispatch = "counter.increment", dispatch = { "echo.again" } } },
+            }
+            """)
+        let host = try host([shippedPlugin("counter"), rules], maxCascadeDepth: 4)
+        try await host.dispatch("counter.increment").value
+        // The chain goes on in side effect tasks: wait for it to stop at the limit.
+        try await waitUntil { log.all.contains { $0.contains("stopped") } }
+        #expect(host.state.counter == 3)
+        #expect(log.all.contains { $0.contains("echo.observers[1]") })
+    }
+
+    @Test func aRaisingPredicateIsReportedAndTheOtherRulesStillFire() async throws {
+        let rules = try observerPlugin(scratch, "shaky", """
+            { on_state_change = function(old, new) return new.missing.field end, dispatch = { "counter.reset" } },
+            { on_dispatch = "counter.increment", dispatch = { { "counter.increment", function() error("no payload today") end } } },
+            { on_state_change = function(old, new) return new.counter == 1 end, dispatch = { { "counter.increment", { by = 10 } } } },
+            """)
+        let host = try host([shippedPlugin("counter"), rules])
+        try await host.dispatch("counter.increment").value
+        #expect(host.state.counter == 11)
+        let reports = log.all
+        #expect(reports.contains { $0.contains("shaky.observers[1]: shaky/plugin.lua:4: on_state_change: attempt to index a nil value") })
+        #expect(reports.contains { $0.contains("shaky.observers[2]: shaky/plugin.lua:5: dispatching counter.increment: no payload today") })
+    }
+
+    @Test func aFailingItemDispatchedByARuleIsReportedWithTheRule() async throws {
+        let rules = try observerPlugin(scratch, "strict", """
+            { on_dispatch = "counter.reset", dispatch = { { "todo.add", { title = "" } } } },
+            """)
+        let host = try host([shippedPlugin("counter"), shippedPlugin("todo"), rules])
+        try await host.dispatch("counter.reset").value
+        try await waitUntil { !log.all.isEmpty }
+        #expect(log.all == [
+            "error: todo.add, dispatched by strict.observers[1], failed: todo.add: todo/plugin.lua:15: "
+                + "todo.add needs a payload { title = <non-empty string> }",
+        ])
+    }
+
+    /// Rules are found by their trigger's line; a rule without one is placed at `observers`.
+    @Test(arguments: [
+        ("{ dispatch = { \"counter.reset\" } }", "observers[1] must have exactly one of on_start", 3),
+        ("{ on_dispatch = \"a.b\", on_notification = \"c\", dispatch = {} }", "observers[1] must have exactly one of", 4),
+        ("{ on_dispatch = \"counter.reset\" }", "observers[1] has nothing to dispatch", 4),
+        ("{ on_dispatch = 3, dispatch = {} }", "observers[1].on_dispatch must be a name, found number 3", 4),
+        ("{ on_state_change = true, dispatch = {} }", "observers[1].on_state_change must be a function", 4),
+        ("{ on_start = { 42 } }", "observers[1].on_start[1] must be an item name or { name, payload }, found number 42", 4),
+        ("{ on_start = { \"x.y\" }, when = 1 }", "observers[1] has an unknown field 'when'", 4),
+        ("\"counter.reset\"", "observers[1] must be a rule table, found string", 3),
+    ])
+    func aMalformedRuleIsALoadErrorAtItsLine(rule: String, message: String, line: Int) throws {
+        let plugin = try observerPlugin(scratch, "bad", rule + ",")
+        let host = try host([plugin])
+        let error = try #require(host.loadErrors.first)
+        #expect(error.kind == .shape)
+        #expect(error.message.hasPrefix(message), "\(error.message)")
+        #expect(error.location?.description == "bad/plugin.lua:\(line)")
+    }
+
+    @Test func anInterceptorThatIsNotAFunctionIsALoadError() throws {
+        let plugin = try interceptorPlugin(scratch, "bad", "\"not a function\",")
+        let host = try host([plugin])
+        let error = try #require(host.loadErrors.first)
+        #expect(error.message == "interceptors[1] must be a function, found string \"not a function\"")
+        #expect(error.location?.description == "bad/plugin.lua:3")
+    }
+}
