@@ -39,11 +39,13 @@ public final class PluginHost<S: State & Codable>: Sendable {
 
     /// The store the plugins run in.
     public let store: Store<S, PluginHostDependencies>
-    /// The plugins that loaded, by name.
-    public let plugins: [PluginInfo]
+    /// The running version of each plugin that loaded, in load order.
+    public var plugins: [PluginInfo] { runtime.loadedPlugins }
     /// Why each plugin that did not load was refused.
     public let loadErrors: [PluginError]
     let runtime: PluginRuntime<S>
+    let logger: Logger
+    let reloadEventHub = ReloadEventHub()
 
     /// Loads the plugins in `directories` (each holds a `plugin.lua`) and starts a store on them.
     ///
@@ -65,18 +67,17 @@ public final class PluginHost<S: State & Codable>: Sendable {
         let runtime = try PluginRuntime<S>(
             configuration: LuaVM.Configuration(memoryLimit: configuration.memoryLimit), dependencies: dependencies,
             maxCascadeDepth: configuration.maxCascadeDepth, logger: configuration.logger)
-        var loaded: [PluginInfo] = []
         var errors: [PluginError] = []
         for directory in directories {
             do {
-                loaded.append(try runtime.loadPlugin(from: directory))
+                try runtime.loadPlugin(from: directory)
             } catch {
                 configuration.logger.error("plugin refused: \(error)")
                 errors.append(error)
             }
         }
         self.runtime = runtime
-        plugins = loaded
+        logger = configuration.logger
         loadErrors = errors
         store = Store(
             interceptors: interceptors + [Self.bindingInterceptor(runtime), runtime.ruleInterceptor()],

@@ -2,14 +2,24 @@ import Foundation
 import MoonbladeLua
 
 extension PluginVM {
-    /// Loads `<directory>/plugin.lua` in its own environment, checks what it returns and registers
-    /// its items. On any failure nothing is registered and the error names `file:line` where it can.
+    /// Loads `<directory>/plugin.lua` in its own environment, checks what it returns and installs it.
+    /// On any failure nothing is installed and the error names `file:line` where it can.
     func loadPlugin(from directory: String) throws(PluginError) -> PluginInfo {
+        let plugin = try compilePlugin(from: directory, replacing: nil)
+        install(plugin)
+        return plugin.info
+    }
+
+    /// Compiles and runs `<directory>/plugin.lua` in a fresh environment and checks what it returns,
+    /// without installing it: what is running stays as it is whatever happens.
+    ///
+    /// - Parameter current: the plugin this one is to replace, for a reload; it must keep its name.
+    func compilePlugin(from directory: String, replacing current: PluginInfo?) throws(PluginError) -> CompiledPlugin {
         let folder = URL(fileURLWithPath: directory).lastPathComponent
         let chunkName = "\(folder)/plugin.lua"
         let path = URL(fileURLWithPath: directory).appendingPathComponent("plugin.lua").path
         guard let source = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw PluginError(.load, plugin: folder, message: "cannot read \(path)")
+            throw PluginError(.load, plugin: current?.name ?? folder, message: "cannot read \(path)")
         }
         let stack = vm.stack
         let base = stack.top
@@ -20,23 +30,26 @@ extension PluginVM {
             stack.setEnvironment(ofChunkAt: -2)
             try stack.call(results: 1)
         } catch {
-            var failure = PluginError(error, plugin: folder, item: nil)
+            var failure = PluginError(error, plugin: current?.name ?? folder, item: nil)
             failure.kind = .load
             throw failure
         }
         let shape = PluginShapeChecker(stack: stack, chunkName: chunkName, source: source, folder: folder)
         let info = try shape.check(tableAt: stack.top, directory: directory)
-        if let existing = plugins[info.name] {
+        if let current, info.name != current.name {
+            throw PluginError(
+                .shape, plugin: current.name,
+                message: "a reload cannot rename plugin \(current.name) to \(info.name); restart the host for that",
+                location: LuaLocation(source: chunkName, line: 1))
+        }
+        if current == nil, let existing = installed[info.name] {
             throw PluginError(
                 .duplicate, plugin: info.name,
-                message: "a plugin named \(info.name) is already loaded from \(existing.directory)",
+                message: "a plugin named \(info.name) is already loaded from \(existing.info.directory)",
                 location: LuaLocation(source: chunkName, line: 1))
         }
         let rules = try shape.rules(ofTableAt: stack.top, plugin: info.name)
-        register(info, tableAt: stack.top)
-        appendInterceptors(rules.interceptors)
-        observers += rules.observers
-        return info
+        return CompiledPlugin(info: info, functions: functions(of: info, tableAt: stack.top), rules: rules)
     }
 
     /// A fresh global table for one plugin: its own globals, falling back to the shared libraries.
@@ -49,8 +62,10 @@ extension PluginVM {
         stack.setMetatable(ofTableAt: -2)
     }
 
-    private func register(_ info: PluginInfo, tableAt index: Int32) {
+    /// The plugin's updaters and side effects by item name, and its `migrate` under ``CompiledPlugin/migrationItem``.
+    private func functions(of info: PluginInfo, tableAt index: Int32) -> [String: LuaReference] {
         let stack = vm.stack
+        var functions: [String: LuaReference] = [:]
         for (field, items) in [("updaters", info.updaters), ("side_effects", info.sideEffects)] {
             stack.rawGet(table: index, field: field)
             for item in items {
@@ -59,8 +74,56 @@ extension PluginVM {
             }
             stack.pop()
         }
-        plugins[info.name] = info
+        if stack.rawGet(table: index, field: "migrate") == .function {
+            functions[CompiledPlugin.migrationItem(of: info.name)] = stack.popReference()
+        } else {
+            stack.pop()
+        }
+        return functions
     }
+
+    /// Makes `plugin` the running version of its name, in place of any earlier one.
+    func install(_ plugin: CompiledPlugin) {
+        let name = plugin.info.name
+        if let earlier = installed[name] {
+            for item in earlier.functions.keys { functions[item] = nil }
+        } else {
+            loadOrder.append(name)
+        }
+        installed[name] = plugin
+        functions.merge(plugin.functions) { _, new in new }
+        rebuildRules()
+    }
+
+    /// Gathers every plugin's interceptors and observer rules, in load order.
+    private func rebuildRules() {
+        let plugins = loadOrder.compactMap { installed[$0] }
+        observers = plugins.flatMap(\.rules.observers)
+        let stack = vm.stack
+        let chain = plugins.flatMap(\.rules.interceptors)
+        stack.pushTable(arrayCount: Int32(chain.count))
+        for (position, function) in chain.enumerated() {
+            function.push(onto: stack)
+            stack.rawSet(table: -2, at: Int64(position + 1))
+        }
+        interceptors = stack.popReference()
+        interceptorCount = chain.count
+    }
+}
+
+/// A plugin compiled and checked: what installing it makes run.
+struct CompiledPlugin {
+    var info: PluginInfo
+    /// Its items' functions by item name, and its `migrate` under ``migrationItem(of:)``.
+    var functions: [String: LuaReference]
+    var rules: PluginRules
+
+    /// The key of a plugin's `migrate` among the functions: never an item name, which has a dot.
+    static func migrationItem(of plugin: String) -> String {
+        "\(plugin)#migrate"
+    }
+
+    var migrates: Bool { functions[Self.migrationItem(of: info.name)] != nil }
 }
 
 /// Checks that what `plugin.lua` returned is a plugin table, naming the line of what is wrong.

@@ -27,6 +27,8 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     private var swiftNames: [ObjectIdentifier: String] = [:]
     /// Which kinds of rules the plugins have: the store skips the VM when there are none.
     private var rules = RuleKinds()
+    /// What ``loadedPlugins`` answers without the VM.
+    private var plugins: [PluginInfo] = []
     /// How Lua reaches the store: set when the store sets up its interceptors, before any item runs.
     private var storeContext: InterceptorContext?
 
@@ -76,17 +78,33 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     }
 
     /// Loads a plugin folder and makes its items dispatchable by name.
+    @discardableResult
     func loadPlugin(from directory: String) throws(PluginError) -> PluginInfo {
-        let (info, kinds) = try withVM { vm throws(PluginError) in
-            let info = try vm.loadPlugin(from: directory)
-            return (info, RuleKinds(interceptors: vm.interceptorCount > 0, observers: !vm.observers.isEmpty))
+        try withVM { vm throws(PluginError) in
+            let plugin = try vm.compilePlugin(from: directory, replacing: nil)
+            install(plugin, vm)
+            return plugin.info
         }
+    }
+
+    /// Installs `plugin` in the VM and its item names in the catalog, in place of any earlier version.
+    func install(_ plugin: CompiledPlugin, _ vm: PluginVM) {
+        let earlier = vm.installed[plugin.info.name]?.info
+        vm.install(plugin)
+        let kinds = RuleKinds(interceptors: vm.interceptorCount > 0, observers: !vm.observers.isEmpty)
+        let infos = vm.loadOrder.compactMap { vm.installed[$0]?.info }
         namesLock.withLock {
-            for item in info.updaters { catalog[item] = .luaUpdater }
-            for item in info.sideEffects { catalog[item] = .luaSideEffect }
+            for item in (earlier?.updaters ?? []) + (earlier?.sideEffects ?? []) { catalog[item] = nil }
+            for item in plugin.info.updaters { catalog[item] = .luaUpdater }
+            for item in plugin.info.sideEffects { catalog[item] = .luaSideEffect }
             rules = kinds
+            plugins = infos
         }
-        return info
+    }
+
+    /// The running version of every loaded plugin, in load order.
+    var loadedPlugins: [PluginInfo] {
+        namesLock.withLock { plugins }
     }
 
     /// Makes a Swift dispatchable available to Lua's `ctx.dispatch(name, payload)` and rules.

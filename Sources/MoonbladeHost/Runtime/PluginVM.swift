@@ -8,17 +8,21 @@ final class PluginVM {
     let vm: LuaVM
     let encoder = LuaEncoder()
     let decoder = LuaDecoder()
-    /// Loaded plugins by name.
-    var plugins: [String: PluginInfo] = [:]
-    /// Every Lua updater and side effect, by item name (`todo.add`).
+    /// The running version of each plugin, by name.
+    var installed: [String: CompiledPlugin] = [:]
+    /// Reloaded versions compiled and checked, waiting for the store to swap them in.
+    var staged: [String: CompiledPlugin] = [:]
+    /// Plugin names in the order they were first loaded: the order of their interceptors and rules.
+    var loadOrder: [String] = []
+    /// Every Lua updater and side effect of the running versions, by item name (`todo.add`).
     var functions: [String: LuaReference] = [:]
     /// Side effects in flight, by the identity of the coroutine thread each runs on.
     var runs: [Int: SideEffectRun] = [:]
     /// The prelude's factory of per-run `ctx` tables.
     private(set) var makeContext: LuaReference!
     /// Every plugin's interceptors in load order, as the Lua list ``interceptorChain`` walks.
-    private(set) var interceptors: LuaReference!
-    private(set) var interceptorCount = 0
+    var interceptors: LuaReference!
+    var interceptorCount = 0
     /// The prelude's function that passes an item through a list of interceptors.
     private(set) var interceptorChain: LuaReference!
     /// Items being passed through the interceptors, innermost last.
@@ -49,25 +53,12 @@ final class PluginVM {
         try stack.call(arguments: 5, results: 2)
         interceptorChain = stack.popReference()
         makeContext = stack.popReference()
-        stack.pushTable()
-        interceptors = stack.popReference()
-    }
-
-    /// Appends a plugin's interceptors to the chain.
-    func appendInterceptors(_ functions: [LuaReference]) {
-        let stack = vm.stack
-        interceptors.push(onto: stack)
-        for function in functions {
-            interceptorCount += 1
-            function.push(onto: stack)
-            stack.rawSet(table: -2, at: Int64(interceptorCount))
-        }
-        stack.pop()
     }
 
     /// The name of the loaded plugin whose `plugin.lua` has the chunk name `source`.
     func plugin(atSource source: String?) -> String? {
-        plugins.values.first { "\(URL(fileURLWithPath: $0.directory).lastPathComponent)/plugin.lua" == source }?.name
+        installed.values.first { "\(URL(fileURLWithPath: $0.info.directory).lastPathComponent)/plugin.lua" == source }?
+            .info.name
     }
 }
 

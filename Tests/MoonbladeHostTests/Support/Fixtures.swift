@@ -23,7 +23,7 @@ func shippedPlugin(_ name: String) -> String {
 }
 
 /// Plugin folders written for one test, removed when it is done.
-final class ScratchPlugins {
+final class ScratchPlugins: Sendable {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("moonblade-tests-\(UUID().uuidString)")
 
     /// Writes `<name>/plugin.lua` and returns the folder.

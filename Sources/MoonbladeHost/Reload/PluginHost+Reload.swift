@@ -1,0 +1,64 @@
+import Moonblade
+
+extension PluginHost {
+    /// Loads the plugin `name` again from its folder and swaps the new version in between two
+    /// dispatches; the state stays in the store.
+    ///
+    /// The new code is compiled and run in a fresh environment and shape-checked first: if any of that
+    /// fails, the running version stays and this throws (the error has `file:line`). Then the swap is
+    /// dispatched like an updater, so items dispatched before it run the old code and items after it the
+    /// new. If the version rose and the new code has `migrate(state, from_version)`, it runs as part of
+    /// that updater; should it fail, the old version is put back and the state is untouched. Side
+    /// effects already running finish on the code they started with. Module-level locals start afresh:
+    /// what must survive a reload belongs in the state.
+    ///
+    /// Every step is reported to ``reloadEvents()`` and the logger.
+    @discardableResult
+    public func reload(plugin name: String) async throws(PluginError) -> PluginInfo {
+        reloadEventHub.send(.started(plugin: name))
+        do throws(PluginError) {
+            let plan = try runtime.stageReload(of: name)
+            do {
+                try await store.dispatch(PluginSwap(runtime: runtime, plan: plan)).value
+            } catch {
+                throw error as? PluginError ?? PluginError(.runtime, plugin: name, message: "\(error)", underlying: error)
+            }
+            if plan.migrates {
+                reloadEventHub.send(.migrated(plugin: name, from: plan.fromVersion, to: plan.toVersion))
+                logger.info("migrated plugin \(name) from version \(plan.fromVersion) to \(plan.toVersion)")
+            }
+            let info = plugins.first { $0.name == name }!
+            reloadEventHub.send(.succeeded(info))
+            logger.info("reloaded plugin \(name) (version \(info.version))")
+            return info
+        } catch {
+            reloadEventHub.send(.failed(plugin: name, error))
+            logger.error("reload of plugin \(name) failed, the earlier version keeps running: \(error)")
+            throw error
+        }
+    }
+
+    /// The reload events from now on: started, succeeded, migrated, failed. Each call makes its own stream.
+    public func reloadEvents() -> AsyncStream<PluginReloadEvent> {
+        reloadEventHub.subscribe()
+    }
+}
+
+extension PluginHost {
+    /// Starts reloading each plugin whenever its folder's Lua files change (see ``PluginWatcher``);
+    /// watching lasts as long as the returned watcher.
+    ///
+    /// A failed reload leaves the earlier version running; the failure goes to ``reloadEvents()`` and the
+    /// log, and the next save tries again.
+    public func watchPlugins(
+        debounce: Duration = .milliseconds(50), pollingInterval: Duration? = nil
+    ) -> PluginWatcher {
+        let directories = Dictionary(plugins.map { ($0.directory, $0.name) }) { first, _ in first }
+        return PluginWatcher(
+            directories: Array(directories.keys), debounce: debounce, pollingInterval: pollingInterval
+        ) { [weak self] directory in
+            guard let self, let name = directories[directory] else { return }
+            Task { try? await self.reload(plugin: name) }
+        }
+    }
+}
