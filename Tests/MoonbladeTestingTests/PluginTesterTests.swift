@@ -198,3 +198,30 @@ import Testing
         }
     }
 }
+
+@Suite struct PluginTesterDynamicStateTests {
+    @Test func aDynamicStateDiffsAsPlainValues() async throws {
+        let tester = try PluginTester(plugins: [plugin("counter")], initialState: JSONValue.object(["counter": 1]))
+        await withKnownIssue {
+            await tester.dispatch("counter.increment") { $0 = ["counter": 3] }
+        } matching: { issue in
+            let text = message(of: issue)
+            return text.contains("-   \"counter\": 3") && text.contains("+   \"counter\": 2")
+        }
+    }
+
+    @Test func aTesterReleasedWithWorkLeftFailsWhereItWasMade() async throws {
+        var dependencies = PluginDependencies()
+        dependencies.stub("storage", "read") { (_: ReadRequest) in [Todo(title: "milk")] }
+        let line = #line + 2
+        try await withKnownIssue {
+            var tester: PluginTester<TodoState>? = try PluginTester(
+                plugins: [plugin("todo")], initialState: TodoState(), dependencies: dependencies)
+            await tester?.dispatch("todo.load")
+            while tester?.receivedItems.isEmpty == true { await Task.yield() }
+            tester = nil
+        } matching: { issue in
+            issue.sourceLocation?.line == line && message(of: issue).contains("received todo.replace but did not assert it")
+        }
+    }
+}

@@ -78,8 +78,8 @@ final class ItemLog<S: State & Equatable>: @unchecked Sendable {
             var failures = sideEffectFailures
             if storedExhaustivity == .on, !receivedRecords.isEmpty {
                 failures.append(
-                    "received \(receivedRecords.map(\.name).joined(separator: ", ")) but did not assert it; "
-                        + "call receive for each item a side effect dispatches before dispatching again")
+                    "received \(receivedRecords.map(\.name).joined(separator: ", ")) but did not assert it: "
+                        + "every item a side effect dispatches must be checked with receive, in order")
             }
             receivedRecords.removeAll()
             sideEffectFailures.removeAll()
