@@ -11,10 +11,12 @@ let package = Package(
         .library(name: "Moonblade", targets: ["Moonblade"]),
         .library(name: "MoonbladeLua", targets: ["MoonbladeLua"]),
         .library(name: "MoonbladeHost", targets: ["MoonbladeHost"]),
+        .library(name: "MoonbladeTesting", targets: ["MoonbladeTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
     ],
     targets: [
         // Lua 5.4 from the system (Debian: liblua5.4-dev), plus the shim Swift needs to use it safely.
@@ -35,6 +37,14 @@ let package = Package(
             name: "MoonbladeHost",
             dependencies: ["Moonblade", "MoonbladeLua", .product(name: "Logging", package: "swift-log")]
         ),
+        // The test harness for plugins: PluginTester for Swift tests, the Lua spec runner.
+        .target(
+            name: "MoonbladeTesting",
+            dependencies: [
+                "MoonbladeHost", "MoonbladeLua", "Moonblade",
+                .product(name: "CustomDump", package: "swift-custom-dump"),
+            ]
+        ),
 
         .testTarget(
             name: "MoonbladeTests",
@@ -44,6 +54,7 @@ let package = Package(
             name: "MoonbladeHostTests",
             dependencies: ["MoonbladeHost", .product(name: "Logging", package: "swift-log")]
         ),
+        .testTarget(name: "MoonbladeTestingTests", dependencies: ["MoonbladeTesting", "MoonbladeHost", "Moonblade"]),
         .testTarget(
             name: "MoonbladeLuaTests",
             dependencies: [

@@ -1,0 +1,13 @@
+import Moonblade
+
+/// The plugin item name `dispatchable` runs, for tools that watch a host's store from an interceptor
+/// (the test harness): the name of a Lua item, or of a typed Swift face of one; nil for other items.
+package func pluginItemName(of dispatchable: any Dispatchable) -> String? {
+    switch dispatchable {
+    case let item as any LuaItem: item.item
+    case let face as any LuaStateUpdater: type(of: face).luaItem
+    case let face as any LuaSideEffect: type(of: face).luaItem
+    case let face as any LuaReturningSideEffect: type(of: face).luaItem
+    default: nil
+    }
+}

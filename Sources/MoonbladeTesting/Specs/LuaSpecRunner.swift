@@ -1,0 +1,82 @@
+import Foundation
+
+/// Finds and runs the Lua specs of plugins: `Plugins/<name>/spec/*_spec.lua`, in the busted style.
+///
+/// ```lua
+/// describe("counter.increment", function()
+///   before_each(function() set_state({ counter = 1 }) end)
+///   it("adds one", function()
+///     dispatch("counter.increment")
+///     assert.are.same({ counter = 2 }, state())
+///   end)
+/// end)
+/// ```
+///
+/// Each case runs in a fresh store (`PluginHost<JSONValue>`) holding its own plugin, and the spec file
+/// in a Lua VM of its own. Spec files have `describe`, `it`, `before_each`, `after_each`,
+/// `assert.are.same` (deep), `assert.are.equal`, `assert.is_true`, `assert.is_false`, `assert.is_nil`,
+/// `assert.is_not_nil`, `assert.has_error(fn, fragment)`, and the store: `dispatch(name, payload)`
+/// (runs the item to completion and returns a side effect's result, raising its error),
+/// `state()`, `set_state(table)` and `stub("group.name", function(arguments) … end)`, which answers
+/// `ctx.deps.group.name` and returns a table whose `calls` lists the arguments it received.
+public struct LuaSpecRunner: Sendable {
+    public init() {}
+
+    /// The cases of every plugin folder in `directory` (folders holding a `plugin.lua`), by folder name.
+    public static func discover(pluginsIn directory: String) -> [LuaSpecCase] {
+        let folders = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return folders.sorted()
+            .map { "\(directory)/\($0)" }
+            .filter { FileManager.default.fileExists(atPath: "\($0)/plugin.lua") }
+            .flatMap { discover(plugin: $0) }
+    }
+
+    /// The cases of the spec files in `<directory>/spec`, by file name, then in declaration order.
+    public static func discover(plugin directory: String) -> [LuaSpecCase] {
+        let plugin = URL(fileURLWithPath: directory).lastPathComponent
+        let specDirectory = "\(directory)/spec"
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: specDirectory)) ?? [])
+            .filter { $0.hasSuffix("_spec.lua") }
+            .sorted()
+        return files.flatMap { fileName -> [LuaSpecCase] in
+            let template = LuaSpecCase(
+                plugin: plugin, pluginDirectory: directory, file: "\(specDirectory)/\(fileName)", names: [fileName],
+                line: 1, index: 0)
+            do throws(LuaSpecFailure) {
+                let session = try SpecSession(file: template.file, chunkName: template.chunkName, pluginDirectory: directory)
+                return try session.cases().enumerated().map { index, declared in
+                    var specCase = template
+                    specCase.names = declared.names
+                    specCase.line = declared.line
+                    specCase.index = index
+                    return specCase
+                }
+            } catch {
+                var broken = template
+                broken.line = error.line
+                broken.loadFailure = error
+                return [broken]
+            }
+        }
+    }
+
+    /// Runs one case in a fresh VM and store; a broken spec file's case fails with its load error.
+    public func run(_ specCase: LuaSpecCase) async -> LuaSpecResult {
+        if let failure = specCase.loadFailure { return .failed(failure) }
+        let session: SpecSession
+        let declared: [(names: [String], line: Int)]
+        do throws(LuaSpecFailure) {
+            session = try SpecSession(file: specCase.file, chunkName: specCase.chunkName, pluginDirectory: specCase.pluginDirectory)
+            declared = try session.cases()
+        } catch {
+            return .failed(error)
+        }
+        guard declared.indices.contains(specCase.index), declared[specCase.index].names == specCase.names else {
+            return .failed(
+                LuaSpecFailure(
+                    message: "the case \"\(specCase.names.joined(separator: " "))\" is no longer in the file",
+                    file: specCase.file, line: specCase.line))
+        }
+        return await session.run(caseAt: specCase.index, line: specCase.line)
+    }
+}

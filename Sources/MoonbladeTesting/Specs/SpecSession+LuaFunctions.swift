@@ -1,0 +1,154 @@
+import Moonblade
+import MoonbladeHost
+import MoonbladeLua
+
+// The prelude and the functions Lua calls. They run inside `lock`: whoever entered the VM holds it.
+
+extension SpecSession {
+    func installPrelude() throws(LuaError) {
+        let stack = vm.stack
+        try stack.load(SpecPrelude.source, chunkName: SpecPrelude.chunkName)
+        stack.pushTable(fieldCount: 5)
+        let functions: [(String, LuaFunction)] = [
+            ("caller_line", { stack in
+                stack.push(Int64(stack.callerLocation(skipping: SpecPrelude.chunkName)?.line ?? 0))
+                return 1
+            }),
+            ("start_dispatch", { [unowned self] stack in try startDispatch(stack) }),
+            ("read_state", { [unowned self] stack in try readState(stack) }),
+            ("set_state", { [unowned self] stack in try setState(stack) }),
+            ("add_stub", { [unowned self] stack in try addStub(stack) }),
+        ]
+        for (name, function) in functions {
+            stack.push(function: function)
+            stack.rawSet(table: -2, field: name)
+        }
+        try stack.call(arguments: 1, results: 1)
+        runner = stack.popReference()
+    }
+
+    /// Calls the prelude's runner function `name` with no arguments.
+    func call(_ name: String) throws(LuaError) -> [LuaValue] {
+        guard let runner else { return [] }
+        let stack = vm.stack
+        let base = stack.top
+        runner.push(onto: stack)
+        stack.rawGet(table: -1, field: name)
+        stack.remove(at: -2)
+        try stack.call(results: nil)
+        return try stack.popValues(stack.top - base)
+    }
+
+    /// `dispatch(name, payload)`: records the store work for the case to await.
+    private func startDispatch(_ stack: LuaStack) throws -> Int32 {
+        guard let coroutine = caseCoroutine, coroutine.stack.state == stack.state else {
+            throw placedError(stack, "dispatch can only be called inside it, before_each or after_each")
+        }
+        guard let name = stack.string(at: 1) else {
+            throw placedError(stack, "dispatch needs an item name, got \(stack.type(at: 1))")
+        }
+        let payload = try stack.type(at: 2) == .nil || stack.type(at: 2) == .none ? nil : json(stack, at: 2, "dispatch payload")
+        let host = try storeHost(stack)
+        let isSideEffect = host.plugins.contains { $0.sideEffects.contains(name) }
+        pending = {
+            if isSideEffect {
+                return try await host.dispatch(name, payload, returning: JSONValue.self).value
+            }
+            try await host.dispatch(name, payload).value
+            return .null
+        }
+        return 0
+    }
+
+    /// `state()`: a copy of the store's current state.
+    private func readState(_ stack: LuaStack) throws -> Int32 {
+        try encoder.push(try storeHost(stack).state, onto: stack)
+        return 1
+    }
+
+    /// `set_state(table)`: the state the case's store starts from, or replaces the current one.
+    private func setState(_ stack: LuaStack) throws -> Int32 {
+        let state = try json(stack, at: 1, "set_state")
+        if let host {
+            host.store.dispatch(ReplaceState(state: state))
+        } else {
+            initialState = state
+        }
+        return 0
+    }
+
+    /// `stub("group.name", function)`: answers `ctx.deps.group.name` with the function.
+    private func addStub(_ stack: LuaStack) throws -> Int32 {
+        guard let name = stack.string(at: 1), name.split(separator: ".").count == 2, stack.type(at: 2) == .function else {
+            throw placedError(stack, "stub needs a dependency name \"group.name\" and a function")
+        }
+        if host != nil, stubs[name] == nil {
+            throw placedError(stack, "stub(\"\(name)\") must come before the case's first dispatch or state()")
+        }
+        stack.pushCopy(of: 2)
+        stubs[name] = stack.popReference()
+        return 0
+    }
+
+    /// The case's store, made now if this is its first use, with every stub exposed.
+    private func storeHost(_ stack: LuaStack) throws -> PluginHost<JSONValue> {
+        if let host { return host }
+        var dependencies = PluginDependencies()
+        for name in stubs.keys {
+            let parts = name.split(separator: ".").map(String.init)
+            dependencies.expose(parts[0], parts[1]) { [weak self] (arguments: JSONValue) async throws -> JSONValue in
+                guard let self else { throw CancellationError() }
+                return try callStub(name, arguments)
+            }
+        }
+        let made: PluginHost<JSONValue>
+        do {
+            made = try PluginHost<JSONValue>(
+                plugins: [pluginDirectory], initialState: initialState, dependencies: dependencies,
+                configuration: PluginHost.Configuration(logger: .init(label: "moonblade.spec")))
+        } catch {
+            throw placedError(stack, "the store cannot start: \(error)")
+        }
+        if let failure = made.loadErrors.first {
+            throw placedError(stack, "\(failure)")
+        }
+        host = made
+        return made
+    }
+
+    /// Runs the stub `name` with `arguments`, for a plugin's side effect (outside the VM until now).
+    private func callStub(_ name: String, _ arguments: JSONValue) throws -> JSONValue {
+        try lock.withLock {
+            guard let function = stubs[name] else { throw LuaError(.runtime, message: "no stub for \(name)") }
+            let stack = vm.stack
+            let base = stack.top
+            defer { stack.top = base }
+            try encoder.push(arguments, onto: stack)
+            try stack.call(arguments: 1, results: 1, function: function)
+            return try decoder.decode(JSONValue.self, from: stack, at: -1)
+        }
+    }
+
+    private func json(_ stack: LuaStack, at index: Int32, _ what: String) throws -> JSONValue {
+        do {
+            return try decoder.decode(JSONValue.self, from: stack, at: index)
+        } catch let error as DecodingError {
+            throw placedError(stack, "\(what): \(LuaDecoder.describe(error, root: "value"))")
+        }
+    }
+
+    /// An error raised at the spec line that called into the runner, past the prelude.
+    private func placedError(_ stack: LuaStack, _ message: String) -> LuaError {
+        let location = stack.callerLocation(skipping: SpecPrelude.chunkName)
+        return LuaError(.runtime, message: location.map { "\($0): \(message)" } ?? message, location: location)
+    }
+}
+
+/// Replaces a dynamic store's whole state: `set_state` after the store has started.
+private struct ReplaceState: StateUpdater {
+    let state: JSONValue
+
+    func updateState(_ current: inout JSONValue) {
+        current = state
+    }
+}
