@@ -11,8 +11,10 @@ let package = Package(
         .library(name: "Moonblade", targets: ["Moonblade"]),
         .library(name: "MoonbladeLua", targets: ["MoonbladeLua"]),
         .library(name: "MoonbladeHost", targets: ["MoonbladeHost"]),
+        .executable(name: "moonblade", targets: ["moonblade"]),
     ],
     dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
@@ -35,12 +37,23 @@ let package = Package(
             name: "MoonbladeHost",
             dependencies: ["Moonblade", "MoonbladeLua", .product(name: "Logging", package: "swift-log")]
         ),
+        // The command-line host: `moonblade run`, `repl`, `check`.
+        .executableTarget(
+            name: "moonblade",
+            dependencies: [
+                "MoonbladeHost",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
 
         .testTarget(
             name: "MoonbladeTests",
             dependencies: ["Moonblade", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "MoonbladeHostTests", dependencies: ["MoonbladeHost"]),
+        // End-to-end: runs the built `moonblade` executable (the dependency makes SwiftPM build it).
+        .testTarget(name: "MoonbladeCLITests", dependencies: ["moonblade", "MoonbladeHost"]),
         .testTarget(
             name: "MoonbladeLuaTests",
             dependencies: [
