@@ -1,9 +1,20 @@
--- A todo list in `state.todos`, persisted through the host's `storage` dependency.
+-- A todo list in `state.todos`, persisted through the host's `storage` dependency: `load` reads it,
+-- and an observer saves it whenever it changes.
 local function require_title(payload)
   if type(payload) ~= "table" or type(payload.title) ~= "string" or payload.title == "" then
     error("todo.add needs a payload { title = <non-empty string> }", 2)
   end
   return payload.title
+end
+
+-- Whether two todo lists hold the same todos in the same order.
+local function same_todos(a, b)
+  a, b = a or {}, b or {}
+  if #a ~= #b then return false end
+  for index, todo in ipairs(a) do
+    if todo.title ~= b[index].title or todo.done ~= b[index].done then return false end
+  end
+  return true
 end
 
 return {
@@ -48,5 +59,10 @@ return {
     save = function(ctx)
       ctx.deps.storage.write { key = "todos", value = ctx.state().todos or {} }
     end,
+  },
+
+  observers = {
+    -- Saves the list whenever a change to the state changes it.
+    { on_state_change = function(old, new) return not same_todos(old.todos, new.todos) end, dispatch = { "todo.save" } },
   },
 }
