@@ -1,20 +1,9 @@
--- A todo list in `state.todos`, persisted through the host's `storage` dependency: `load` reads it,
--- and an observer saves it whenever it changes.
+-- A todo list in `state.todos`, persisted through the host's `storage` dependency (saved on change).
 local function require_title(payload)
   if type(payload) ~= "table" or type(payload.title) ~= "string" or payload.title == "" then
     error("todo.add needs a payload { title = <non-empty string> }", 2)
   end
   return payload.title
-end
-
--- Whether two todo lists hold the same todos in the same order.
-local function same_todos(a, b)
-  a, b = a or {}, b or {}
-  if #a ~= #b then return false end
-  for index, todo in ipairs(a) do
-    if todo.title ~= b[index].title or todo.done ~= b[index].done then return false end
-  end
-  return true
 end
 
 return {
@@ -63,6 +52,16 @@ return {
 
   observers = {
     -- Saves the list whenever a change to the state changes it.
-    { on_state_change = function(old, new) return not same_todos(old.todos, new.todos) end, dispatch = { "todo.save" } },
+    {
+      on_state_change = function(old, new)
+        local before, after = old.todos or {}, new.todos or {}
+        if #before ~= #after then return true end
+        for index, todo in ipairs(before) do
+          if todo.title ~= after[index].title or todo.done ~= after[index].done then return true end
+        end
+        return false
+      end,
+      dispatch = { "todo.save" },
+    },
   },
 }

@@ -18,7 +18,8 @@ struct CheckCommand: AsyncParsableCommand {
     var plugins: [String]
 
     func run() async throws {
-        let host = try PluginHost<JSONValue>(plugins: plugins, configuration: .init(logger: PluginSession.quietHostLogger))
+        let host = try PluginHost<JSONValue>(
+            plugins: plugins, configuration: .init(logger: PluginSession.quietHostLogger))
         for plugin in host.plugins {
             Console.print("ok \(plugin.name) \(plugin.version)")
         }

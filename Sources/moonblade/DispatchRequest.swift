@@ -9,7 +9,8 @@ struct DispatchRequest: Equatable {
     /// A name and the payload's JSON text (nil or blank for no payload).
     init(name: String, json: String?) throws(DispatchRequestError) {
         guard !name.isEmpty, !name.contains(where: \.isWhitespace) else {
-            throw DispatchRequestError(message: "expected an item name like counter.increment, found \"\(name)\"")
+            throw DispatchRequestError(
+                message: "expected an item name like counter.increment, found \"\(name)\"")
         }
         self.name = name
         guard let json, !json.allSatisfy(\.isWhitespace) else { return }
@@ -24,7 +25,8 @@ struct DispatchRequest: Equatable {
     init(line: String) throws(DispatchRequestError) {
         let trimmed = line.drop(while: \.isWhitespace)
         let name = trimmed.prefix { !$0.isWhitespace }
-        try self.init(name: String(name), json: trimmed.dropFirst(name.count).trimmingCharacters(in: .whitespaces))
+        try self.init(
+            name: String(name), json: trimmed.dropFirst(name.count).trimmingCharacters(in: .whitespaces))
     }
 }
 
@@ -38,9 +40,12 @@ extension DispatchRequest {
         while index < words.endIndex {
             let name = words[index]
             guard looksLikeItemName(name) else {
-                throw DispatchRequestError(message: "expected an item name like counter.increment, found \(name)")
+                throw DispatchRequestError(
+                    message: "expected an item name like counter.increment, found \(name)")
             }
-            let payload = words.indices.contains(index + 1) && !looksLikeItemName(words[index + 1]) ? words[index + 1] : nil
+            let payload =
+                words.indices.contains(index + 1) && !looksLikeItemName(words[index + 1])
+                ? words[index + 1] : nil
             requests.append(try DispatchRequest(name: name, json: payload))
             index += payload == nil ? 1 : 2
         }
@@ -50,10 +55,11 @@ extension DispatchRequest {
     /// `plugin.item`: two identifiers joined by a dot, which no JSON text is.
     static func looksLikeItemName(_ word: String) -> Bool {
         let parts = word.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 2 && parts.allSatisfy { part in
-            guard let first = part.first, first.isLetter || first == "_" else { return false }
-            return part.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
-        }
+        return parts.count == 2
+            && parts.allSatisfy { part in
+                guard let first = part.first, first.isLetter || first == "_" else { return false }
+                return part.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+            }
     }
 }
 

@@ -15,7 +15,8 @@ struct HostOptions: ParsableArguments {
 
     /// Loads the plugins on `initialState`; reports and exits on a plugin that does not load.
     func session(initialState: JSONValue = JSONValue()) throws -> PluginSession {
-        try PluginSession(plugins: plugins, initialState: initialState, dataDirectory: dataDir, logLevel: logLevel)
+        try PluginSession(
+            plugins: plugins, initialState: initialState, dataDirectory: dataDir, logLevel: logLevel)
     }
 }
 

@@ -11,7 +11,8 @@ struct PluginSession {
     /// - Throws: ``ExitStatus/pluginFailed`` after reporting every plugin that did not load.
     init(plugins: [String], initialState: JSONValue, dataDirectory: String, logLevel: Logger.Level) throws {
         let dependencies = PluginDependencies.standard(
-            dataDirectory: URL(fileURLWithPath: dataDirectory), logger: Self.logger("moonblade.plugin", level: logLevel))
+            dataDirectory: URL(fileURLWithPath: dataDirectory),
+            logger: Self.logger("moonblade.plugin", level: logLevel))
         host = try PluginHost(
             plugins: plugins, initialState: initialState, dependencies: dependencies,
             configuration: .init(logger: Self.quietHostLogger))

@@ -25,7 +25,9 @@ struct Repl {
         case "help", "?": return .help
         case "quit", "exit": return .quit
         case "dispatch":
-            guard words.count == 2 else { throw DispatchRequestError(message: "dispatch needs an item name: dispatch NAME [JSON]") }
+            guard words.count == 2 else {
+                throw DispatchRequestError(message: "dispatch needs an item name: dispatch NAME [JSON]")
+            }
             return .dispatch(try DispatchRequest(line: words[1]))
         default: return .dispatch(try DispatchRequest(line: line))
         }

@@ -20,7 +20,9 @@ struct ReplCommand: AsyncParsableCommand {
         let session = try host.session()
         let repl = Repl(session: session)
         if Console.inputIsTerminal {
-            Console.print("moonblade repl: \(session.host.plugins.map(\.name).joined(separator: ", ")). Type help for the commands.")
+            Console.print(
+                "moonblade repl: \(session.host.plugins.map(\.name).joined(separator: ", ")). Type help for the commands."
+            )
         }
         await repl.run(lines: Console.inputLines(), prompt: Console.inputIsTerminal ? "moonblade> " : nil)
     }

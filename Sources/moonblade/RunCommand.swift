@@ -22,18 +22,23 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var host: HostOptions
 
-    @Option(name: .customLong("state"), help: ArgumentHelp("A JSON file with the initial state.", valueName: "file"))
+    @Option(
+        name: .customLong("state"),
+        help: ArgumentHelp("A JSON file with the initial state.", valueName: "file"))
     var stateFile: String?
 
     @Option(
         name: .customLong("dispatch"), parsing: .upToNextOption,
-        help: ArgumentHelp("An item to dispatch and its optional JSON payload; repeatable.", valueName: "name [json]"))
+        help: ArgumentHelp(
+            "An item to dispatch and its optional JSON payload; repeatable.", valueName: "name [json]"))
     var dispatchArguments: [String] = []
 
     @Flag(help: "Print the final state even with --save; with --watch, also print the state after each line.")
     var printState = false
 
-    @Option(help: ArgumentHelp("Save the final state to this file (atomically) instead of printing it.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Save the final state to this file (atomically) instead of printing it.", valueName: "file"))
     var save: String?
 
     @Flag(help: "Keep running and read one dispatch per line from standard input until end of file.")

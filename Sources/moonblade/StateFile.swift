@@ -22,7 +22,8 @@ enum StateFile {
     /// stays as it was).
     static func save(_ state: JSONValue, to path: String) throws {
         do {
-            try AtomicFile.write(Data((state.jsonString(pretty: true) + "\n").utf8), to: URL(fileURLWithPath: path))
+            try AtomicFile.write(
+                Data((state.jsonString(pretty: true) + "\n").utf8), to: URL(fileURLWithPath: path))
         } catch {
             throw fail("cannot save the state: \(error)")
         }

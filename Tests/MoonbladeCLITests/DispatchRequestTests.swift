@@ -6,12 +6,15 @@ import Testing
 @Suite("Dispatch requests and REPL commands")
 struct DispatchRequestTests {
     @Test func dispatchWordsGroupEachNameWithItsPayload() throws {
-        let requests = try DispatchRequest.requests(from: ["counter.increment", "counter.increment", #"{"by": 2}"#, "todo.add", "5"])
-        #expect(requests == [
-            try DispatchRequest(name: "counter.increment", json: nil),
-            try DispatchRequest(name: "counter.increment", json: #"{"by": 2}"#),
-            try DispatchRequest(name: "todo.add", json: "5"),
+        let requests = try DispatchRequest.requests(from: [
+            "counter.increment", "counter.increment", #"{"by": 2}"#, "todo.add", "5",
         ])
+        #expect(
+            requests == [
+                try DispatchRequest(name: "counter.increment", json: nil),
+                try DispatchRequest(name: "counter.increment", json: #"{"by": 2}"#),
+                try DispatchRequest(name: "todo.add", json: "5"),
+            ])
         #expect(requests[1].payload == ["by": 2])
     }
 
@@ -29,7 +32,9 @@ struct DispatchRequestTests {
     }
 
     @Test func aLineIsANameAndAnOptionalPayload() throws {
-        #expect(try DispatchRequest(line: "  todo.add   {\"title\": \"milk tea\"}  ") == DispatchRequest(name: "todo.add", json: #"{"title": "milk tea"}"#))
+        #expect(
+            try DispatchRequest(line: "  todo.add   {\"title\": \"milk tea\"}  ")
+                == DispatchRequest(name: "todo.add", json: #"{"title": "milk tea"}"#))
         #expect(try DispatchRequest(line: "todo.load").payload == nil)
         #expect(throws: DispatchRequestError.self) { try DispatchRequest(line: "todo.add {title}") }
     }

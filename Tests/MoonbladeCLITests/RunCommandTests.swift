@@ -17,7 +17,8 @@ struct RunCommandTests {
 
     @Test func startsFromTheStateFile() throws {
         try workspace.file("start.json", #"{"counter": 10, "note": "kept"}"#)
-        let outcome = try workspace.run("run", shippedPlugin("counter"), "--state", "start.json", "--dispatch", "counter.increment")
+        let outcome = try workspace.run(
+            "run", shippedPlugin("counter"), "--state", "start.json", "--dispatch", "counter.increment")
         #expect(outcome.status == 0)
         #expect(try outcome.json() == ["counter": 11, "note": "kept"])
     }
@@ -30,7 +31,8 @@ struct RunCommandTests {
 
     @Test func aFailedDispatchExits1WithOneLineNamingThePlace() throws {
         let tally = try workspace.plugin("tally", tallyPlugin)
-        let outcome = try workspace.run("run", tally, "--dispatch", "tally.add", "--dispatch", "tally.fail", "--dispatch", "tally.add")
+        let outcome = try workspace.run(
+            "run", tally, "--dispatch", "tally.add", "--dispatch", "tally.fail", "--dispatch", "tally.add")
         #expect(outcome.status == 1)
         #expect(outcome.stdout == "")
         #expect(outcome.stderr == "error: tally.fail: tally/plugin.lua:5: tally refuses\n")
@@ -43,11 +45,16 @@ struct RunCommandTests {
     }
 
     @Test func aPluginThatDoesNotLoadExits3WithItsPlace() throws {
-        let broken = try workspace.plugin("broken", "return {\n  name = \"broken\",\n  updaters = {\n    add = 3,\n  },\n}\n")
-        let outcome = try workspace.run("run", shippedPlugin("counter"), broken, "--dispatch", "counter.increment")
+        let broken = try workspace.plugin(
+            "broken", "return {\n  name = \"broken\",\n  updaters = {\n    add = 3,\n  },\n}\n")
+        let outcome = try workspace.run(
+            "run", shippedPlugin("counter"), broken, "--dispatch", "counter.increment")
         #expect(outcome.status == 3)
         #expect(outcome.stdout == "")
-        #expect(outcome.stderr == "error: plugin broken: broken/plugin.lua:4: updaters.add must be a function, found number 3\n")
+        #expect(
+            outcome.stderr
+                == "error: plugin broken: broken/plugin.lua:4: updaters.add must be a function, found number 3\n"
+        )
     }
 
     @Test func aMissingPluginFolderExits3() throws {
@@ -82,7 +89,10 @@ struct RunCommandTests {
     @Test func helpDocumentsTheExitCodes() throws {
         let outcome = try workspace.run("run", "--help")
         #expect(outcome.status == 0)
-        for code in ["0   success", "1   a dispatch failed", "3   a plugin failed", "4   the state file", "64  the command line"] {
+        for code in [
+            "0   success", "1   a dispatch failed", "3   a plugin failed", "4   the state file",
+            "64  the command line",
+        ] {
             #expect(outcome.stdout.contains(code))
         }
     }
@@ -94,7 +104,8 @@ struct RunCommandTests {
         #expect(save.status == 0)
         #expect(try workspace.read("data/todos.json") == #"[{"done":false,"title":"milk"}]"#)
 
-        let load = try workspace.run("run", shippedPlugin("todo"), "--data-dir", "data", "--dispatch", "todo.load")
+        let load = try workspace.run(
+            "run", shippedPlugin("todo"), "--data-dir", "data", "--dispatch", "todo.load")
         #expect(load.status == 0)
         #expect(try load.json() == ["todos": [["title": "milk", "done": false]]])
     }

@@ -20,15 +20,20 @@ struct ShippedPluginTests {
         #expect(summary["order"] == "order-1")
         #expect(summary["total"] == 510)
         #expect(summary["items"] == 5)
-        #expect(try JSONDecoder().decode(JSONValue.self, from: Data(lines[1].utf8)) == ["cart": ["items": [], "total": 0], "last_order": "order-1"])
+        #expect(
+            try JSONDecoder().decode(JSONValue.self, from: Data(lines[1].utf8)) == [
+                "cart": ["items": [], "total": 0], "last_order": "order-1",
+            ])
 
-        let orders = try JSONDecoder().decode(JSONValue.self, from: Data(workspace.read("data/orders.json").utf8))
+        let orders = try JSONDecoder().decode(
+            JSONValue.self, from: Data(workspace.read("data/orders.json").utf8))
         #expect(orders[0]?["customer"] == "ada")
         #expect(orders[0]?["total"] == 510)
-        #expect(orders[0]?["items"] == [
-            ["sku": "apple", "name": "Apple", "price": 120, "quantity": 2],
-            ["sku": "pear", "name": "pear", "price": 90, "quantity": 3],
-        ])
+        #expect(
+            orders[0]?["items"] == [
+                ["sku": "apple", "name": "Apple", "price": 120, "quantity": 2],
+                ["sku": "pear", "name": "pear", "price": 90, "quantity": 3],
+            ])
         #expect(outcome.stderr.contains("order placed"))
     }
 
@@ -46,7 +51,8 @@ struct ShippedPluginTests {
     }
 
     @Test func cartRefusesToCheckOutAnEmptyCart() throws {
-        let outcome = try workspace.run("run", shippedPlugin("cart"), "--data-dir", "data", "--dispatch", "cart.checkout")
+        let outcome = try workspace.run(
+            "run", shippedPlugin("cart"), "--data-dir", "data", "--dispatch", "cart.checkout")
         #expect(outcome.status == 1)
         #expect(outcome.stderr.hasSuffix(": cannot check out an empty cart\n"))
         #expect(try workspace.contents() == [])

@@ -17,12 +17,14 @@ struct WatchTests {
             not json at all
             tally.add
             """
-        let outcome = try workspace.run("run", tally, "--dispatch", "tally.add", "--watch", input: input + "\n")
+        let outcome = try workspace.run(
+            "run", tally, "--dispatch", "tally.add", "--watch", input: input + "\n")
         #expect(outcome.status == 0)
-        #expect(outcome.stderr == """
-            error: tally.fail: tally/plugin.lua:5: tally refuses
-            error: the payload of not is not valid JSON: json at all\n
-            """)
+        #expect(
+            outcome.stderr == """
+                error: tally.fail: tally/plugin.lua:5: tally refuses
+                error: the payload of not is not valid JSON: json at all\n
+                """)
         let lines = outcome.stdout.split(separator: "\n", maxSplits: 1).map(String.init)
         #expect(lines.first == #"{"total":12}"#)
         #expect(try JSONDecoder().decode(JSONValue.self, from: Data(lines[1].utf8)) == ["total": 13])

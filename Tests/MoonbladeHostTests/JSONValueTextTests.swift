@@ -10,25 +10,28 @@ struct JSONValueTextTests {
     ]
 
     @Test func compactTextIsOneLineWithSortedKeys() {
-        #expect(sample.jsonString() == #"{"a":{"quote":"say \"hi\"\\ \n\t\u0001/é"},"b":[1,2.5,true,null,[],{}]}"#)
+        #expect(
+            sample.jsonString() == #"{"a":{"quote":"say \"hi\"\\ \n\t\u0001/é"},"b":[1,2.5,true,null,[],{}]}"#
+        )
     }
 
     @Test func prettyTextIndentsByTwoSpaces() {
-        #expect(sample.jsonString(pretty: true) == """
-            {
-              "a": {
-                "quote": "say \\"hi\\"\\\\ \\n\\t\\u0001/é"
-              },
-              "b": [
-                1,
-                2.5,
-                true,
-                null,
-                [],
-                {}
-              ]
-            }
-            """)
+        #expect(
+            sample.jsonString(pretty: true) == """
+                {
+                  "a": {
+                    "quote": "say \\"hi\\"\\\\ \\n\\t\\u0001/é"
+                  },
+                  "b": [
+                    1,
+                    2.5,
+                    true,
+                    null,
+                    [],
+                    {}
+                  ]
+                }
+                """)
     }
 
     @Test func textReadsBackAsTheSameValue() throws {

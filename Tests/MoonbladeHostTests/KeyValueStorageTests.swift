@@ -15,7 +15,8 @@ struct KeyValueStorageTests {
         let value: JSONValue = ["todos": [["title": "milk", "done": false]], "count": 1, "ratio": 0.5]
         try storage.write("todos", value)
         #expect(try storage.read("todos") == value)
-        let text = try String(contentsOf: storage.directory.appendingPathComponent("todos.json"), encoding: .utf8)
+        let text = try String(
+            contentsOf: storage.directory.appendingPathComponent("todos.json"), encoding: .utf8)
         #expect(text == #"{"count":1,"ratio":0.5,"todos":[{"done":false,"title":"milk"}]}"#)
     }
 
@@ -23,7 +24,8 @@ struct KeyValueStorageTests {
         try storage.write("orders", [1])
         try storage.write("orders", [1, 2])
         #expect(try storage.read("orders") == [1, 2])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: storage.directory.path) == ["orders.json"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: storage.directory.path) == ["orders.json"])
     }
 
     @Test func writingNilRemovesTheKey() throws {
@@ -33,14 +35,18 @@ struct KeyValueStorageTests {
         try storage.write("never-written", nil)
     }
 
-    @Test(arguments: ["../escape", "a/b", "/etc/passwd", ".hidden", "..", "", "sp ace", "ünï", String(repeating: "k", count: 129)])
+    @Test(arguments: [
+        "../escape", "a/b", "/etc/passwd", ".hidden", "..", "", "sp ace", "ünï",
+        String(repeating: "k", count: 129),
+    ])
     func keysThatAreNotPlainNamesAreRefused(key: String) throws {
         #expect(!KeyValueStorage.isValid(key: key))
         let writeError = #expect(throws: StorageError.self) { try storage.write(key, "x") }
         #expect(writeError?.kind == .invalidKey)
         let readError = #expect(throws: StorageError.self) { try storage.read(key) }
         #expect(readError?.kind == .invalidKey)
-        #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("escape.json").path))
+        #expect(
+            !FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("escape.json").path))
         #expect(!FileManager.default.fileExists(atPath: storage.directory.path))
     }
 
@@ -67,7 +73,10 @@ struct KeyValueStorageTests {
         let error = #expect(throws: StorageError.self) { try blocked.write("blocked", "new") }
         #expect(error?.kind == .unwritable)
         #expect(try storage.read("todos") == ["kept"])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: storage.directory.path).sorted() == ["blocked.json", "todos.json"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: storage.directory.path).sorted() == [
+                "blocked.json", "todos.json",
+            ])
     }
 }
 
@@ -77,15 +86,20 @@ struct AtomicFileTests {
 
     @Test func aFailedWriteLeavesNeitherAPartialFileNorATemporaryOne() throws {
         let missingDirectory = scratch.url.appendingPathComponent("missing/state.json")
-        let error = #expect(throws: AtomicFileError.self) { try AtomicFile.write(Data("{}".utf8), to: missingDirectory) }
-        #expect(error?.description.hasPrefix("cannot create a temporary file for \(missingDirectory.path)") == true)
+        let error = #expect(throws: AtomicFileError.self) {
+            try AtomicFile.write(Data("{}".utf8), to: missingDirectory)
+        }
+        #expect(
+            error?.description.hasPrefix("cannot create a temporary file for \(missingDirectory.path)")
+                == true)
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
     }
 
     @Test func aWrittenFileIsReadableByOthers() throws {
         let file = scratch.url.appendingPathComponent("state.json")
         try AtomicFile.write(Data("{}".utf8), to: file)
-        let permissions = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+        let permissions =
+            try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
         #expect(permissions == 0o644)
         #expect(try String(contentsOf: file, encoding: .utf8) == "{}")
     }

@@ -28,7 +28,8 @@ extension JSONValue {
                 element.write(to: &text, indent: indent)
             }
         case .object(let members):
-            Self.writeContainer("{", "}", members.sorted { $0.key < $1.key }, to: &text, indent: indent) { member, text, indent in
+            Self.writeContainer("{", "}", members.sorted { $0.key < $1.key }, to: &text, indent: indent) {
+                member, text, indent in
                 Self.writeString(member.key, to: &text)
                 text += indent == nil ? ":" : ": "
                 member.value.write(to: &text, indent: indent)

@@ -65,7 +65,8 @@ enum MoonbladeProcess {
 
 /// A fresh directory for one test: the working directory of the runs, with plugins and files in it.
 final class Workspace: Sendable {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("moonblade-cli-\(UUID().uuidString)")
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "moonblade-cli-\(UUID().uuidString)")
 
     init() {
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -86,7 +87,8 @@ final class Workspace: Sendable {
     @discardableResult
     func file(_ path: String, _ text: String) throws -> String {
         let file = url.appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(text.utf8).write(to: file)
         return file.path
     }
@@ -107,7 +109,8 @@ final class Workspace: Sendable {
 /// The shipped plugins, `Plugins/<name>` at the package root.
 func shippedPlugin(_ name: String) -> String {
     URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
         .appendingPathComponent("Plugins").appendingPathComponent(name).path
 }
 

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Writes files all at once or not at all: a reader sees the old file or the new one, never half of one.
@@ -15,9 +15,13 @@ package enum AtomicFile {
     /// Replaces the file at `url` with `data`, atomically.
     package static func write(_ data: Data, to url: URL) throws(AtomicFileError) {
         let target = url.path
-        var template = Array(url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).XXXXXX").path.utf8CString)
+        var template = Array(
+            url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).XXXXXX").path
+                .utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { throw AtomicFileError(path: target, doing: "create a temporary file for") }
+        guard descriptor >= 0 else {
+            throw AtomicFileError(path: target, doing: "create a temporary file for")
+        }
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var replaced = false
         defer { if !replaced { unlink(temporary) } }

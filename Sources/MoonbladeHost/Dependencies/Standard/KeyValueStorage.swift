@@ -22,7 +22,8 @@ public struct KeyValueStorage: Sendable {
         } catch CocoaError.fileReadNoSuchFile {
             return nil
         } catch {
-            throw StorageError(.unreadable, key: key, message: "cannot read \(file.path): \(error.localizedDescription)")
+            throw StorageError(
+                .unreadable, key: key, message: "cannot read \(file.path): \(error.localizedDescription)")
         }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: data)
@@ -40,7 +41,9 @@ public struct KeyValueStorage: Sendable {
             } catch CocoaError.fileNoSuchFile {
                 // Already absent: removing is done.
             } catch {
-                throw StorageError(.unwritable, key: key, message: "cannot remove \(file.path): \(error.localizedDescription)")
+                throw StorageError(
+                    .unwritable, key: key,
+                    message: "cannot remove \(file.path): \(error.localizedDescription)")
             }
             return
         }
@@ -50,7 +53,8 @@ public struct KeyValueStorage: Sendable {
         } catch let error as AtomicFileError {
             throw StorageError(.unwritable, key: key, message: error.description)
         } catch {
-            throw StorageError(.unwritable, key: key, message: "cannot write \(file.path): \(error.localizedDescription)")
+            throw StorageError(
+                .unwritable, key: key, message: "cannot write \(file.path): \(error.localizedDescription)")
         }
     }
 
@@ -59,7 +63,9 @@ public struct KeyValueStorage: Sendable {
         guard Self.isValid(key: key) else {
             throw StorageError(
                 .invalidKey, key: key,
-                message: "invalid storage key \"\(key)\": use 1 to 128 letters, digits, '_', '-' or '.', not starting with '.'")
+                message:
+                    "invalid storage key \"\(key)\": use 1 to 128 letters, digits, '_', '-' or '.', not starting with '.'"
+            )
         }
         return directory.appendingPathComponent("\(key).json")
     }
@@ -67,7 +73,9 @@ public struct KeyValueStorage: Sendable {
     /// Whether `key` is a plain name: no separators, no `..`, no hidden or temporary files.
     public static func isValid(key: String) -> Bool {
         (1...128).contains(key.utf8.count) && !key.hasPrefix(".")
-            && key.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "_-.".unicodeScalars.contains($0)) }
+            && key.unicodeScalars.allSatisfy {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "_-.".unicodeScalars.contains($0))
+            }
     }
 }
 

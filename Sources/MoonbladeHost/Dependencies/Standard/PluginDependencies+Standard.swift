@@ -15,7 +15,9 @@ extension PluginDependencies {
     /// and `ctx.deps.storage.write { key = k, value = v }` (a nil value removes the key).
     public mutating func exposeStorage(_ storage: KeyValueStorage) {
         expose("storage", "read") { (request: StorageRequest) throws in try storage.read(request.key) }
-        expose("storage", "write") { (request: StorageRequest) throws in try storage.write(request.key, request.value) }
+        expose("storage", "write") { (request: StorageRequest) throws in
+            try storage.write(request.key, request.value)
+        }
     }
 
     /// Exposes the time as `ctx.deps.clock.now()` (seconds since 1970 as a float) and
@@ -56,12 +58,16 @@ private struct LogEntry: Decodable, Sendable {
         var fields = try decoder.singleValueContainer().decode([String: JSONValue].self)
         guard case .string(let message)? = fields.removeValue(forKey: "message") else {
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "a log entry needs a message string"))
+                DecodingError.Context(
+                    codingPath: decoder.codingPath, debugDescription: "a log entry needs a message string"))
         }
         self.message = message
-        metadata = fields.isEmpty ? nil : fields.mapValues { value in
-            if case .string(let text) = value { return .string(text) }
-            return .string(value.jsonString())
-        }
+        metadata =
+            fields.isEmpty
+            ? nil
+            : fields.mapValues { value in
+                if case .string(let text) = value { return .string(text) }
+                return .string(value.jsonString())
+            }
     }
 }
