@@ -8,10 +8,7 @@ struct DispatchRequest: Equatable {
 
     /// A name and the payload's JSON text (nil or blank for no payload).
     init(name: String, json: String?) throws(DispatchRequestError) {
-        guard !name.isEmpty, !name.contains(where: \.isWhitespace) else {
-            throw DispatchRequestError(
-                message: "expected an item name like counter.increment, found \"\(name)\"")
-        }
+        guard !name.isEmpty, !name.contains(where: \.isWhitespace) else { throw .notAName(name) }
         self.name = name
         guard let json, !json.allSatisfy(\.isWhitespace) else { return }
         do {
@@ -39,10 +36,7 @@ extension DispatchRequest {
         var index = words.startIndex
         while index < words.endIndex {
             let name = words[index]
-            guard looksLikeItemName(name) else {
-                throw DispatchRequestError(
-                    message: "expected an item name like counter.increment, found \(name)")
-            }
+            guard looksLikeItemName(name) else { throw .notAName(name) }
             let payload =
                 words.indices.contains(index + 1) && !looksLikeItemName(words[index + 1])
                 ? words[index + 1] : nil
@@ -67,4 +61,8 @@ extension DispatchRequest {
 struct DispatchRequestError: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
+
+    static func notAName(_ word: String) -> Self {
+        Self(message: "expected an item name like counter.increment, found \"\(word)\"")
+    }
 }

@@ -9,8 +9,9 @@ struct RunCommand: AsyncParsableCommand {
         discussion: """
             The state starts as the JSON in --state, or {}. Each --dispatch names an item \
             (plugin.item) and may give a JSON payload: --dispatch counter.increment '{"by": 2}'. \
-            The first dispatch that fails stops the run: its error goes to standard error and \
-            nothing is printed or saved.
+            Put the plugin folders before the options: the words after --dispatch up to the \
+            next option are item names and payloads. The first dispatch that fails stops the \
+            run: its error goes to standard error and nothing is printed or saved.
 
             With --watch, after the --dispatch items, one dispatch per line is read from standard \
             input (`NAME` or `NAME JSON`) until end of file; a failing line is reported and the \
