@@ -12,8 +12,10 @@ let package = Package(
         .library(name: "MoonbladeLua", targets: ["MoonbladeLua"]),
         .library(name: "MoonbladeHost", targets: ["MoonbladeHost"]),
         .library(name: "MoonbladeTesting", targets: ["MoonbladeTesting"]),
+        .executable(name: "moonblade", targets: ["moonblade"]),
     ],
     dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
@@ -45,6 +47,15 @@ let package = Package(
                 .product(name: "CustomDump", package: "swift-custom-dump"),
             ]
         ),
+        // The command-line host: `moonblade run`, `repl`, `check`.
+        .executableTarget(
+            name: "moonblade",
+            dependencies: [
+                "MoonbladeHost",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
 
         .testTarget(
             name: "MoonbladeTests",
@@ -55,6 +66,8 @@ let package = Package(
             dependencies: ["MoonbladeHost", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "MoonbladeTestingTests", dependencies: ["MoonbladeTesting", "MoonbladeHost", "Moonblade"]),
+        // End-to-end: runs the built `moonblade` executable (the dependency makes SwiftPM build it).
+        .testTarget(name: "MoonbladeCLITests", dependencies: ["moonblade", "MoonbladeHost"]),
         .testTarget(
             name: "MoonbladeLuaTests",
             dependencies: [

@@ -1,4 +1,4 @@
--- A todo list in `state.todos`, persisted through the host's `storage` dependency.
+-- A todo list in `state.todos`, persisted through the host's `storage` dependency (saved on change).
 local function require_title(payload)
   if type(payload) ~= "table" or type(payload.title) ~= "string" or payload.title == "" then
     error("todo.add needs a payload { title = <non-empty string> }", 2)
@@ -48,5 +48,20 @@ return {
     save = function(ctx)
       ctx.deps.storage.write { key = "todos", value = ctx.state().todos or {} }
     end,
+  },
+
+  observers = {
+    -- Saves the list whenever a change to the state changes it.
+    {
+      on_state_change = function(old, new)
+        local before, after = old.todos or {}, new.todos or {}
+        if #before ~= #after then return true end
+        for index, todo in ipairs(before) do
+          if todo.title ~= after[index].title or todo.done ~= after[index].done then return true end
+        end
+        return false
+      end,
+      dispatch = { "todo.save" },
+    },
   },
 }

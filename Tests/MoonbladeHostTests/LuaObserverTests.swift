@@ -29,12 +29,12 @@ struct AddMarker: StateUpdater, DispatchObserverDispatchable {
 @Suite("Lua observer rules")
 struct LuaObserverTests {
     let scratch = ScratchPlugins()
-    let log = RecordingLogHandler.Messages()
+    let log = RecordingLogHandler.Log()
 
     func host(_ plugins: [String], counter: Int = 0, maxCascadeDepth: Int = 32) throws -> PluginHost<AppState> {
         try PluginHost<AppState>(
             plugins: plugins, initialState: AppState(counter: counter),
-            configuration: .init(maxCascadeDepth: maxCascadeDepth, logger: RecordingLogHandler.logger(into: log)))
+            configuration: .init(maxCascadeDepth: maxCascadeDepth, logger: log.logger))
     }
 
     @Test func onStartItemsRunBeforeTheHostIsReturned() throws {
@@ -100,7 +100,7 @@ struct LuaObserverTests {
         try await host.dispatch("threshold.touch").value
         try await host.dispatch("counter.increment").value
         #expect(host.state.todos.count == 1)
-        #expect(log.all.isEmpty)
+        #expect(log.lines.isEmpty)
     }
 
     @Test func onNotificationFiresWithThePostedPayload() async throws {
@@ -121,7 +121,7 @@ struct LuaObserverTests {
         let host = try host([shippedPlugin("counter"), rules], maxCascadeDepth: 5)
         try await host.dispatch("counter.increment").value
         #expect(host.state.counter == 6)
-        let reports = log.all
+        let reports = log.lines
         #expect(reports.count == 1)
         #expect(reports.first?.contains("loop.observers[1]: loop/plugin.lua:4: dispatching counter.increment") == true)
         #expect(reports.first?.contains("stopped: more than 5 reactions in a row") == true)
@@ -140,9 +140,9 @@ struct LuaObserverTests {
         let host = try host([shippedPlugin("counter"), rules], maxCascadeDepth: 4)
         try await host.dispatch("counter.increment").value
         // The chain goes on in side effect tasks: wait for it to stop at the limit.
-        try await waitUntil { log.all.contains { $0.contains("stopped") } }
+        try await waitUntil { log.lines.contains { $0.contains("stopped") } }
         #expect(host.state.counter == 3)
-        #expect(log.all.contains { $0.contains("echo.observers[1]") })
+        #expect(log.lines.contains { $0.contains("echo.observers[1]") })
     }
 
     @Test func aRaisingPredicateIsReportedAndTheOtherRulesStillFire() async throws {
@@ -154,7 +154,7 @@ struct LuaObserverTests {
         let host = try host([shippedPlugin("counter"), rules])
         try await host.dispatch("counter.increment").value
         #expect(host.state.counter == 11)
-        let reports = log.all
+        let reports = log.lines
         #expect(reports.contains { $0.contains("shaky.observers[1]: shaky/plugin.lua:4: on_state_change: attempt to index a nil value") })
         #expect(reports.contains { $0.contains("shaky.observers[2]: shaky/plugin.lua:5: dispatching counter.increment: no payload today") })
     }
@@ -165,8 +165,8 @@ struct LuaObserverTests {
             """)
         let host = try host([shippedPlugin("counter"), shippedPlugin("todo"), rules])
         try await host.dispatch("counter.reset").value
-        try await waitUntil { !log.all.isEmpty }
-        #expect(log.all == [
+        try await waitUntil { !log.lines.isEmpty }
+        #expect(log.lines == [
             "error: todo.add, dispatched by strict.observers[1], failed: todo.add: todo/plugin.lua:15: "
                 + "todo.add needs a payload { title = <non-empty string> }",
         ])

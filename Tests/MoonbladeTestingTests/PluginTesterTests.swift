@@ -15,12 +15,22 @@ import Testing
         let reads = dependencies.stub("storage", "read") { (_: ReadRequest) in [Todo(title: "milk")] }
         let writes = dependencies.stub("storage", "write") { (_: WriteRequest) in }
         let tester = try PluginTester(
-            plugins: [plugin("todo")], initialState: TodoState(), dependencies: dependencies)
+            plugins: [fixturePlugin("todo")], initialState: TodoState(), dependencies: dependencies)
         await tester.dispatch("todo.load")
         await tester.receive("todo.replace") { $0.todos = [Todo(title: "milk")] }
         await tester.dispatch("todo.save")
         await tester.finish()
         #expect(reads.calls == [ReadRequest(key: "todos")])
+        #expect(writes.calls == [WriteRequest(key: "todos", value: [Todo(title: "milk")])])
+    }
+
+    @Test func itemsDispatchedByObserverRulesAreReceivedToo() async throws {
+        var dependencies = PluginDependencies()
+        let writes = dependencies.stub("storage", "write") { (_: WriteRequest) in }
+        let tester = try PluginTester(plugins: [plugin("todo")], initialState: TodoState(), dependencies: dependencies)
+        await tester.dispatch("todo.add", ["title": "milk"]) { $0.todos = [Todo(title: "milk")] }
+        await tester.receive("todo.save")  // the shipped todo saves on every change of its list
+        await tester.finish()
         #expect(writes.calls == [WriteRequest(key: "todos", value: [Todo(title: "milk")])])
     }
 
@@ -31,7 +41,7 @@ import Testing
             await gate.wait()
             return [Todo(title: "late")]
         }
-        let tester = try PluginTester(plugins: [plugin("todo")], initialState: TodoState(), dependencies: dependencies)
+        let tester = try PluginTester(plugins: [fixturePlugin("todo")], initialState: TodoState(), dependencies: dependencies)
         await tester.dispatch("todo.load")
         // The load is suspended in the stub; updaters still run meanwhile.
         await tester.dispatch("todo.add", ["title": "now"]) { $0.todos = [Todo(title: "now")] }
@@ -41,7 +51,7 @@ import Testing
     }
 
     @Test func aFailingUpdaterCanBeExpectedAndLeavesTheStateAlone() async throws {
-        let tester = try PluginTester(plugins: [plugin("todo")], initialState: TodoState())
+        let tester = try PluginTester(plugins: [fixturePlugin("todo")], initialState: TodoState())
         let error = await tester.dispatchExpectingError("todo.add", ["title": ""])
         let failure = try #require(error as? PluginError)
         #expect(failure.description.contains("todo/plugin.lua:"))
@@ -52,7 +62,7 @@ import Testing
     @Test func withExhaustivityOffOnlyWhatIsStatedIsChecked() async throws {
         var dependencies = PluginDependencies()
         dependencies.stub("storage", "read") { (_: ReadRequest) in [Todo(title: "milk"), Todo(title: "eggs")] }
-        let tester = try PluginTester(plugins: [plugin("todo")], initialState: TodoState(), dependencies: dependencies)
+        let tester = try PluginTester(plugins: [fixturePlugin("todo")], initialState: TodoState(), dependencies: dependencies)
         tester.exhaustivity = .off
         await tester.dispatch("todo.load")
         await tester.receive("todo.replace") { $0.todos[1].title = "eggs" }
@@ -107,7 +117,7 @@ import Testing
     }
 
     @Test func anUnknownItemAndAnUnexpectedErrorFail() async throws {
-        let tester = try PluginTester(plugins: [plugin("todo")], initialState: TodoState())
+        let tester = try PluginTester(plugins: [fixturePlugin("todo")], initialState: TodoState())
         await withKnownIssue {
             await tester.dispatch("todo.nope")
         } matching: { issue in
@@ -129,7 +139,7 @@ import Testing
     @Test func anUnreceivedItemFailsAtTheNextDispatchAndAtTheEnd() async throws {
         var dependencies = PluginDependencies()
         dependencies.stub("storage", "read") { (_: ReadRequest) in [Todo(title: "milk")] }
-        let tester = try PluginTester(plugins: [plugin("todo")], initialState: TodoState(), dependencies: dependencies)
+        let tester = try PluginTester(plugins: [fixturePlugin("todo")], initialState: TodoState(), dependencies: dependencies)
         await tester.dispatch("todo.load")
         while tester.receivedItems.isEmpty { await Task.yield() }
         #expect(tester.receivedItems == ["todo.replace"])
@@ -149,7 +159,7 @@ import Testing
     @Test func receivingAnotherItemOrNothingFails() async throws {
         var dependencies = PluginDependencies()
         dependencies.stub("storage", "read") { (_: ReadRequest) in [Todo(title: "milk")] }
-        let tester = try PluginTester(plugins: [plugin("todo")], initialState: TodoState(), dependencies: dependencies)
+        let tester = try PluginTester(plugins: [fixturePlugin("todo")], initialState: TodoState(), dependencies: dependencies)
         await tester.dispatch("todo.load")
         await withKnownIssue {
             await tester.receive("todo.add")
@@ -171,7 +181,7 @@ import Testing
             await gate.wait()
             return []
         }
-        let tester = try PluginTester(plugins: [plugin("todo")], initialState: TodoState(), dependencies: dependencies)
+        let tester = try PluginTester(plugins: [fixturePlugin("todo")], initialState: TodoState(), dependencies: dependencies)
         await tester.dispatch("todo.load")
         await withKnownIssue {
             await tester.finish(timeout: .milliseconds(20))
@@ -182,7 +192,7 @@ import Testing
     }
 
     @Test func aFailedSideEffectFails() async throws {
-        let tester = try PluginTester(plugins: [plugin("todo")], initialState: TodoState())
+        let tester = try PluginTester(plugins: [fixturePlugin("todo")], initialState: TodoState())
         await tester.dispatch("todo.load")  // storage is not exposed
         await withKnownIssue {
             await tester.finish()
@@ -216,7 +226,7 @@ import Testing
         let line = #line + 2
         try await withKnownIssue {
             var tester: PluginTester<TodoState>? = try PluginTester(
-                plugins: [plugin("todo")], initialState: TodoState(), dependencies: dependencies)
+                plugins: [fixturePlugin("todo")], initialState: TodoState(), dependencies: dependencies)
             await tester?.dispatch("todo.load")
             while tester?.receivedItems.isEmpty == true { await Task.yield() }
             tester = nil

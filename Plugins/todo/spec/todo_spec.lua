@@ -1,72 +1,66 @@
--- Specs for the todo plugin; its storage dependency is stubbed.
+-- Specs for the todo plugin: run with `moonblade test Plugins/todo` or `swift test`.
+
 describe("todo", function()
+  local saved -- what the stubbed storage holds, by key
+
   before_each(function()
     set_state({ todos = {} })
+    saved = {}
+    stub("storage.read", function(args) return saved[args.key] end)
+    stub("storage.write", function(args) saved[args.key] = args.value end)
   end)
 
   describe("add", function()
     it("appends an open todo", function()
       dispatch("todo.add", { title = "milk" })
-      dispatch("todo.add", { title = "eggs" })
-      assert.are.same({ { title = "milk", done = false }, { title = "eggs", done = false } }, state().todos)
+      dispatch("todo.add", { title = "bread" })
+      assert.are.same({ { title = "milk", done = false }, { title = "bread", done = false } }, state().todos)
     end)
 
-    it("refuses a payload without a title and leaves the state alone", function()
-      assert.has_error(function() dispatch("todo.add", {}) end, "needs a payload { title = <non-empty string> }")
+    it("refuses a missing or empty title", function()
+      assert.has_error(function() dispatch("todo.add", {}) end, "todo.add needs a payload { title = <non-empty string> }")
+      assert.has_error(function() dispatch("todo.add", { title = "" }) end, "non-empty string")
       assert.are.same({ todos = {} }, state())
     end)
   end)
 
-  describe("toggle and clear_done", function()
-    before_each(function()
+  describe("toggle", function()
+    it("flips a todo between open and done", function()
       dispatch("todo.add", { title = "milk" })
-      dispatch("todo.add", { title = "eggs" })
-    end)
-
-    it("toggles the todo at an index", function()
-      dispatch("todo.toggle", { index = 2 })
-      assert.is_true(state().todos[2].done)
-      assert.is_false(state().todos[1].done)
-    end)
-
-    it("fails for an index with no todo", function()
-      assert.has_error(function() dispatch("todo.toggle", { index = 9 }) end, "no todo at index 9")
-    end)
-
-    it("clears the todos that are done", function()
       dispatch("todo.toggle", { index = 1 })
-      dispatch("todo.clear_done")
-      assert.are.same({ { title = "eggs", done = false } }, state().todos)
+      assert.is_true(state().todos[1].done)
+      dispatch("todo.toggle", { index = 1 })
+      assert.are.equal(false, state().todos[1].done)
     end)
+
+    it("refuses an index with no todo", function()
+      assert.has_error(function() dispatch("todo.toggle", { index = 3 }) end, "no todo at index 3")
+    end)
+  end)
+
+  it("clear_done keeps only the open todos", function()
+    set_state({ todos = { { title = "a", done = true }, { title = "b", done = false }, { title = "c", done = true } } })
+    dispatch("todo.clear_done")
+    assert.are.same({ { title = "b", done = false } }, state().todos)
   end)
 
   describe("load", function()
-    it("replaces the todos with the saved ones and returns how many", function()
-      local read = stub("storage.read", function(arguments)
-        return { { title = "saved", done = true } }
-      end)
+    it("replaces the list with the saved one and returns how many there are", function()
+      saved.todos = { { title = "saved", done = true } }
       assert.are.equal(1, dispatch("todo.load"))
       assert.are.same({ { title = "saved", done = true } }, state().todos)
-      assert.are.same({ { key = "todos" } }, read.calls)
     end)
 
     it("starts empty when nothing was saved", function()
-      stub("storage.read", function() return nil end)
+      set_state({ todos = { { title = "old", done = false } } })
       assert.are.equal(0, dispatch("todo.load"))
-    end)
-
-    it("fails when storage fails", function()
-      stub("storage.read", function() error("disk on fire") end)
-      assert.has_error(function() dispatch("todo.load") end, "disk on fire")
+      assert.are.same({}, state().todos)
     end)
   end)
 
-  describe("save", function()
-    it("writes the todos under their key", function()
-      local write = stub("storage.write", function() end)
-      dispatch("todo.add", { title = "milk" })
-      dispatch("todo.save")
-      assert.are.same({ { key = "todos", value = { { title = "milk", done = false } } } }, write.calls)
-    end)
+  it("save writes the list to storage", function()
+    set_state({ todos = { { title = "milk", done = false } } })
+    dispatch("todo.save")
+    assert.are.same({ { title = "milk", done = false } }, saved.todos)
   end)
 end)

@@ -22,20 +22,29 @@ func shippedPlugin(_ name: String) -> String {
         .appendingPathComponent("Plugins").appendingPathComponent(name).path
 }
 
-/// Plugin folders written for one test, removed when it is done.
-final class ScratchPlugins: Sendable {
-    let root = FileManager.default.temporaryDirectory.appendingPathComponent("moonblade-tests-\(UUID().uuidString)")
+/// A fresh, empty directory for one test, removed when it is done.
+final class ScratchDirectory: Sendable {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("moonblade-tests-\(UUID().uuidString)")
 
-    /// Writes `<name>/plugin.lua` and returns the folder.
-    func write(_ name: String, _ source: String) throws -> String {
-        let folder = root.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try source.write(to: folder.appendingPathComponent("plugin.lua"), atomically: true, encoding: .utf8)
-        return folder.path
+    init() {
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
     deinit {
-        try? FileManager.default.removeItem(at: root)
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// Plugin folders written for one test, removed when it is done.
+final class ScratchPlugins: Sendable {
+    private let scratch = ScratchDirectory()
+
+    /// Writes `<name>/plugin.lua` and returns the folder.
+    func write(_ name: String, _ source: String) throws -> String {
+        let folder = scratch.url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try source.write(to: folder.appendingPathComponent("plugin.lua"), atomically: true, encoding: .utf8)
+        return folder.path
     }
 }
 

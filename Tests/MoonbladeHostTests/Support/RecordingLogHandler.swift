@@ -1,28 +1,37 @@
 import Logging
 import Synchronization
 
-/// A log handler that keeps the messages, so tests can see what the host reported.
+/// A log handler that keeps what is logged through it, so tests can see what the host reported.
 struct RecordingLogHandler: LogHandler {
-    final class Messages: Sendable {
-        let lines = Mutex<[String]>([])
-        var all: [String] { lines.withLock { $0 } }
+    struct Entry: Equatable {
+        var level: Logger.Level
+        var message: String
+        var metadata: Logger.Metadata
     }
 
-    let messages: Messages
-    var logLevel = Logger.Level.trace
+    /// Where the entries go: one per test.
+    final class Log: Sendable {
+        let entries = Mutex<[Entry]>([])
+
+        /// A logger that records here.
+        var logger: Logger { Logger(label: "moonblade.tests") { _ in RecordingLogHandler(log: self) } }
+
+        /// Each entry as `level: message`.
+        var lines: [String] { entries.withLock { $0.map { "\($0.level): \($0.message)" } } }
+    }
+
+    let log: Log
     var metadata: Logger.Metadata = [:]
+    var logLevel = Logger.Level.trace
+
+    func log(event: LogEvent) {
+        log.entries.withLock {
+            $0.append(Entry(level: event.level, message: "\(event.message)", metadata: event.metadata ?? [:]))
+        }
+    }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        messages.lines.withLock { $0.append("\(event.level): \(event.message)") }
-    }
-
-    /// A logger that records into `messages`.
-    static func logger(into messages: Messages) -> Logger {
-        Logger(label: "moonblade.tests") { _ in RecordingLogHandler(messages: messages) }
     }
 }

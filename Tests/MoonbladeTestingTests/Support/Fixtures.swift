@@ -10,6 +10,13 @@ let pluginsDirectory = URL(fileURLWithPath: #filePath)
 
 func plugin(_ name: String) -> String { "\(pluginsDirectory)/\(name)" }
 
+/// A plugin frozen for the harness's own tests (`Fixtures/<name>`), so they do not change when the
+/// shipped plugin does: `todo` is the shipped todo list before it learned to save on every change.
+func fixturePlugin(_ name: String) -> String {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures").appendingPathComponent(name).path
+}
+
 struct CounterState: State, Codable, Equatable {
     var counter = 0
 }

@@ -1,0 +1,68 @@
+import Foundation
+import MoonbladeHost
+
+/// One dispatch asked for on the command line or typed in: an item name and an optional JSON payload.
+struct DispatchRequest: Equatable {
+    var name: String
+    var payload: JSONValue?
+
+    /// A name and the payload's JSON text (nil or blank for no payload).
+    init(name: String, json: String?) throws(DispatchRequestError) {
+        guard !name.isEmpty, !name.contains(where: \.isWhitespace) else { throw .notAName(name) }
+        self.name = name
+        guard let json, !json.allSatisfy(\.isWhitespace) else { return }
+        do {
+            payload = try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8))
+        } catch {
+            throw DispatchRequestError(message: "the payload of \(name) is not valid JSON: \(json)")
+        }
+    }
+
+    /// A line `NAME` or `NAME JSON`.
+    init(line: String) throws(DispatchRequestError) {
+        let trimmed = line.drop(while: \.isWhitespace)
+        let name = trimmed.prefix { !$0.isWhitespace }
+        try self.init(
+            name: String(name), json: trimmed.dropFirst(name.count).trimmingCharacters(in: .whitespaces))
+    }
+}
+
+extension DispatchRequest {
+    /// The requests in the words that follow `--dispatch` options: each item name, then its payload if
+    /// the next word is not an item name itself. (ArgumentParser hands over the words of repeated
+    /// `--dispatch NAME [JSON]` options as one list.)
+    static func requests(from words: [String]) throws(DispatchRequestError) -> [DispatchRequest] {
+        var requests: [DispatchRequest] = []
+        var index = words.startIndex
+        while index < words.endIndex {
+            let name = words[index]
+            guard looksLikeItemName(name) else { throw .notAName(name) }
+            let payload =
+                words.indices.contains(index + 1) && !looksLikeItemName(words[index + 1])
+                ? words[index + 1] : nil
+            requests.append(try DispatchRequest(name: name, json: payload))
+            index += payload == nil ? 1 : 2
+        }
+        return requests
+    }
+
+    /// `plugin.item`: two identifiers joined by a dot, which no JSON text is.
+    static func looksLikeItemName(_ word: String) -> Bool {
+        let parts = word.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 2
+            && parts.allSatisfy { part in
+                guard let first = part.first, first.isLetter || first == "_" else { return false }
+                return part.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+            }
+    }
+}
+
+/// A dispatch request that cannot be understood, in one line.
+struct DispatchRequestError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+
+    static func notAName(_ word: String) -> Self {
+        Self(message: "expected an item name like counter.increment, found \"\(word)\"")
+    }
+}

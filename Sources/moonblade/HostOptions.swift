@@ -1,0 +1,23 @@
+import ArgumentParser
+import Logging
+import MoonbladeHost
+
+/// The options of every command that runs plugins: which plugins, and where their data lives.
+struct HostOptions: ParsableArguments {
+    @Argument(help: "Plugin folders, each with a plugin.lua.")
+    var plugins: [String]
+
+    @Option(help: "The directory the storage dependency keeps its JSON files in.")
+    var dataDir = ".moonblade"
+
+    @Option(help: "The lowest level of plugin log entries shown on standard error (trace … critical).")
+    var logLevel: Logger.Level = .info
+
+    /// Loads the plugins on `initialState`; reports and exits on a plugin that does not load.
+    func session(initialState: JSONValue = JSONValue()) throws -> PluginSession {
+        try PluginSession(
+            plugins: plugins, initialState: initialState, dataDirectory: dataDir, logLevel: logLevel)
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

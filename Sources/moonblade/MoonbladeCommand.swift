@@ -1,0 +1,17 @@
+import ArgumentParser
+
+/// `moonblade`: runs Lua plugins in a Moonblade store from the command line.
+@main
+struct MoonbladeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "moonblade",
+        abstract: "Run, explore and check Moonblade Lua plugins.",
+        discussion: """
+            Results go to standard output, diagnostics to standard error. Plugin errors name the \
+            plugin and the place in its code (todo/plugin.lua:12).
+
+            \(ExitStatus.help)
+            """,
+        subcommands: [RunCommand.self, ReplCommand.self, CheckCommand.self]
+    )
+}

@@ -1,0 +1,53 @@
+import MoonbladeHost
+import Testing
+
+@testable import moonblade
+
+@Suite("Dispatch requests and REPL commands")
+struct DispatchRequestTests {
+    @Test func dispatchWordsGroupEachNameWithItsPayload() throws {
+        let requests = try DispatchRequest.requests(from: [
+            "counter.increment", "counter.increment", #"{"by": 2}"#, "todo.add", "5",
+        ])
+        #expect(
+            requests == [
+                try DispatchRequest(name: "counter.increment", json: nil),
+                try DispatchRequest(name: "counter.increment", json: #"{"by": 2}"#),
+                try DispatchRequest(name: "todo.add", json: "5"),
+            ])
+        #expect(requests[1].payload == ["by": 2])
+    }
+
+    @Test(arguments: [["{}"], ["counter.increment", "{", "x"], ["counter.increment", "not json"]])
+    func dispatchWordsThatAreNotNameAndPayloadAreRefused(words: [String]) {
+        #expect(throws: DispatchRequestError.self) { try DispatchRequest.requests(from: words) }
+    }
+
+    @Test(arguments: [
+        ("counter.increment", true), ("_a.b2", true), ("plugin", false), ("a.b.c", false), ("1.5", false),
+        ("a.", false), (#"{"a.b": 1}"#, false), ("todo.add x", false),
+    ])
+    func itemNamesAreTwoIdentifiersJoinedByADot(word: String, isName: Bool) {
+        #expect(DispatchRequest.looksLikeItemName(word) == isName)
+    }
+
+    @Test func aLineIsANameAndAnOptionalPayload() throws {
+        #expect(
+            try DispatchRequest(line: "  todo.add   {\"title\": \"milk tea\"}  ")
+                == DispatchRequest(name: "todo.add", json: #"{"title": "milk tea"}"#))
+        #expect(try DispatchRequest(line: "todo.load").payload == nil)
+        #expect(throws: DispatchRequestError.self) { try DispatchRequest(line: "todo.add {title}") }
+    }
+
+    @Test func replCommandsAreRecognisedAndAnythingElseIsADispatch() throws {
+        #expect(try Repl.command(in: "") == .nothing)
+        #expect(try Repl.command(in: "state") == .state)
+        #expect(try Repl.command(in: "reload") == .reload)
+        #expect(try Repl.command(in: "help") == .help)
+        #expect(try Repl.command(in: "exit") == .quit)
+        let request = try DispatchRequest(name: "counter.increment", json: #"{"by": 3}"#)
+        #expect(try Repl.command(in: #"dispatch counter.increment {"by": 3}"#) == .dispatch(request))
+        #expect(try Repl.command(in: #"counter.increment {"by": 3}"#) == .dispatch(request))
+        #expect(throws: DispatchRequestError.self) { try Repl.command(in: "dispatch") }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import MoonbladeHost
+import Testing
+
+@Suite("moonblade run")
+struct RunCommandTests {
+    let workspace = Workspace()
+
+    @Test func appliesDispatchesInOrderAndPrintsTheFinalStateAsSortedJSON() throws {
+        let outcome = try workspace.run(
+            "run", shippedPlugin("counter"), "--dispatch", "counter.increment",
+            "--dispatch", "counter.increment", #"{"by": 5}"#, "--dispatch", "counter.increment")
+        #expect(outcome.status == 0)
+        #expect(outcome.stderr == "")
+        #expect(outcome.stdout == "{\n  \"counter\": 7\n}\n")
+    }
+
+    @Test func startsFromTheStateFile() throws {
+        try workspace.file("start.json", #"{"counter": 10, "note": "kept"}"#)
+        let outcome = try workspace.run(
+            "run", shippedPlugin("counter"), "--state", "start.json", "--dispatch", "counter.increment")
+        #expect(outcome.status == 0)
+        #expect(try outcome.json() == ["counter": 11, "note": "kept"])
+    }
+
+    @Test func withoutDispatchesPrintsTheInitialState() throws {
+        let outcome = try workspace.run("run", shippedPlugin("counter"))
+        #expect(outcome.status == 0)
+        #expect(try outcome.json() == [:])
+    }
+
+    @Test func aFailedDispatchExits1WithOneLineNamingThePlace() throws {
+        let tally = try workspace.plugin("tally", tallyPlugin)
+        let outcome = try workspace.run(
+            "run", tally, "--dispatch", "tally.add", "--dispatch", "tally.fail", "--dispatch", "tally.add")
+        #expect(outcome.status == 1)
+        #expect(outcome.stdout == "")
+        #expect(outcome.stderr == "error: tally.fail: tally/plugin.lua:5: tally refuses\n")
+    }
+
+    @Test func anUnknownItemExits1() throws {
+        let outcome = try workspace.run("run", shippedPlugin("counter"), "--dispatch", "counter.nope")
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr == "error: counter.nope: no such item is registered\n")
+    }
+
+    @Test func aPluginThatDoesNotLoadExits3WithItsPlace() throws {
+        let broken = try workspace.plugin(
+            "broken", "return {\n  name = \"broken\",\n  updaters = {\n    add = 3,\n  },\n}\n")
+        let outcome = try workspace.run(
+            "run", shippedPlugin("counter"), broken, "--dispatch", "counter.increment")
+        #expect(outcome.status == 3)
+        #expect(outcome.stdout == "")
+        #expect(
+            outcome.stderr
+                == "error: plugin broken: broken/plugin.lua:4: updaters.add must be a function, found number 3\n"
+        )
+    }
+
+    @Test func aMissingPluginFolderExits3() throws {
+        let outcome = try workspace.run("run", "no-such-plugin")
+        #expect(outcome.status == 3)
+        #expect(outcome.stderr.hasPrefix("error: plugin no-such-plugin: cannot read"))
+    }
+
+    @Test(arguments: [("missing.json", nil), ("bad.json", "{ not json")] as [(String, String?)])
+    func aStateFileThatCannotBeReadExits4(name: String, content: String?) throws {
+        if let content { try workspace.file(name, content) }
+        let outcome = try workspace.run("run", shippedPlugin("counter"), "--state", name)
+        #expect(outcome.status == 4)
+        #expect(outcome.stdout == "")
+        #expect(outcome.stderr.hasPrefix("error: ") && outcome.stderr.contains(name))
+    }
+
+    @Test(arguments: [
+        ["run"],
+        ["run", "Plugins/counter", "--dispatch", "counter.increment", "{ not json"],
+        ["run", "Plugins/counter", "--dispatch", "not-an-item"],
+        ["run", "Plugins/counter", "--no-such-option"],
+        ["frobnicate"],
+    ])
+    func aWrongCommandLineExits64(arguments: [String]) throws {
+        let outcome = try MoonbladeProcess.run(arguments, in: workspace.url)
+        #expect(outcome.status == 64)
+        #expect(outcome.stdout == "")
+        #expect(outcome.stderr.contains("Error:"))
+    }
+
+    @Test func helpDocumentsTheExitCodes() throws {
+        let outcome = try workspace.run("run", "--help")
+        #expect(outcome.status == 0)
+        for code in [
+            "0   success", "1   a dispatch failed", "3   a plugin failed", "4   the state file",
+            "64  the command line",
+        ] {
+            #expect(outcome.stdout.contains(code))
+        }
+    }
+
+    @Test func dataDirectoryHoldsWhatStorageWritesAndANewRunReadsIt() throws {
+        let save = try workspace.run(
+            "run", shippedPlugin("todo"), "--data-dir", "data",
+            "--dispatch", "todo.add", #"{"title": "milk"}"#, "--dispatch", "todo.save")
+        #expect(save.status == 0)
+        #expect(try workspace.read("data/todos.json") == #"[{"done":false,"title":"milk"}]"#)
+
+        let load = try workspace.run(
+            "run", shippedPlugin("todo"), "--data-dir", "data", "--dispatch", "todo.load")
+        #expect(load.status == 0)
+        #expect(try load.json() == ["todos": [["title": "milk", "done": false]]])
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import MoonbladeHost
+import Testing
+
+@Suite("moonblade run --save")
+struct SaveTests {
+    let workspace = Workspace()
+
+    @Test func savesTheFinalStateInsteadOfPrintingIt() throws {
+        let outcome = try workspace.run(
+            "run", shippedPlugin("counter"), "--dispatch", "counter.increment", "--save", "state.json")
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == "")
+        #expect(try workspace.read("state.json") == "{\n  \"counter\": 1\n}\n")
+        #expect(try workspace.contents() == ["state.json"])
+    }
+
+    @Test func printStatePrintsItToo() throws {
+        let outcome = try workspace.run(
+            "run", shippedPlugin("counter"), "--dispatch", "counter.increment", "--save", "state.json",
+            "--print-state")
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == (try workspace.read("state.json")))
+    }
+
+    @Test func aSavedStateIsTheNextRunsStartingState() throws {
+        _ = try workspace.run(
+            "run", shippedPlugin("counter"), "--dispatch", "counter.increment", "--save", "state.json")
+        let outcome = try workspace.run(
+            "run", shippedPlugin("counter"), "--state", "state.json", "--dispatch", "counter.increment",
+            "--save", "state.json")
+        #expect(outcome.status == 0)
+        #expect(
+            try JSONDecoder().decode(JSONValue.self, from: Data(workspace.read("state.json").utf8)) == [
+                "counter": 2
+            ])
+    }
+
+    @Test func aFailedRunLeavesTheEarlierFileAsItWas() throws {
+        let tally = try workspace.plugin("tally", tallyPlugin)
+        try workspace.file("state.json", "earlier")
+        let outcome = try workspace.run(
+            "run", tally, "--dispatch", "tally.add", "--dispatch", "tally.fail", "--save", "state.json")
+        #expect(outcome.status == 1)
+        #expect(try workspace.read("state.json") == "earlier")
+    }
+
+    @Test func aSaveThatCannotReplaceTheFileExits4AndLeavesNoTemporaryFile() throws {
+        // The target is a directory: the temporary file is written, the rename fails.
+        try workspace.file("state.json/earlier", "earlier")
+        let outcome = try workspace.run(
+            "run", shippedPlugin("counter"), "--dispatch", "counter.increment", "--save", "state.json")
+        #expect(outcome.status == 4)
+        #expect(outcome.stdout == "")
+        #expect(outcome.stderr.hasPrefix("error: cannot save the state: cannot replace"))
+        #expect(try workspace.contents() == ["state.json"])
+        #expect(try workspace.read("state.json/earlier") == "earlier")
+    }
+
+    @Test func aSaveIntoAMissingDirectoryExits4() throws {
+        let outcome = try workspace.run("run", shippedPlugin("counter"), "--save", "missing/state.json")
+        #expect(outcome.status == 4)
+        #expect(outcome.stderr.contains("missing/state.json"))
+        #expect(try workspace.contents() == [])
+    }
+}

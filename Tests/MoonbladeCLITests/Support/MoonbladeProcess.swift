@@ -1,0 +1,129 @@
+import Foundation
+import MoonbladeHost
+import Testing
+
+/// What a run of the built `moonblade` executable did.
+struct Outcome {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    /// Standard output read as JSON.
+    func json() throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: Data(stdout.utf8))
+    }
+}
+
+/// Runs the `moonblade` executable SwiftPM built next to the test bundle.
+enum MoonbladeProcess {
+    /// The executable: `MOONBLADE_EXECUTABLE` if set, else `moonblade` in the test bundle's directory
+    /// (the test target depends on the executable target, so SwiftPM builds it there).
+    static let executable: URL = {
+        if let path = ProcessInfo.processInfo.environment["MOONBLADE_EXECUTABLE"] {
+            return URL(fileURLWithPath: path)
+        }
+        return URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("moonblade")
+    }()
+
+    /// Runs `moonblade arguments...` in `directory` with `input` on standard input (none: end of file).
+    ///
+    /// Output goes through files rather than pipes, so a chatty process can never block on a full pipe.
+    static func run(_ arguments: [String], input: String = "", in directory: URL) throws -> Outcome {
+        let io = directory.appendingPathComponent(".io-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: io, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: io) }
+        let files = ["stdin", "stdout", "stderr"].map { io.appendingPathComponent($0) }
+        try Data(input.utf8).write(to: files[0])
+        for file in files.dropFirst() { try Data().write(to: file) }
+
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.standardInput = try FileHandle(forReadingFrom: files[0])
+        process.standardOutput = try FileHandle(forWritingTo: files[1])
+        process.standardError = try FileHandle(forWritingTo: files[2])
+        try process.run()
+        // A guard against a hung run, not a measurement: the runs here take well under a second.
+        let deadline = Date().addingTimeInterval(120)
+        while process.isRunning {
+            if Date() > deadline {
+                process.terminate()
+                Issue.record("moonblade \(arguments.joined(separator: " ")) did not finish")
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        process.waitUntilExit()
+        return Outcome(
+            status: process.terminationStatus,
+            stdout: try String(contentsOf: files[1], encoding: .utf8),
+            stderr: try String(contentsOf: files[2], encoding: .utf8))
+    }
+}
+
+/// A fresh directory for one test: the working directory of the runs, with plugins and files in it.
+final class Workspace: Sendable {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "moonblade-cli-\(UUID().uuidString)")
+
+    init() {
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// Writes `<name>/plugin.lua` and returns the folder's path.
+    @discardableResult
+    func plugin(_ name: String, _ source: String) throws -> String {
+        try file("\(name)/plugin.lua", source)
+        return url.appendingPathComponent(name).path
+    }
+
+    /// Writes `text` to the file at `path` (relative to the workspace) and returns its full path.
+    @discardableResult
+    func file(_ path: String, _ text: String) throws -> String {
+        let file = url.appendingPathComponent(path)
+        try FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: file)
+        return file.path
+    }
+
+    func read(_ path: String) throws -> String {
+        try String(contentsOf: url.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    func contents(of path: String = ".") throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent(path).path).sorted()
+    }
+
+    func run(_ arguments: String..., input: String = "") throws -> Outcome {
+        try MoonbladeProcess.run(arguments, input: input, in: url)
+    }
+}
+
+/// The shipped plugins, `Plugins/<name>` at the package root.
+func shippedPlugin(_ name: String) -> String {
+    URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+        .appendingPathComponent("Plugins").appendingPathComponent(name).path
+}
+
+/// A plugin whose updaters fail at known lines: `tally.fail` raises at line 5.
+let tallyPlugin = """
+    return {
+      name = "tally",
+      updaters = {
+        add = function(state, p) state.total = (state.total or 0) + (p and p.by or 1) end,
+        fail = function(state) error("tally refuses") end,
+      },
+      side_effects = {
+        report = function(ctx) return { total = ctx.state().total } end,
+      },
+    }
+    """

@@ -1,0 +1,106 @@
+import Foundation
+import MoonbladeHost
+import Testing
+
+@Suite("KeyValueStorage")
+struct KeyValueStorageTests {
+    let scratch = ScratchDirectory()
+    var storage: KeyValueStorage { KeyValueStorage(directory: scratch.url.appendingPathComponent("data")) }
+
+    @Test func aMissingKeyReadsAsNil() throws {
+        #expect(try storage.read("todos") == nil)
+    }
+
+    @Test func aWrittenValueReadsBackFromAJSONFile() throws {
+        let value: JSONValue = ["todos": [["title": "milk", "done": false]], "count": 1, "ratio": 0.5]
+        try storage.write("todos", value)
+        #expect(try storage.read("todos") == value)
+        let text = try String(
+            contentsOf: storage.directory.appendingPathComponent("todos.json"), encoding: .utf8)
+        #expect(text == #"{"count":1,"ratio":0.5,"todos":[{"done":false,"title":"milk"}]}"#)
+    }
+
+    @Test func writingReplacesTheValueAndLeavesNoTemporaryFile() throws {
+        try storage.write("orders", [1])
+        try storage.write("orders", [1, 2])
+        #expect(try storage.read("orders") == [1, 2])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: storage.directory.path) == ["orders.json"])
+    }
+
+    @Test func writingNilRemovesTheKey() throws {
+        try storage.write("draft", "text")
+        try storage.write("draft", nil)
+        #expect(try storage.read("draft") == nil)
+        try storage.write("never-written", nil)
+    }
+
+    @Test(arguments: [
+        "../escape", "a/b", "/etc/passwd", ".hidden", "..", "", "sp ace", "ünï",
+        String(repeating: "k", count: 129),
+    ])
+    func keysThatAreNotPlainNamesAreRefused(key: String) throws {
+        #expect(!KeyValueStorage.isValid(key: key))
+        let writeError = #expect(throws: StorageError.self) { try storage.write(key, "x") }
+        #expect(writeError?.kind == .invalidKey)
+        let readError = #expect(throws: StorageError.self) { try storage.read(key) }
+        #expect(readError?.kind == .invalidKey)
+        #expect(
+            !FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("escape.json").path))
+        #expect(!FileManager.default.fileExists(atPath: storage.directory.path))
+    }
+
+    @Test(arguments: ["todos", "orders-2026", "cart.v2", "A_b-9"])
+    func plainNamesAreKeys(key: String) throws {
+        try storage.write(key, true)
+        #expect(try storage.read(key) == true)
+    }
+
+    @Test func aFileThatIsNotJSONIsReportedNotReadAsNil() throws {
+        try FileManager.default.createDirectory(at: storage.directory, withIntermediateDirectories: true)
+        try Data("{not json".utf8).write(to: storage.directory.appendingPathComponent("broken.json"))
+        let error = #expect(throws: StorageError.self) { try storage.read("broken") }
+        #expect(error?.kind == .unreadable)
+        #expect(error?.description.contains("broken.json is not valid JSON") == true)
+    }
+
+    @Test func aWriteThatCannotBeDoneKeepsTheEarlierValue() throws {
+        try storage.write("todos", ["kept"])
+        // A directory where the new file would go: creating the temporary file works, the rename fails.
+        let blocked = KeyValueStorage(directory: storage.directory)
+        try FileManager.default.createDirectory(
+            at: storage.directory.appendingPathComponent("blocked.json"), withIntermediateDirectories: true)
+        let error = #expect(throws: StorageError.self) { try blocked.write("blocked", "new") }
+        #expect(error?.kind == .unwritable)
+        #expect(try storage.read("todos") == ["kept"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: storage.directory.path).sorted() == [
+                "blocked.json", "todos.json",
+            ])
+    }
+}
+
+@Suite("AtomicFile")
+struct AtomicFileTests {
+    let scratch = ScratchDirectory()
+
+    @Test func aFailedWriteLeavesNeitherAPartialFileNorATemporaryOne() throws {
+        let missingDirectory = scratch.url.appendingPathComponent("missing/state.json")
+        let error = #expect(throws: AtomicFileError.self) {
+            try AtomicFile.write(Data("{}".utf8), to: missingDirectory)
+        }
+        #expect(
+            error?.description.hasPrefix("cannot create a temporary file for \(missingDirectory.path)")
+                == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
+    }
+
+    @Test func aWrittenFileIsReadableByOthers() throws {
+        let file = scratch.url.appendingPathComponent("state.json")
+        try AtomicFile.write(Data("{}".utf8), to: file)
+        let permissions =
+            try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+        #expect(permissions == 0o644)
+        #expect(try String(contentsOf: file, encoding: .utf8) == "{}")
+    }
+}
