@@ -188,6 +188,18 @@ import Testing
         }
     }
 
+    @Test func aSpecCannotYieldByItselfNorDispatchOutsideACase() async throws {
+        let yielding = try SpecSandbox(spec: "it(\"x\", function()\n  coroutine.yield()\nend)\n")
+        let yieldFailure = try #require(try await yielding.failure())
+        #expect(yieldFailure.line == 1)
+        #expect(yieldFailure.message.contains("a spec cannot yield by itself"))
+
+        let topLevel = try SpecSandbox(spec: "dispatch(\"shop.add\", { item = \"tea\" })\n")
+        let topLevelFailure = try #require(try await topLevel.failure())
+        #expect(topLevelFailure.line == 1)
+        #expect(topLevelFailure.message.contains("dispatch can only be called inside it, before_each or after_each"))
+    }
+
     @Test func aFailureIsReportedToSwiftTestingAtTheSpecLine() async throws {
         let sandbox = try SpecSandbox(spec: "it(\"x\", function()\n\n  assert.are.equal(1, 2)\nend)\n")
         let failure = try #require(try await sandbox.failure())

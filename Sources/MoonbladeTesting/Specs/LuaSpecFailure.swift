@@ -10,6 +10,7 @@ public struct LuaSpecFailure: Error, Sendable, Hashable, Codable, CustomStringCo
     /// The line in ``file``.
     public var line: Int
 
+    /// A failure with `message` at `file`:`line`.
     public init(message: String, file: String, line: Int) {
         self.message = message
         self.file = file

@@ -1,5 +1,7 @@
 /// The outcome of one spec case.
 public enum LuaSpecResult: Sendable, Hashable {
+    /// Every assertion held and nothing raised.
     case passed
+    /// An assertion failed, the case raised an error, or its file did not load.
     case failed(LuaSpecFailure)
 }

@@ -20,6 +20,7 @@ import Foundation
 /// `state()`, `set_state(table)` and `stub("group.name", function(arguments) … end)`, which answers
 /// `ctx.deps.group.name` and returns a table whose `calls` lists the arguments it received.
 public struct LuaSpecRunner: Sendable {
+    /// A runner; each ``run(_:)`` makes its own VM and store, so one runner can run cases concurrently.
     public init() {}
 
     /// The cases of every plugin folder in `directory` (folders holding a `plugin.lua`), by folder name.

@@ -49,6 +49,11 @@ public final class PluginTester<S: State & Codable & Equatable>: Sendable {
         createdAt = sourceLocation
     }
 
+    /// How long `receive` and `finish` wait by default. Waiting ends as soon as what is awaited
+    /// happens, so only a failing test waits this long; it is generous because a loaded machine (or a
+    /// sanitizer) can slow a side effect down by far more than a second.
+    public static var defaultTimeout: Duration { .seconds(5) }
+
     /// The store's current state.
     public var state: S { host.state }
 
@@ -118,7 +123,7 @@ extension PluginTester {
     ///   - timeout: how long to wait for the item to arrive.
     ///   - expected: as in ``dispatch(_:_:sourceLocation:assert:)``.
     public func receive(
-        _ name: String, timeout: Duration = .seconds(1),
+        _ name: String, timeout: Duration = PluginTester.defaultTimeout,
         sourceLocation: SourceLocation = #_sourceLocation,
         assert expected: ((inout S) throws -> Void)? = nil
     ) async {
@@ -141,7 +146,7 @@ extension PluginTester {
 
     /// Ends the test: waits up to `timeout` for running side effects, then (when exhaustive) fails
     /// for any still running, any item received but not asserted, and any side effect that failed.
-    public func finish(timeout: Duration = .seconds(1), sourceLocation: SourceLocation = #_sourceLocation) async {
+    public func finish(timeout: Duration = PluginTester.defaultTimeout, sourceLocation: SourceLocation = #_sourceLocation) async {
         _ = await waitUntil(timeout: timeout) { self.log.running == nil }
         log.isFinished = true
         for failure in log.endOfTestFailures(stillRunning: log.running) {
@@ -175,7 +180,7 @@ extension PluginTester {
                 return .failure(error)
             }
         }
-        guard await waitUntil(timeout: .seconds(5), { self.log.direct != nil }) else {
+        guard await waitUntil(timeout: Self.defaultTimeout, { self.log.direct != nil }) else {
             log.expectDirect(nil)
             fail("\(name) was dispatched but never reached the store", at: sourceLocation)
             return nil
