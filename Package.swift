@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Moonblade", targets: ["Moonblade"]),
         .library(name: "MoonbladeLua", targets: ["MoonbladeLua"]),
         .library(name: "MoonbladeHost", targets: ["MoonbladeHost"]),
+        .library(name: "CLua", targets: ["CLua"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
