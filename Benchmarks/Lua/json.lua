@@ -15,6 +15,16 @@ local function skip(text, at)
   return find(text, "[^ \t\r\n]", at) or #text + 1
 end
 
+-- After an element of an object or array: true and the index past `closer`, or false and the index
+-- of the next element.
+local function after_element(text, at, closer)
+  at = skip(text, at)
+  local c = sub(text, at, at)
+  if c == closer then return true, at + 1 end
+  if c ~= "," then error("expected ',' or '" .. closer .. "' at " .. at) end
+  return false, skip(text, at + 1)
+end
+
 local function decode_string(text, at)
   -- at: the index after the opening quote
   local stop = find(text, '["\\]', at)
@@ -47,11 +57,9 @@ local function decode_object(text, at)
     at = skip(text, at)
     if byte(text, at) ~= 58 then error("expected ':' at " .. at) end
     object[key], at = decode_value(text, skip(text, at + 1))
-    at = skip(text, at)
-    local c = byte(text, at)
-    if c == 125 then return object, at + 1 end
-    if c ~= 44 then error("expected ',' or '}' at " .. at) end
-    at = skip(text, at + 1)
+    local done
+    done, at = after_element(text, at, "}")
+    if done then return object, at end
   end
 end
 
@@ -62,11 +70,9 @@ local function decode_array(text, at)
   while true do
     n = n + 1
     array[n], at = decode_value(text, at)
-    at = skip(text, at)
-    local c = byte(text, at)
-    if c == 93 then return array, at + 1 end
-    if c ~= 44 then error("expected ',' or ']' at " .. at) end
-    at = skip(text, at + 1)
+    local done
+    done, at = after_element(text, at, "]")
+    if done then return array, at end
   end
 end
 

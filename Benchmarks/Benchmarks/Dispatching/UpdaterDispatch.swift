@@ -16,7 +16,10 @@ func registerUpdaterDispatch() {
         }
         Benchmark("Dispatch: Lua updater, fire-and-forget, \(suffix)", configuration: .micro) { benchmark in
             let host = try lua.value()
+            let before = host.state.counter
             for _ in benchmark.scaledIterations { try host.dispatch("bench.increment") }
+            // Fire-and-forget drops the updater's errors: make sure every dispatch was applied.
+            guard host.state.counter == before + benchmark.scaledIterations.count else { throw UpdatersNotApplied() }
         }
         Benchmark("Dispatch: native updater, awaited, \(suffix)", configuration: .micro) { benchmark in
             let store = try native.value()
@@ -28,3 +31,6 @@ func registerUpdaterDispatch() {
         }
     }
 }
+
+/// Some fire-and-forget Lua dispatches did not change the state: the benchmark measured a failure.
+struct UpdatersNotApplied: Error {}
