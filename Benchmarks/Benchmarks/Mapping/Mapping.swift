@@ -7,12 +7,14 @@ import Workloads
 let benchmarks: @Sendable () -> Void = {
     for count in [10, 1_000, 100_000] {
         let fixture = Fixture { try MappingFixture(count: count) }
+        let configuration = Benchmark.Configuration.sized(count)
         for way in MappingFixture.Way.allCases {
-            Benchmark("Mapping \(count) items: into Lua, \(way.rawValue)", configuration: .sized(count)) { benchmark in
+            let name = "Mapping \(count) items"
+            Benchmark("\(name): into Lua, \(way.rawValue)", configuration: configuration) { benchmark in
                 let mapping = try fixture.value()
                 for _ in benchmark.scaledIterations { try mapping.mapIntoLua(way) }
             }
-            Benchmark("Mapping \(count) items: out of Lua, \(way.rawValue)", configuration: .sized(count)) { benchmark in
+            Benchmark("\(name): out of Lua, \(way.rawValue)", configuration: configuration) { benchmark in
                 let mapping = try fixture.value()
                 for _ in benchmark.scaledIterations { blackHole(try mapping.mapOutOfLua(way)) }
             }
