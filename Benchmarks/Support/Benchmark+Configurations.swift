@@ -5,7 +5,8 @@ public let moonbladeMetrics: [BenchmarkMetric] = [.wallClock, .throughput, .mall
 
 extension Benchmark.Configuration {
     /// For operations of a microsecond or so: each measured iteration repeats the operation 1,000
-    /// times (`benchmark.scaledIterations`); run with `--scale` to read figures per operation.
+    /// times (`benchmark.scaledIterations`), and the tool reports per operation (figures marked `*`;
+    /// `--scale` shows them per iteration instead).
     public static var micro: Benchmark.Configuration {
         Benchmark.Configuration(
             metrics: moonbladeMetrics, warmupIterations: 1, scalingFactor: .kilo,
