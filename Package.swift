@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "MoonbladeHost", targets: ["MoonbladeHost"]),
         .library(name: "MoonbladeTesting", targets: ["MoonbladeTesting"]),
         .executable(name: "moonblade", targets: ["moonblade"]),
+        // For code that needs the raw C API next to the bridge (the benchmarks' hand-written baseline).
+        .library(name: "CLua", targets: ["CLua"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

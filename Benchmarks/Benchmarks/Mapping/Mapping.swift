@@ -1,0 +1,23 @@
+import Benchmark
+import BenchmarkSupport
+import Workloads
+
+/// Issue 11, benchmark 2: `LuaEncoder`/`LuaDecoder` against hand-written C-API code and a JSON detour,
+/// on states of 10, 1,000 and 100,000 items. Each operation maps the whole state one way.
+let benchmarks: @Sendable () -> Void = {
+    for count in [10, 1_000, 100_000] {
+        let fixture = Fixture { try MappingFixture(count: count) }
+        let configuration = Benchmark.Configuration.sized(count)
+        for way in MappingFixture.Way.allCases {
+            let name = "Mapping \(count) items"
+            Benchmark("\(name): into Lua, \(way.rawValue)", configuration: configuration) { benchmark in
+                let mapping = try fixture.value()
+                for _ in benchmark.scaledIterations { try mapping.mapIntoLua(way) }
+            }
+            Benchmark("\(name): out of Lua, \(way.rawValue)", configuration: configuration) { benchmark in
+                let mapping = try fixture.value()
+                for _ in benchmark.scaledIterations { blackHole(try mapping.mapOutOfLua(way)) }
+            }
+        }
+    }
+}

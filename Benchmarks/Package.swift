@@ -1,0 +1,58 @@
+// swift-tools-version: 6.1
+//
+// Moonblade's benchmarks (ordo-one/benchmark). A package of its own that depends on the root package
+// by path, so the root's `swift build`/`swift test` never builds it. Run them with `Scripts/bench`;
+// the figures and how to read them are in BENCHMARKS.md.
+
+import PackageDescription
+
+/// A benchmark executable in `Benchmarks/<name>`, as the benchmark plugin expects.
+func benchmarkTarget(_ name: String, dependencies: [Target.Dependency] = []) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: dependencies + [
+            "Workloads", "BenchmarkSupport",
+            .product(name: "Benchmark", package: "benchmark"),
+        ],
+        path: "Benchmarks/\(name)",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    )
+}
+
+let package = Package(
+    name: "MoonbladeBenchmarks",
+    dependencies: [
+        .package(name: "Moonblade", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        // What the benchmarks measure (states, stores, the mapping fixture), free of the benchmark
+        // harness so that Profiling can run it under valgrind.
+        .target(
+            name: "Workloads",
+            dependencies: [
+                .product(name: "Moonblade", package: "Moonblade"),
+                .product(name: "MoonbladeLua", package: "Moonblade"),
+                .product(name: "MoonbladeHost", package: "Moonblade"),
+                .product(name: "CLua", package: "Moonblade"),
+            ],
+            path: "Workloads"
+        ),
+        // The benchmarks' configurations and lazily built fixtures.
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [.product(name: "Benchmark", package: "benchmark")],
+            path: "Support"
+        ),
+        // One workload in a loop, for `valgrind --tool=callgrind` (Scripts/profile): valgrind cannot
+        // run the benchmark harness.
+        .executableTarget(name: "Profiling", dependencies: ["Workloads"], path: "Profiling"),
+        // 1 and 4: updater dispatch and side-effect round trips, native Swift against Lua.
+        benchmarkTarget("Dispatching", dependencies: [.product(name: "Moonblade", package: "Moonblade")]),
+        // 2: LuaEncoder/LuaDecoder against hand-written C-API code and a JSON detour.
+        benchmarkTarget("Mapping"),
+        // 3: a Lua updater as the state grows.
+        benchmarkTarget("StateGrowth"),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,23 @@
+-- The Lua side of the benchmarks: the smallest updaters and side effects that show the host's cost.
+return {
+  name = "bench",
+  version = 1,
+
+  updaters = {
+    -- The Lua twin of the native `Increment`.
+    increment = function(state)
+      state.counter = state.counter + 1
+    end,
+  },
+
+  side_effects = {
+    -- Returns at once: the cost of running a Lua side effect at all.
+    noop = function(ctx, p)
+      return p.n
+    end,
+    -- Awaits the Swift async dependency `bench.echo` once: the Lua ↔ Swift round trip.
+    echo = function(ctx, p)
+      return ctx.deps.bench.echo { n = p.n }
+    end,
+  },
+}

@@ -1,0 +1,45 @@
+// Runs one benchmark workload in a loop without the benchmark harness, which valgrind cannot run
+// (Scripts/profile). Only `profiledLoop` is measured: setup stays out of the profile.
+//
+//   Profiling dispatch native|lua [repetitions]
+//   Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]
+import Foundation
+import Moonblade
+import Workloads
+
+/// Runs `body` `repetitions` times; Scripts/profile collects costs inside this function only.
+@inline(never)
+func profiledLoop(_ repetitions: Int, _ body: () throws -> Void) rethrows {
+    for _ in 0..<repetitions { try body() }
+}
+
+func usage() -> Never {
+    print("usage: Profiling dispatch native|lua [repetitions]")
+    print("       Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]")
+    exit(2)
+}
+
+let arguments = CommandLine.arguments.dropFirst().map { $0 }
+func argument(_ index: Int) -> String? { index < arguments.count ? arguments[index] : nil }
+
+switch (argument(0), argument(1)) {
+case ("dispatch", "native"):
+    let store = BenchmarkStores.native(initialState: CounterState())
+    profiledLoop(Int(argument(2) ?? "") ?? 10_000) { store.dispatch(Increment<CounterState>()) }
+case ("dispatch", "lua"):
+    let host = try BenchmarkStores.lua(initialState: CounterState())
+    try profiledLoop(Int(argument(2) ?? "") ?? 10_000) { try host.dispatch("bench.increment") }
+case (let direction?, let wayName?) where direction == "into" || direction == "out":
+    guard let way = MappingFixture.Way.allCases.first(where: { "\($0)" == wayName }),
+        let count = Int(argument(2) ?? "")
+    else { usage() }
+    let mapping = try MappingFixture(count: count)
+    let repetitions = Int(argument(3) ?? "") ?? max(1, 100_000 / count)
+    if direction == "into" {
+        try profiledLoop(repetitions) { try mapping.mapIntoLua(way) }
+    } else {
+        try profiledLoop(repetitions) { _ = try mapping.mapOutOfLua(way) }
+    }
+default:
+    usage()
+}

@@ -1,0 +1,16 @@
+import Moonblade
+
+/// A state that grows: a counter next to `items`, as in the mapping and state-growth benchmarks.
+public struct ItemsState: State, Codable, Sendable, Equatable {
+    public var counter = 0
+    public var items: [BenchmarkItem] = []
+
+    public init() {}
+
+    /// A state holding `count` distinct items.
+    public init(count: Int) {
+        items = (0..<count).map {
+            BenchmarkItem(id: $0, title: "item number \($0)", done: $0 % 2 == 0, score: Double($0) + 0.5)
+        }
+    }
+}
