@@ -10,7 +10,8 @@ struct HostOptions: ParsableArguments {
     @Option(help: "The directory the storage dependency keeps its JSON files in.")
     var dataDir = ".moonblade"
 
-    @Option(help: "The lowest level of plugin log entries shown on standard error (trace … critical).")
+    @Option(
+        help: "The lowest level of plugin and host log entries shown on standard error (trace … critical).")
     var logLevel: Logger.Level = .info
 
     /// Loads the plugins on `initialState`; reports and exits on a plugin that does not load.
