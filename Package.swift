@@ -53,6 +53,7 @@ let package = Package(
         .executableTarget(
             name: "moonblade",
             dependencies: [
+                "Moonblade",
                 "MoonbladeHost",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -115,12 +115,12 @@ return {
   },
 
   interceptors = {
-    -- Turns away a negative quantity before any updater sees it, naming the item that carried it.
+    -- Turns away a negative quantity before any updater sees it (the error names the item already).
     function(item, next)
       if (item.name == "cart.add" or item.name == "cart.set_quantity") and type(item.payload) == "table" then
         local quantity = item.payload.quantity
         if type(quantity) == "number" and quantity < 0 then
-          error(item.name .. ": quantity must not be negative, got " .. quantity)
+          error("quantity must not be negative, got " .. quantity)
         end
       end
       return next(item)

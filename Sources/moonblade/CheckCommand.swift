@@ -18,8 +18,9 @@ struct CheckCommand: AsyncParsableCommand {
     var plugins: [String]
 
     func run() async throws {
-        let host = try PluginHost<JSONValue>(
-            plugins: plugins, configuration: .init(logger: PluginSession.quietHostLogger))
+        // The host would log each refused plugin as well; check reports them itself, once each.
+        let muted = ConsoleLogHandler.logger("moonblade.host", threshold: LogThreshold(.critical))
+        let host = try PluginHost<JSONValue>(plugins: plugins, configuration: .init(logger: muted))
         for plugin in host.plugins {
             Console.print("ok \(plugin.name) \(plugin.version)")
         }

@@ -7,10 +7,12 @@ struct HostOptions: ParsableArguments {
     @Argument(help: "Plugin folders, each with a plugin.lua.")
     var plugins: [String]
 
-    @Option(help: "The directory the storage dependency keeps its JSON files in.")
+    @Option(
+        help: ArgumentHelp("The directory the storage dependency keeps its JSON files in.", valueName: "dir"))
     var dataDir = ".moonblade"
 
-    @Option(help: "The lowest level of plugin log entries shown on standard error (trace … critical).")
+    @Option(
+        help: ArgumentHelp("The lowest level of log entries shown on standard error.", valueName: "level"))
     var logLevel: Logger.Level = .info
 
     /// Loads the plugins on `initialState`; reports and exits on a plugin that does not load.

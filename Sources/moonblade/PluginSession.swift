@@ -6,31 +6,26 @@ import MoonbladeHost
 struct PluginSession {
     let host: PluginHost<JSONValue>
 
-    /// Loads `plugins` with the standard dependencies (`storage` under `dataDirectory`, `clock`, `log`).
+    /// Loads `plugins` with the standard dependencies (`storage` under `dataDirectory`, `clock` and
+    /// `log`); plugin log entries and the host's own go to standard error from `logLevel` up.
     ///
     /// - Throws: ``ExitStatus/pluginFailed`` after reporting every plugin that did not load.
     init(plugins: [String], initialState: JSONValue, dataDirectory: String, logLevel: Logger.Level) throws {
         let dependencies = PluginDependencies.standard(
             dataDirectory: URL(fileURLWithPath: dataDirectory),
-            logger: Self.logger("moonblade.plugin", level: logLevel))
+            logger: ConsoleLogHandler.logger("moonblade.plugin", threshold: LogThreshold(logLevel)))
+        // The host logs the plugins it refuses, which the command reports itself as `error:` lines:
+        // its log is held back while loading and speaks afterwards (failing observer rules, say).
+        let hostThreshold = LogThreshold(.critical)
         host = try PluginHost(
             plugins: plugins, initialState: initialState, dependencies: dependencies,
-            configuration: .init(logger: Self.quietHostLogger))
+            configuration: .init(logger: ConsoleLogHandler.logger("moonblade.host", threshold: hostThreshold))
+        )
+        hostThreshold.level = logLevel
         guard host.loadErrors.isEmpty else {
             host.loadErrors.forEach(Console.report)
             throw ExitStatus.pluginFailed.code
         }
-    }
-
-    /// The host logs refused plugins; the commands report them themselves as `error:` lines, so the
-    /// host's own log keeps to what nothing else reports.
-    static var quietHostLogger: Logger { logger("moonblade.host", level: .critical) }
-
-    /// A logger writing to standard error.
-    static func logger(_ label: String, level: Logger.Level) -> Logger {
-        var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = level
-        return logger
     }
 
     var state: JSONValue { host.state }

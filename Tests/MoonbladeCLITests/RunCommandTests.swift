@@ -63,13 +63,18 @@ struct RunCommandTests {
         #expect(outcome.stderr.hasPrefix("error: plugin no-such-plugin: cannot read"))
     }
 
-    @Test(arguments: [("missing.json", nil), ("bad.json", "{ not json")] as [(String, String?)])
-    func aStateFileThatCannotBeReadExits4(name: String, content: String?) throws {
+    @Test(
+        arguments: [
+            ("missing.json", nil, "error: cannot read the state file missing.json"),
+            ("bad.json", "{ not json", "error: the state file bad.json is not valid JSON\n"),
+            ("list.json", "[1, 2]", "error: the state file list.json must hold a JSON object\n"),
+        ] as [(String, String?, String)])
+    func aStateFileThatCannotBeUsedExits4(name: String, content: String?, message: String) throws {
         if let content { try workspace.file(name, content) }
         let outcome = try workspace.run("run", shippedPlugin("counter"), "--state", name)
         #expect(outcome.status == 4)
         #expect(outcome.stdout == "")
-        #expect(outcome.stderr.hasPrefix("error: ") && outcome.stderr.contains(name))
+        #expect(outcome.stderr.hasPrefix(message))
     }
 
     @Test(arguments: [

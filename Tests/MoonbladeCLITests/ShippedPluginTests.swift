@@ -34,7 +34,7 @@ struct ShippedPluginTests {
                 ["sku": "apple", "name": "Apple", "price": 120, "quantity": 2],
                 ["sku": "pear", "name": "pear", "price": 90, "quantity": 3],
             ])
-        #expect(outcome.stderr.contains("order placed"))
+        #expect(outcome.stderr == "info moonblade.plugin: order placed order=order-1 total=510\n")
     }
 
     @Test(arguments: [
@@ -48,6 +48,14 @@ struct ShippedPluginTests {
         // The check that raises is the line with the message's start, in the updater itself.
         let line = try #require(try lineNumber(in: shippedPlugin("cart"), of: "check(", message.prefix(16)))
         #expect(outcome.stderr == "error: cart.add: cart/plugin.lua:\(line): \(message)\n")
+    }
+
+    @Test func logLevelHoldsBackLessSevereEntries() throws {
+        let outcome = try workspace.run(
+            "run", shippedPlugin("cart"), "--data-dir", "data", "--log-level", "warning",
+            "--dispatch", "cart.add", #"{"sku": "pear", "price": 90}"#, "--dispatch", "cart.checkout")
+        #expect(outcome.status == 0)
+        #expect(outcome.stderr == "")
     }
 
     @Test func cartRefusesToCheckOutAnEmptyCart() throws {

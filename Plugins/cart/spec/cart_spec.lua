@@ -97,10 +97,10 @@ describe("cart", function()
       local before = state()
       assert.has_error(
         function() dispatch("cart.set_quantity", { sku = "apple", quantity = -1 }) end,
-        "cart.set_quantity: quantity must not be negative, got -1")
+        "quantity must not be negative, got -1")
       assert.has_error(
         function() dispatch("cart.add", { sku = "pear", price = 90, quantity = -3 }) end,
-        "cart.add: quantity must not be negative, got -3")
+        "quantity must not be negative, got -3")
       assert.are.same(before, state())
     end)
 
