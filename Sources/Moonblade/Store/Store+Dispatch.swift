@@ -67,6 +67,33 @@ extension Store {
         }) {
             pending.completion.resolve(with: process(pending.item, cascadeDepth: pending.cascadeDepth))
         }
+        resumeIdleWaiters()
+    }
+
+    /// Waits until the store has nothing left to do: no item queued or being processed, and no side
+    /// effect running, including those started by what ran meanwhile (observers, nested dispatches).
+    ///
+    /// For programs that must not stop while work is in flight, such as a command-line host before it
+    /// exits. Returns at once when the store is idle.
+    public func waitUntilIdle() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let idle = lock.withLock {
+                guard isDraining || runningSideEffects > 0 else { return true }
+                idleWaiters.append(waiter)
+                return false
+            }
+            if idle { waiter.resume() }
+        }
+    }
+
+    /// Wakes the callers of ``waitUntilIdle()`` if the store has become idle.
+    private func resumeIdleWaiters() {
+        let waiters = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            guard !idleWaiters.isEmpty, !isDraining, runningSideEffects == 0 else { return [] }
+            defer { idleWaiters = [] }
+            return idleWaiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Runs one item through the interceptor chain and returns its status. Draining thread only.
@@ -149,9 +176,16 @@ extension Store {
     /// Starts `sideEffect` in its own task, with a context that keeps this store alive while it runs.
     private func startSideEffect(_ sideEffect: some AnySideEffect) -> DispatchStatus {
         let context = SideEffectContext(store: self)
+        lock.withLock { runningSideEffects += 1 }
         return .task(
             Task(priority: configuration.sideEffectPriority) {
-                try await sideEffect.anySideEffect(context)
+                defer { self.sideEffectFinished() }
+                return try await sideEffect.anySideEffect(context)
             })
+    }
+
+    private func sideEffectFinished() {
+        lock.withLock { runningSideEffects -= 1 }
+        resumeIdleWaiters()
     }
 }

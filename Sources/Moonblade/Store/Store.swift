@@ -30,6 +30,10 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
     @exclusivity(unchecked) var queue = FIFOQueue<PendingDispatch>()
     @exclusivity(unchecked) var listeners: [StoreListenerEntry<S>] = []
     @exclusivity(unchecked) var nextListenerID = 0
+    /// Side effect tasks started and not yet finished.
+    @exclusivity(unchecked) var runningSideEffects = 0
+    /// Callers of ``waitUntilIdle()`` waiting for the store to have nothing left to do.
+    @exclusivity(unchecked) var idleWaiters: [CheckedContinuation<Void, Never>] = []
 
     // Written once in `init`; optional only because they are built by closures that need `self`.
     var dependencyContainer: D?
