@@ -47,11 +47,11 @@ let package = Package(
                 .product(name: "CustomDump", package: "swift-custom-dump"),
             ]
         ),
-        // The command-line host: `moonblade run`, `repl`, `check`.
+        // The command-line host: `moonblade run`, `repl`, `check`, `test`.
         .executableTarget(
             name: "moonblade",
             dependencies: [
-                "MoonbladeHost",
+                "MoonbladeHost", "MoonbladeTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
