@@ -49,12 +49,11 @@ let package = Package(
                 .product(name: "CustomDump", package: "swift-custom-dump"),
             ]
         ),
-        // The command-line host: `moonblade run`, `repl`, `check`.
+        // The command-line host: `moonblade run`, `repl`, `check`, `test`.
         .executableTarget(
             name: "moonblade",
             dependencies: [
-                "Moonblade",
-                "MoonbladeHost",
+                "Moonblade", "MoonbladeHost", "MoonbladeTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

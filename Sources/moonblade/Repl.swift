@@ -4,6 +4,8 @@ import MoonbladeHost
 /// The read-eval-print loop of `moonblade repl`: one command per line, errors reported and survived.
 struct Repl {
     let session: PluginSession
+    /// The hot reload running alongside, whose reporter leaves the `reload` command's reloads to it.
+    var hotReload: HotReload?
 
     /// A command line, understood.
     enum Command: Equatable {
@@ -47,7 +49,7 @@ struct Repl {
                 case .state:
                     Console.print(session.state.jsonString(pretty: true))
                 case .reload:
-                    Console.printError("reload: not available yet; hot reload is not part of this build")
+                    await reloadPlugins()
                 case .help:
                     Console.print(help)
                 case .quit:
@@ -67,7 +69,7 @@ struct Repl {
           NAME [JSON]             dispatch an item with an optional JSON payload (prints its result, or ok)
           dispatch NAME [JSON]    the same
           state                   print the state
-          reload                  reload the plugins
+          reload                  reload every plugin from its folder (the state stays)
           help                    this text
           quit                    leave (end of input does too)
         items: \(session.itemNames.joined(separator: " "))

@@ -10,15 +10,26 @@ struct ReplCommand: AsyncParsableCommand {
             Reads commands from standard input, one per line, until `quit` or end of file. \
             Errors are reported and the session goes on. Type `help` for the commands.
 
+            Plugins reload by themselves when their folder's Lua files change (--no-watch turns \
+            that off), each reload reported on standard error; the `reload` command reloads them all \
+            at once. The state survives a reload; a reload that fails keeps the earlier version.
+
             \(ExitStatus.help)
             """
     )
 
     @OptionGroup var host: HostOptions
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Reload a plugin whenever its folder's Lua files change (on by default).")
+    var watch = true
+
     func run() async throws {
         let session = try host.session()
-        let repl = Repl(session: session)
+        let hotReload = watch ? HotReload(session.host) : nil
+        defer { hotReload?.stop() }
+        let repl = Repl(session: session, hotReload: hotReload)
         if Console.inputIsTerminal {
             Console.print(
                 "moonblade repl: \(session.host.plugins.map(\.name).joined(separator: ", ")). Type help for the commands."

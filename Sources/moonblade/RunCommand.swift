@@ -15,7 +15,10 @@ struct RunCommand: AsyncParsableCommand {
 
             With --watch, after the --dispatch items, one dispatch per line is read from standard \
             input (`NAME` or `NAME JSON`) until end of file; a failing line is reported and the \
-            run goes on. A side effect's result, if any, is printed as one line of JSON.
+            run goes on. A side effect's result, if any, is printed as one line of JSON. Meanwhile \
+            a plugin reloads whenever its folder's Lua files change: `reloaded cart (version 2)` \
+            on standard error, or the error with its place while the earlier version keeps running. \
+            The state survives a reload.
 
             \(ExitStatus.help)
             """
@@ -42,7 +45,11 @@ struct RunCommand: AsyncParsableCommand {
             "Save the final state to this file (atomically) instead of printing it.", valueName: "file"))
     var save: String?
 
-    @Flag(help: "Keep running and read one dispatch per line from standard input until end of file.")
+    @Flag(
+        help: """
+            Keep running, hot-reloading changed plugins and reading one dispatch per line from standard \
+            input until end of file.
+            """)
     var watch = false
 
     func validate() throws {
@@ -70,7 +77,9 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         if watch {
+            let hotReload = HotReload(session.host)
             await watchInput(session)
+            hotReload.stop()
         }
         if let save {
             try StateFile.save(session.state, to: save)

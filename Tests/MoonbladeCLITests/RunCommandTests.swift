@@ -95,8 +95,8 @@ struct RunCommandTests {
         let outcome = try workspace.run("run", "--help")
         #expect(outcome.status == 0)
         for code in [
-            "0   success", "1   a dispatch failed", "3   a plugin failed", "4   the state file",
-            "64  the command line",
+            "0   success", "1   a dispatch failed", "2   a spec case failed", "3   a plugin failed",
+            "4   a file could not", "5   a plugin folder has no spec", "64  the command line",
         ] {
             #expect(outcome.stdout.contains(code))
         }

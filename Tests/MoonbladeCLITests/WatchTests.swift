@@ -38,4 +38,40 @@ struct WatchTests {
         #expect(outcome.stdout.hasPrefix("{\"counter\":1}\n{\"counter\":3}\n{\n  \"counter\": 3\n}"))
         #expect(try workspace.read("state.json") == "{\n  \"counter\": 3\n}\n")
     }
+
+    @Test func reloadsAnEditedPluginAndKeepsTheOldCodeWhenAnEditIsBroken() throws {
+        let step = try workspace.plugin("step", stepPlugin(version: 1, factor: 1))
+        let plugin = URL(fileURLWithPath: "\(step)/plugin.lua")
+        let run = try RunningMoonblade(["run", "step", "--watch", "--print-state"], in: workspace.url)
+        try run.send(#"step.add {"by": 1}"#)
+        try run.waitUntil("the first state") { stdout, _ in stdout == "{\"total\":1}\n" }
+
+        try Data(stepPlugin(version: 2, factor: 10).utf8).write(to: plugin)
+        try run.waitUntil("the reload") { _, stderr in stderr.contains("reloaded step (version 2)\n") }
+        try run.send(#"step.add {"by": 1}"#)
+        try run.waitUntil("the state after the reload") { stdout, _ in stdout.hasSuffix("\"total\":11}\n") }
+
+        try Data(brokenStepPlugin.utf8).write(to: plugin)
+        try run.waitUntil("the failed reload") { _, stderr in stderr.contains("reload of step failed") }
+        try run.send(#"step.add {"by": 1}"#)
+        let outcome = try run.finish()
+        #expect(outcome.status == 0)
+        #expect(
+            outcome.stdout == """
+                {"total":1}
+                {"migrated_from":1,"total":11}
+                {"migrated_from":1,"total":21}
+                {
+                  "migrated_from": 1,
+                  "total": 21
+                }\n
+                """)
+        #expect(
+            outcome.stderr == """
+                migrated step from version 1 to 2
+                reloaded step (version 2)
+                error: reload of step failed: step/plugin.lua:3: '}' expected near 'end' \
+                (the earlier version keeps running)\n
+                """)
+    }
 }

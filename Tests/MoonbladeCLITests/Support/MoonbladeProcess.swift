@@ -27,24 +27,32 @@ enum MoonbladeProcess {
     }()
 
     /// Runs `moonblade arguments...` in `directory` with `input` on standard input (none: end of file).
-    ///
-    /// Output goes through files rather than pipes, so a chatty process can never block on a full pipe.
     static func run(_ arguments: [String], input: String = "", in directory: URL) throws -> Outcome {
-        let io = directory.appendingPathComponent(".io-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: io, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: io) }
-        let files = ["stdin", "stdout", "stderr"].map { io.appendingPathComponent($0) }
-        try Data(input.utf8).write(to: files[0])
-        for file in files.dropFirst() { try Data().write(to: file) }
+        let output = try OutputFiles(in: directory)
+        let stdin = output.io.appendingPathComponent("stdin")
+        try Data(input.utf8).write(to: stdin)
+        let process = try launch(arguments, standardInput: FileHandle(forReadingFrom: stdin), output: output, in: directory)
+        waitForExit(process, arguments: arguments)
+        return try output.outcome(status: process.terminationStatus)
+    }
 
+    /// Starts `moonblade arguments...` in `directory`, its output going to `output`'s files.
+    static func launch(
+        _ arguments: [String], standardInput: Any, output: OutputFiles, in directory: URL
+    ) throws -> Process {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
-        process.standardInput = try FileHandle(forReadingFrom: files[0])
-        process.standardOutput = try FileHandle(forWritingTo: files[1])
-        process.standardError = try FileHandle(forWritingTo: files[2])
+        process.standardInput = standardInput
+        process.standardOutput = try FileHandle(forWritingTo: output.stdout)
+        process.standardError = try FileHandle(forWritingTo: output.stderr)
         try process.run()
+        return process
+    }
+
+    /// Waits for `process` to end, terminating it (and recording an issue) if it runs for two minutes.
+    static func waitForExit(_ process: Process, arguments: [String]) {
         // A guard against a hung run, not a measurement: the runs here take well under a second.
         let deadline = Date().addingTimeInterval(120)
         while process.isRunning {
@@ -56,10 +64,34 @@ enum MoonbladeProcess {
             Thread.sleep(forTimeInterval: 0.01)
         }
         process.waitUntilExit()
-        return Outcome(
-            status: process.terminationStatus,
-            stdout: try String(contentsOf: files[1], encoding: .utf8),
-            stderr: try String(contentsOf: files[2], encoding: .utf8))
+    }
+}
+
+/// Where a run's standard output and error go: files rather than pipes, so a chatty process can never
+/// block on a full pipe. The files are removed with this value.
+final class OutputFiles {
+    let io: URL
+    var stdout: URL { io.appendingPathComponent("stdout") }
+    var stderr: URL { io.appendingPathComponent("stderr") }
+
+    init(in directory: URL) throws {
+        io = directory.appendingPathComponent(".io-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: io, withIntermediateDirectories: true)
+        for file in [stdout, stderr] { try Data().write(to: file) }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: io)
+    }
+
+    /// What has been written so far.
+    func read() throws -> (stdout: String, stderr: String) {
+        (try String(contentsOf: stdout, encoding: .utf8), try String(contentsOf: stderr, encoding: .utf8))
+    }
+
+    func outcome(status: Int32) throws -> Outcome {
+        let (stdout, stderr) = try read()
+        return Outcome(status: status, stdout: stdout, stderr: stderr)
     }
 }
 
@@ -125,5 +157,27 @@ let tallyPlugin = """
       side_effects = {
         report = function(ctx) return { total = ctx.state().total } end,
       },
+    }
+    """
+
+/// A plugin `step` whose `step.add` adds `p.by` times `factor` to `state.total`: a later version with
+/// another factor shows which code ran. From version 2 on it has a `migrate` recording the old version.
+func stepPlugin(version: Int, factor: Int) -> String {
+    """
+    return {
+      name = "step", version = \(version),
+      updaters = {
+        add = function(state, p) state.total = (state.total or 0) + p.by * \(factor) end,
+      },
+      migrate = \(version > 1 ? "function(state, from) state.migrated_from = from end" : "nil"),
+    }
+    """
+}
+
+/// A `plugin.lua` for `step` that does not compile: a syntax error at line 3.
+let brokenStepPlugin = """
+    return {
+      name = "step",
+      updaters = { add = function(state) end end },
     }
     """

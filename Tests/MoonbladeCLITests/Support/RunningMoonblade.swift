@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+/// A `moonblade` process a test talks to while it runs: lines go to its standard input through a pipe,
+/// and its output is read from files as it grows.
+final class RunningMoonblade {
+    private let arguments: [String]
+    private let process: Process
+    private let input = Pipe()
+    private let output: OutputFiles
+
+    /// Starts `moonblade arguments...` in `directory`.
+    init(_ arguments: [String], in directory: URL) throws {
+        // A write after the process ended must fail, not kill the test run with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        self.arguments = arguments
+        output = try OutputFiles(in: directory)
+        process = try MoonbladeProcess.launch(arguments, standardInput: input, output: output, in: directory)
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    /// Writes `line` and a newline to the process's standard input.
+    func send(_ line: String) throws {
+        try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+    }
+
+    /// Waits until `condition` holds for the output so far, checking every 20 ms for at most `timeout`;
+    /// records an issue and returns false if it never does.
+    @discardableResult
+    func waitUntil(
+        _ what: String, timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: (_ stdout: String, _ stderr: String) -> Bool
+    ) throws -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while clock.now < deadline {
+            let (stdout, stderr) = try output.read()
+            if condition(stdout, stderr) { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        let (stdout, stderr) = try output.read()
+        Issue.record(
+            "moonblade \(arguments.joined(separator: " ")): no \(what) within \(timeout)\nstdout: \(stdout)\nstderr: \(stderr)",
+            sourceLocation: sourceLocation)
+        return false
+    }
+
+    /// Ends standard input and waits for the process to exit.
+    func finish() throws -> Outcome {
+        try input.fileHandleForWriting.close()
+        MoonbladeProcess.waitForExit(process, arguments: arguments)
+        return try output.outcome(status: process.terminationStatus)
+    }
+}

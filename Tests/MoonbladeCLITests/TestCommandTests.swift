@@ -1,0 +1,127 @@
+import Foundation
+import FoundationXML
+import Testing
+
+@Suite("moonblade test")
+struct TestCommandTests {
+    let workspace = Workspace()
+
+    /// A plugin `sum` with a spec of two cases, the second wrong on purpose at line 8 (its name has
+    /// characters XML must escape).
+    private func sumPluginWithAWrongSpec() throws {
+        try workspace.plugin(
+            "sum",
+            """
+            return {
+              name = "sum",
+              updaters = { add = function(state, p) state.total = (state.total or 0) + p.by end },
+            }
+            """)
+        try workspace.file(
+            "sum/spec/sum_spec.lua",
+            """
+            describe("sum.add", function()
+              it("adds", function()
+                dispatch("sum.add", { by = 2 })
+                assert.are.same({ total = 2 }, state())
+              end)
+              it("is <wrong> & \\"says\\" so", function()
+                dispatch("sum.add", { by = 2 })
+                assert.are.same({ total = 3 }, state())
+              end)
+            end)
+            """)
+    }
+
+    @Test func passesOnTheShippedPlugins() throws {
+        let outcome = try workspace.run(
+            "test", shippedPlugin("counter"), shippedPlugin("todo"), shippedPlugin("cart"))
+        #expect(outcome.status == 0)
+        #expect(outcome.stderr == "")
+        let lines = outcome.stdout.split(separator: "\n").map(String.init)
+        let cases = lines.dropLast()
+        for plugin in ["counter", "todo", "cart"] {
+            #expect(cases.contains { $0.hasPrefix("ok   \(plugin): ") })
+        }
+        #expect(cases.allSatisfy { $0.hasPrefix("ok   ") })
+        #expect(lines.last == "\(cases.count) passed, 0 failed")
+    }
+
+    @Test func aFolderOfPluginsStandsForEachOfThem() throws {
+        let outcome = try workspace.run("test", URL(fileURLWithPath: shippedPlugin("counter")).deletingLastPathComponent().path)
+        #expect(outcome.status == 0)
+        for plugin in ["counter", "todo", "cart"] {
+            #expect(outcome.stdout.contains("ok   \(plugin): "))
+        }
+    }
+
+    @Test func aFailingCaseIsReportedWithItsPlaceAndExits2() throws {
+        try sumPluginWithAWrongSpec()
+        let outcome = try workspace.run("test", "sum")
+        #expect(outcome.status == 2)
+        #expect(
+            outcome.stdout == """
+                ok   sum: sum.add adds
+                FAIL sum: sum.add is <wrong> & "says" so — sum/spec/sum_spec.lua:8: assert.are.same: values differ at total
+                       expected: { total = 3 }
+                       actual:   { total = 2 }
+                1 passed, 1 failed\n
+                """)
+    }
+
+    @Test func junitWritesEachCaseAndTheFailureWithItsDetails() throws {
+        try sumPluginWithAWrongSpec()
+        let outcome = try workspace.run(
+            "test", "sum", shippedPlugin("counter"), "--junit", "report.xml")
+        #expect(outcome.status == 2)
+        #expect(try workspace.contents().contains("report.xml"))
+
+        let document = try XMLDocument(
+            contentsOf: workspace.url.appendingPathComponent("report.xml"), options: [])
+        let root = try #require(document.rootElement())
+        #expect(root.name == "testsuites")
+        #expect(root.attribute(forName: "failures")?.stringValue == "1")
+        let suites = root.elements(forName: "testsuite")
+        #expect(suites.compactMap { $0.attribute(forName: "name")?.stringValue } == ["counter", "sum"])
+        #expect(suites.map { $0.attribute(forName: "failures")?.stringValue } == ["0", "1"])
+
+        let sumCases = suites[1].elements(forName: "testcase")
+        #expect(sumCases.map { $0.attribute(forName: "name")?.stringValue } == ["sum.add adds", #"sum.add is <wrong> & "says" so"#])
+        #expect(sumCases[0].elements(forName: "failure").isEmpty)
+        let wrong = sumCases[1]
+        #expect(wrong.attribute(forName: "classname")?.stringValue == "sum.sum_spec")
+        #expect(wrong.attribute(forName: "file")?.stringValue == "sum/spec/sum_spec.lua")
+        #expect(wrong.attribute(forName: "line")?.stringValue == "6")
+        let failure = try #require(wrong.elements(forName: "failure").first)
+        #expect(failure.attribute(forName: "message")?.stringValue == "assert.are.same: values differ at total")
+        #expect(
+            failure.stringValue == """
+                sum/spec/sum_spec.lua:8: assert.are.same: values differ at total
+                  expected: { total = 3 }
+                  actual:   { total = 2 }
+                """)
+    }
+
+    @Test func aJUnitFileThatCannotBeWrittenExits4() throws {
+        let outcome = try workspace.run("test", shippedPlugin("counter"), "--junit", "no-such-dir/report.xml")
+        #expect(outcome.status == 4)
+        #expect(outcome.stderr.contains("no-such-dir/report.xml"))
+    }
+
+    @Test func aFolderWithoutSpecsExits5() throws {
+        try workspace.plugin("bare", "return { name = \"bare\" }")
+        let outcome = try workspace.run("test", "bare", shippedPlugin("counter"))
+        #expect(outcome.status == 5)
+        #expect(outcome.stderr.contains("error: no spec case in bare"))
+        #expect(outcome.stdout.contains("ok   counter: "))
+    }
+
+    @Test func aSpecFileThatDoesNotLoadIsAFailingCase() throws {
+        try workspace.plugin("bare", "return { name = \"bare\" }")
+        try workspace.file("bare/spec/bare_spec.lua", "describe(\"x\", function()\n  it(\n")
+        let outcome = try workspace.run("test", "bare")
+        #expect(outcome.status == 2)
+        #expect(outcome.stdout.contains("FAIL bare: bare_spec.lua — "))
+        #expect(outcome.stdout.contains("bare_spec.lua:3:"))
+    }
+}
