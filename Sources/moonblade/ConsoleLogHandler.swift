@@ -21,6 +21,8 @@ struct ConsoleLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
+        // The commands report reloads from the host's event stream, in their own words.
+        guard event.metadata?["reload"] == nil else { return }
         let fields = metadata.merging(event.metadata ?? [:]) { _, entry in entry }
             .sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
         Console.printError("\(event.level) \(label): \(event.message)\(fields)")

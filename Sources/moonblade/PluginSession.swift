@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Moonblade
 import MoonbladeHost
 
 /// A plugin host on a dynamic JSON state, as the `run` and `repl` commands drive it.
@@ -30,15 +31,20 @@ struct PluginSession {
 
     var state: JSONValue { host.state }
 
-    /// Dispatches `request` and waits until it is done: nil for an updater, the side effect's value
-    /// (`.null` when it returns nothing) for a side effect.
+    /// Dispatches `request` and waits until it is done, and so is everything it set off (an observer's
+    /// save, say): nil for an updater, the side effect's value (`.null` when it returns nothing) for a
+    /// side effect.
     @discardableResult
     func dispatch(_ request: DispatchRequest) async throws -> JSONValue? {
+        let result: JSONValue?
         if host.plugins.contains(where: { $0.sideEffects.contains(request.name) }) {
-            return try await host.dispatch(request.name, request.payload, returning: JSONValue.self).value
+            result = try await host.dispatch(request.name, request.payload, returning: JSONValue.self).value
+        } else {
+            try await host.dispatch(request.name, request.payload).value
+            result = nil
         }
-        try await host.dispatch(request.name, request.payload).value
-        return nil
+        await host.store.waitUntilIdle()
+        return result
     }
 
     /// Every item the plugins offer, sorted: updaters and side effects alike.

@@ -50,6 +50,23 @@ struct ShippedPluginTests {
         #expect(outcome.stderr == "error: cart.add: cart/plugin.lua:\(line): \(message)\n")
     }
 
+    @Test func todoSavesThroughItsObserverBeforeTheCommandExits() throws {
+        let outcome = try workspace.run(
+            "run", shippedPlugin("todo"), "--data-dir", "data", "--dispatch", "todo.add", #"{"title": "milk"}"#)
+        #expect(outcome.status == 0)
+        let saved = try JSONDecoder().decode(JSONValue.self, from: Data(workspace.read("data/todos.json").utf8))
+        #expect(saved == [["title": "milk", "done": false]])
+    }
+
+    @Test func cartsInterceptorTurnsAwayANegativeQuantityAtItsLine() throws {
+        let outcome = try workspace.run(
+            "run", shippedPlugin("cart"), "--dispatch", "cart.add", #"{"sku": "pear", "price": 90}"#,
+            "--dispatch", "cart.set_quantity", #"{"sku": "pear", "quantity": -1}"#)
+        #expect(outcome.status == 1)
+        let line = try #require(try lineNumber(in: shippedPlugin("cart"), of: "error(", "quantity must not"[...]))
+        #expect(outcome.stderr == "error: cart.set_quantity: cart/plugin.lua:\(line): quantity must not be negative, got -1\n")
+    }
+
     @Test func logLevelHoldsBackLessSevereEntries() throws {
         let outcome = try workspace.run(
             "run", shippedPlugin("cart"), "--data-dir", "data", "--log-level", "warning",

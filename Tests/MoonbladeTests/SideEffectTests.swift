@@ -10,6 +10,15 @@ struct MeetAtLatch: SideEffect {
 }
 
 /// Reads the state, dispatches an updater, awaits it, and reads again.
+/// Yields a few times, then appends to the log: work still running after its dispatch returned.
+struct AppendLater: SideEffect {
+    var entry: String
+    func sideEffect(_ context: SideEffectContext<TestState, TestDependencies>) async throws {
+        for _ in 0..<100 { await Task.yield() }
+        try await context.dispatch(Append(entry)).value
+    }
+}
+
 struct ReadDispatchRead: ReturningSideEffect {
     func sideEffect(_ context: any AnySideEffectContext) async throws -> [Int] {
         let before = (context.getAnyState() as! TestState).count
@@ -63,6 +72,15 @@ struct ReadState: SideEffect {
 
 @Suite("Side effects", .timeLimit(.minutes(1)))
 struct SideEffectTests {
+    @Test("waitUntilIdle returns once every side effect, and what they dispatched, has finished")
+    func waitUntilIdleWaitsForRunningSideEffects() async throws {
+        let store = TestStore()
+        await store.waitUntilIdle()  // idle at once
+        for entry in ["a", "b", "c"] { store.dispatch(AppendLater(entry: entry)) }
+        await store.waitUntilIdle()
+        #expect(store.state.log.sorted() == ["a", "b", "c"])
+    }
+
     @Test("side effects run concurrently")
     func concurrent() async throws {
         let store = TestStore()

@@ -12,7 +12,8 @@ extension PluginHost {
     /// effects already running finish on the code they started with. Module-level locals start afresh:
     /// what must survive a reload belongs in the state.
     ///
-    /// Every step is reported to ``reloadEvents()`` and the logger.
+    /// Every step is reported to ``reloadEvents()`` and the logger (those entries carry a `reload`
+    /// metadata value: `succeeded`, `migrated` or `failed`, so a host showing the events can skip them).
     @discardableResult
     public func reload(plugin name: String) async throws(PluginError) -> PluginInfo {
         reloadEventHub.send(.started(plugin: name))
@@ -25,15 +26,20 @@ extension PluginHost {
             }
             if plan.migrates {
                 reloadEventHub.send(.migrated(plugin: name, from: plan.fromVersion, to: plan.toVersion))
-                logger.info("migrated plugin \(name) from version \(plan.fromVersion) to \(plan.toVersion)")
+                logger.info(
+                    "migrated plugin \(name) from version \(plan.fromVersion) to \(plan.toVersion)",
+                    metadata: ["reload": "migrated", "plugin": "\(name)"])
             }
             let info = plugins.first { $0.name == name }!
             reloadEventHub.send(.succeeded(info))
-            logger.info("reloaded plugin \(name) (version \(info.version))")
+            logger.info(
+                "reloaded plugin \(name) (version \(info.version))", metadata: ["reload": "succeeded", "plugin": "\(name)"])
             return info
         } catch {
             reloadEventHub.send(.failed(plugin: name, error))
-            logger.error("reload of plugin \(name) failed, the earlier version keeps running: \(error)")
+            logger.error(
+                "reload of plugin \(name) failed, the earlier version keeps running: \(error)",
+                metadata: ["reload": "failed", "plugin": "\(name)"])
             throw error
         }
     }
