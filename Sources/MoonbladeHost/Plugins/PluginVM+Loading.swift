@@ -16,7 +16,7 @@ extension PluginVM {
         defer { stack.top = base }
         do {
             try stack.load(source, chunkName: chunkName)
-            pushEnvironment()
+            try stack.pushSandbox()  // its own globals, read-only shared libraries
             stack.setEnvironment(ofChunkAt: -2)
             try stack.call(results: 1)
         } catch {
@@ -34,16 +34,6 @@ extension PluginVM {
         }
         register(info, tableAt: stack.top)
         return info
-    }
-
-    /// A fresh global table for one plugin: its own globals, falling back to the shared libraries.
-    private func pushEnvironment() {
-        let stack = vm.stack
-        stack.pushTable()
-        stack.pushTable(fieldCount: 1)
-        stack.pushGlobals()
-        stack.rawSet(table: -2, field: "__index")
-        stack.setMetatable(ofTableAt: -2)
     }
 
     private func register(_ info: PluginInfo, tableAt index: Int32) {

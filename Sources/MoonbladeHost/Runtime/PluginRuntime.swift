@@ -21,8 +21,13 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     private var catalog: [String: PluginItemKind] = [:]
     /// How Lua reaches the store: set when the store builds its dependency container, before any item runs.
     private var connection: (dispatch: AnyDispatch, getState: GetState)?
+    /// How long a side effect may take in all, awaits included; nil for no limit.
+    let sideEffectTimeLimit: Duration?
 
-    init(configuration: LuaVM.Configuration, dependencies: PluginDependencies) throws(PluginError) {
+    init(
+        configuration: LuaVM.Configuration, sideEffectTimeLimit: Duration?, dependencies: PluginDependencies
+    ) throws(PluginError) {
+        self.sideEffectTimeLimit = sideEffectTimeLimit
         do {
             pluginVM = try PluginVM(configuration: configuration)
         } catch {

@@ -32,7 +32,8 @@ final class PluginVM {
         stack.push(function: startCall)
         stack.push(function: readState)
         try stack.push(dependencyNames)
-        try stack.call(arguments: 4, results: 1)
+        stack.pushReadOnlyViewFunction()
+        try stack.call(arguments: 5, results: 1)
         makeContext = stack.popReference()
     }
 }
