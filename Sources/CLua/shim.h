@@ -4,7 +4,7 @@
 // has a `static inline` wrapper here. More importantly, this file holds every piece of code that may
 // raise a Lua error (`lua_error` is a longjmp): Swift functions called from Lua go through
 // `moonblade_trampoline`, which raises on their behalf in C, so no longjmp ever crosses a Swift frame.
-// The guest limits (allocator, count hook) are in limits.h; the safe library and sandboxes in sandbox.h.
+// The guest limits (allocator, count hook) are in moonblade_limits.h; the safe library and sandboxes in moonblade_sandbox.h.
 
 #ifndef MOONBLADE_CLUA_SHIM_H
 #define MOONBLADE_CLUA_SHIM_H
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "limits.h"
-#include "sandbox.h"
+#include "moonblade_limits.h"
+#include "moonblade_sandbox.h"
 
 // MARK: - Macros and constants Swift cannot import
 

@@ -40,6 +40,10 @@ public final class LuaCoroutine {
         let status = host.runtime.withGuestLimits(deadline: deadline) {
             lua_resume(stack.state, host.state, arguments, &results)
         }
+        if status == LUA_OK || status == LUA_YIELD, let limitError = host.runtime.limitError() {
+            stack.pop(results)  // it caught a limit error in a coroutine of its own and went on
+            throw limitError
+        }
         switch status {
         case LUA_OK: return .returned(results)
         case LUA_YIELD: return .yielded(results)

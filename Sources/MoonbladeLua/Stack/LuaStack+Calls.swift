@@ -27,6 +27,11 @@ extension LuaStack {
         }
         remove(at: handlerIndex)
         guard status == LUA_OK else { throw popError(status: status) }
+        // Code that caught a limit error in a coroutine may finish before the hook stops it too.
+        if let limitError = runtime.limitError() {
+            top = handlerIndex - 1
+            throw limitError
+        }
     }
 
     /// Calls `function` with the top `arguments` values as its arguments; see ``call(arguments:results:)``.
@@ -48,10 +53,10 @@ extension LuaStack {
         let runtime = self.runtime
         let pendingSwiftError = runtime.pendingSwiftError
         runtime.pendingSwiftError = nil
-        if status != LUA_ERRSYNTAX, let violation = runtime.limitViolation {
-            return LuaError(
-                .limit, message: violation, location: LuaLocation(messagePrefix: violation),
-                traceback: type(at: -1) == .table ? field("traceback", ofTableAt: -1) : nil)
+        if status != LUA_ERRSYNTAX,
+            let limitError = runtime.limitError(traceback: type(at: -1) == .table ? field("traceback", ofTableAt: -1) : nil)
+        {
+            return limitError
         }
         switch status {
         case LUA_ERRSYNTAX:

@@ -9,7 +9,7 @@ final class LuaRuntime {
     /// The main thread, or nil once the VM is closed.
     var state: OpaquePointer?
     /// The guest limits (memory accounting, instruction budget, deadline) that the allocator and the
-    /// count hook in `limits.h` read; owned here so it outlives `lua_close`.
+    /// count hook in `moonblade_limits.h` read; owned here so it outlives `lua_close`.
     let limits: UnsafeMutablePointer<moonblade_limits>
     /// The last Swift error turned into a Lua error, so the host can hand it back when it surfaces.
     var pendingSwiftError: (message: String, error: any Error)?
@@ -51,9 +51,10 @@ final class LuaRuntime {
         return try body()
     }
 
-    /// The message of the limit that stopped the current guest call (or the last one, once it has
-    /// returned), with the `source:line:` it was stopped at; nil when no limit did.
-    var limitViolation: String? {
-        moonblade_violation_message(limits).map { String(cString: $0) }
+    /// The error of the limit that stopped the current guest call (or the last one, once it has
+    /// returned), placed at the line it was stopped at; nil when no limit did.
+    func limitError(traceback: String? = nil) -> LuaError? {
+        guard let message = moonblade_violation_message(limits).map({ String(cString: $0) }) else { return nil }
+        return LuaError(.limit, message: message, location: LuaLocation(messagePrefix: message), traceback: traceback)
     }
 }

@@ -138,6 +138,22 @@ static void moonblade_record_violation(
     limits->violation = violation;
 }
 
+/// Registry key of the weak-keyed set of coroutines a limit stopped (see `moonblade_guard_libraries`).
+static const char moonblade_stopped_threads_key[] = "moonblade.stopped_threads";
+
+/// Records that the hook raised on `L`: if `L` is a coroutine, it dies with hooks off for good.
+static void moonblade_mark_stopped(lua_State *L) {
+    if (lua_pushthread(L)) {  // the main thread: it is never closed by scripts
+        lua_pop(L, 1);
+        return;
+    }
+    lua_getfield(L, LUA_REGISTRYINDEX, moonblade_stopped_threads_key);
+    lua_insert(L, -2);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
 static void moonblade_count_hook(lua_State *L, lua_Debug *ar) {
     moonblade_limits *limits = moonblade_limits_of(L);
     if (limits->guest_depth == 0) return;  // host code (rule 4)
@@ -157,12 +173,134 @@ static void moonblade_count_hook(lua_State *L, lua_Debug *ar) {
     // Raise again at every instruction until the guest call has unwound: a `pcall` that catches
     // this is hit again at its next instruction.
     lua_sethook(L, moonblade_count_hook, LUA_MASKCOUNT, 1);
+    moonblade_mark_stopped(L);
     lua_pushstring(L, limits->violation_message);
     lua_error(L);
 }
 
 static inline void moonblade_install_count_hook(lua_State *L, int interval) {
     lua_sethook(L, moonblade_count_hook, LUA_MASKCOUNT, interval);
+}
+
+// MARK: - Library functions that would run script code with the hook off
+//
+// An error raised by a hook leaves hooks off (`allowhook`) on its thread until a protected call
+// restores them. So an `xpcall` handler called for the hook's error runs unhooked, and so do the
+// `__close` handlers of a coroutine the hook killed when `coroutine.close` or a `coroutine.wrap`
+// function resets it (a dead coroutine is never restored). Unguarded, a loop in either would hang
+// the host; these stand-ins do not run them.
+
+static inline int moonblade_is_stopped(lua_State *L, int index) {
+    lua_getfield(L, LUA_REGISTRYINDEX, moonblade_stopped_threads_key);
+    lua_pushvalue(L, index);
+    int stopped = lua_rawget(L, -2) != LUA_TNIL;
+    lua_pop(L, 2);
+    return stopped;
+}
+
+/// The message handler `xpcall` gets instead of the script's (upvalue 1): once a limit has stopped
+/// the call, it passes the error on without running script code.
+static int moonblade_guarded_handler(lua_State *L) {
+    if (moonblade_limits_of(L)->violation != moonblade_within_limits) return 1;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+static int moonblade_return_all(lua_State *L, int status, lua_KContext context) {
+    (void)status;
+    (void)context;
+    return lua_gettop(L);
+}
+
+/// `xpcall` (upvalue 1) with the handler guarded. A continuation lets `f` yield, as it may with Lua's.
+static int moonblade_guarded_xpcall(lua_State *L) {
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, moonblade_guarded_handler, 1);
+    lua_replace(L, 2);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_callk(L, lua_gettop(L) - 1, LUA_MULTRET, 0, moonblade_return_all);
+    return lua_gettop(L);
+}
+
+/// `coroutine.close` (upvalue 1), except that a coroutine a limit stopped is not reset.
+static int moonblade_guarded_close(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTHREAD);
+    if (moonblade_is_stopped(L, 1)) {
+        lua_pushboolean(L, 0);
+        lua_pushliteral(L, "coroutine was stopped by a limit");
+        return 2;
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/// The function `coroutine.wrap` returns, for the coroutine in upvalue 1: Lua's own, except that
+/// a coroutine a limit stopped is not reset.
+static int moonblade_resume_wrapped(lua_State *L) {
+    lua_State *co = lua_tothread(L, lua_upvalueindex(1));
+    int arguments = lua_gettop(L);
+    if (!lua_checkstack(co, arguments)) return luaL_error(L, "too many arguments to resume");
+    lua_xmove(L, co, arguments);
+    int results = 0;
+    int status = lua_resume(co, L, arguments, &results);
+    if (status == LUA_OK || status == LUA_YIELD) {
+        if (!lua_checkstack(L, results + 1)) {
+            lua_pop(co, results);
+            return luaL_error(L, "too many results to resume");
+        }
+        lua_xmove(co, L, results);
+        return results;
+    }
+    status = lua_status(co);
+    if (status != LUA_OK && status != LUA_YIELD && !moonblade_is_stopped(L, lua_upvalueindex(1))) {
+        status = lua_resetthread(co);  // closes its to-be-closed variables
+    }
+    lua_xmove(co, L, 1);  // the error
+    if (status != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
+        luaL_where(L, 1);
+        lua_insert(L, -2);
+        lua_concat(L, 2);
+    }
+    return lua_error(L);
+}
+
+/// `coroutine.wrap`: `coroutine.create` (upvalue 1), and a `moonblade_resume_wrapped` for it.
+static int moonblade_guarded_wrap(lua_State *L) {
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    lua_pushcclosure(L, moonblade_resume_wrapped, 1);
+    return 1;
+}
+
+/// Replaces `table[name]` with a C closure of `function` whose upvalue is `table[original]`.
+static void moonblade_replace_field(lua_State *L, int table, const char *name, const char *original, lua_CFunction function) {
+    table = lua_absindex(L, table);
+    lua_getfield(L, table, original);
+    lua_pushcclosure(L, function, 1);
+    lua_setfield(L, table, name);
+}
+
+/// Installs the stand-ins above in the globals just opened. Runs protected.
+static void moonblade_guard_libraries(lua_State *L) {
+    lua_createtable(L, 0, 0);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, moonblade_stopped_threads_key);
+    lua_pushglobaltable(L);
+    moonblade_replace_field(L, -1, "xpcall", "xpcall", moonblade_guarded_xpcall);
+    lua_getfield(L, -1, LUA_COLIBNAME);
+    moonblade_replace_field(L, -1, "close", "close", moonblade_guarded_close);
+    moonblade_replace_field(L, -1, "wrap", "create", moonblade_guarded_wrap);
+    lua_pop(L, 2);
 }
 
 #endif

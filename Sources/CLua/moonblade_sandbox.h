@@ -9,13 +9,12 @@
 // - `_G` is the environment itself; reading a global that is not defined is an error naming it;
 // - `load` compiles text only, into the sandbox unless given another environment;
 // - `collectgarbage` answers "count" only; `setmetatable` refuses `__gc` (finalizers run with the
-//   count hook off, so no limit could stop one); `xpcall` does not run its handler once a limit
-//   has stopped the call (the handler would run with the hook off).
+//   count hook off, so no limit could stop one).
 
 #ifndef MOONBLADE_CLUA_SANDBOX_H
 #define MOONBLADE_CLUA_SANDBOX_H
 
-#include "limits.h"
+#include "moonblade_limits.h"
 #include <lua5.4/lualib.h>
 
 /// Metafield of a read-only view: the name used in messages. Its presence marks the view.
@@ -137,41 +136,6 @@ static int moonblade_setmetatable_without_finalizer(lua_State *L) {
     return 1;
 }
 
-/// The message handler `xpcall` gets instead of the plugin's (upvalue 1): once a limit has stopped
-/// the call, it passes the error on without running plugin code.
-static int moonblade_guarded_handler(lua_State *L) {
-    if (moonblade_limits_of(L)->violation != moonblade_within_limits) return 1;
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-    return lua_gettop(L);
-}
-
-static int moonblade_return_all(lua_State *L, int status, lua_KContext context) {
-    (void)status;
-    (void)context;
-    return lua_gettop(L);
-}
-
-/// `xpcall` (upvalue 1) with the handler guarded. A continuation lets `f` yield, as it may with Lua's.
-static int moonblade_guarded_xpcall(lua_State *L) {
-    luaL_checktype(L, 2, LUA_TFUNCTION);
-    lua_pushvalue(L, 2);
-    lua_pushcclosure(L, moonblade_guarded_handler, 1);
-    lua_replace(L, 2);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_callk(L, lua_gettop(L) - 1, LUA_MULTRET, 0, moonblade_return_all);
-    return lua_gettop(L);
-}
-
-/// Replaces `template[name]` with a C closure of `function` whose upvalue is the original.
-static void moonblade_wrap_global(lua_State *L, int template, const char *name, lua_CFunction function) {
-    lua_getfield(L, template, name);
-    lua_pushcclosure(L, function, 1);
-    lua_setfield(L, template, name);
-}
-
 // MARK: - Opening the libraries and preparing the sandbox
 
 /// Builds the sandbox template and metatable from the globals just opened, and locks the string
@@ -201,8 +165,9 @@ static void moonblade_prepare_sandbox(lua_State *L) {
     lua_setfield(L, template, "collectgarbage");
     lua_pushcfunction(L, moonblade_rawset_writable);
     lua_setfield(L, template, "rawset");
-    moonblade_wrap_global(L, template, "setmetatable", moonblade_setmetatable_without_finalizer);
-    moonblade_wrap_global(L, template, "xpcall", moonblade_guarded_xpcall);
+    lua_getfield(L, template, "setmetatable");
+    lua_pushcclosure(L, moonblade_setmetatable_without_finalizer, 1);
+    lua_setfield(L, template, "setmetatable");
 
     // Strings share one metatable whose __index is the real string library: scripts see a locked
     // stand-in whose __index is the read-only view.
@@ -261,6 +226,7 @@ static int moonblade_open_safe_libraries(lua_State *L) {
     lua_pushnil(L);
     lua_setfield(L, -2, "dump");
     lua_pop(L, 1);
+    moonblade_guard_libraries(L);
     moonblade_prepare_sandbox(L);
     return 0;
 }
