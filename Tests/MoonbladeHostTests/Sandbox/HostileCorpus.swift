@@ -92,6 +92,7 @@ enum HostileCorpus {
     ]
 
     static let escapes = [
+        HostileCase(name: "typo in a global", body: "pritn('hello')", kind: .runtime, says: "undefined global 'pritn'", line: 5),
         HostileCase(name: "os.execute", body: "os.execute('echo pwned')", kind: .runtime, says: "field 'execute'", line: 5),
         HostileCase(name: "os.exit", body: "os.exit(1)", kind: .runtime, says: "field 'exit'", line: 5),
         HostileCase(name: "require", body: "require('os')", kind: .runtime, says: "undefined global 'require'", line: 5),
