@@ -28,9 +28,10 @@ public final class PluginHost<S: State & Codable>: Sendable {
         /// awaits, may run; nil for no limit. Default 100 million (a few tenths of a second of Lua):
         /// far above any sane updater, low enough that a runaway loop frees the store quickly.
         public var instructionBudget: Int?
-        /// Instructions between two checks of the budget and the side effect time limit. Default 1000
-        /// (the check then costs about 1% of a tight Lua loop; see README).
-        public var hookInterval: Int
+        /// Instructions between two checks of the budget and the side effect time limit. Default 1000.
+        /// nil removes the count hook: tight Lua loops then run about twice as fast (see README), but
+        /// neither limit can stop running Lua code any more (awaits are still timed).
+        public var hookInterval: Int?
         /// The longest a Lua side effect may take in all, from its start to its return, including the
         /// time it awaits Swift work (`ctx.deps`, `ctx.dispatch`); nil for no limit. Default 30 s.
         /// When it passes, Lua code is stopped, awaited work is cancelled and abandoned.
@@ -39,7 +40,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
         public var logger: Logger
 
         public init(
-            memoryLimit: Int? = 256 << 20, instructionBudget: Int? = 100_000_000, hookInterval: Int = 1000,
+            memoryLimit: Int? = 256 << 20, instructionBudget: Int? = 100_000_000, hookInterval: Int? = 1000,
             sideEffectTimeLimit: Duration? = .seconds(30), logger: Logger = Logger(label: "moonblade.host")
         ) {
             self.memoryLimit = memoryLimit

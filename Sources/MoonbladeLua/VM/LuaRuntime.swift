@@ -18,7 +18,7 @@ final class LuaRuntime {
         limits = .allocate(capacity: 1)
         moonblade_limits_init(
             limits, configuration.memoryLimit ?? 0, Int64(configuration.instructionBudget ?? 0),
-            Int32(clamping: configuration.hookInterval))
+            Int32(clamping: configuration.hookInterval ?? 0))
     }
 
     deinit {

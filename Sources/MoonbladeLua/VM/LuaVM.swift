@@ -22,15 +22,19 @@ public final class LuaVM {
         public var memoryLimit: Int?
         /// The most Lua VM instructions one call into Lua (a ``LuaStack/call(arguments:results:)``
         /// or a coroutine resume, with everything it calls) may run; nil for no limit. Counted in
-        /// steps of ``hookInterval``. Once it is exceeded the call unwinds with a
+        /// steps of ``hookInterval`` (so it needs the hook). Once it is exceeded the call unwinds with a
         /// ``LuaError/Kind/limit`` error that `pcall` in Lua cannot swallow. C library functions
         /// (a pathological `string.find` pattern, say) run no instructions and are not stopped.
         public var instructionBudget: Int?
         /// How many instructions run between two checks of the instruction budget and the deadline
-        /// by the count hook. Larger is cheaper and coarser; 1000 costs a few percent at most.
-        public var hookInterval: Int
+        /// by the count hook; nil for no hook, which also means no budget and no deadlines.
+        ///
+        /// While a count hook is installed, Lua 5.4 traps every instruction to count it: a tight
+        /// arithmetic loop runs about 2.2 times slower whatever the interval (README, "Sandbox and
+        /// limits"); code that mostly calls library functions or crosses to Swift barely notices.
+        public var hookInterval: Int?
 
-        public init(memoryLimit: Int? = nil, instructionBudget: Int? = nil, hookInterval: Int = 1000) {
+        public init(memoryLimit: Int? = nil, instructionBudget: Int? = nil, hookInterval: Int? = 1000) {
             self.memoryLimit = memoryLimit
             self.instructionBudget = instructionBudget
             self.hookInterval = hookInterval
@@ -44,7 +48,7 @@ public final class LuaVM {
 
     /// Creates a VM and opens the safe standard libraries.
     public init(configuration: Configuration = Configuration()) throws(LuaError) {
-        precondition(configuration.hookInterval > 0, "hookInterval must be positive")
+        precondition(configuration.hookInterval.map { $0 > 0 } ?? true, "hookInterval must be positive")
         runtime = LuaRuntime(configuration: configuration)
         guard let state = moonblade_newstate(runtime.limits) else {
             throw LuaError(.memory, message: "cannot create a Lua state")
@@ -54,7 +58,9 @@ public final class LuaVM {
         stack = LuaStack(state)
         let status = moonblade_open_libraries(state)
         guard status == LUA_OK else { throw stack.popError(status: status) }
-        moonblade_install_count_hook(state, runtime.limits.pointee.hook_interval)
+        if configuration.hookInterval != nil {
+            moonblade_install_count_hook(state, runtime.limits.pointee.hook_interval)
+        }
     }
 
     deinit {
