@@ -173,8 +173,11 @@ static void moonblade_count_hook(lua_State *L, lua_Debug *ar) {
     // Raise again at every instruction until the guest call has unwound: a `pcall` that catches
     // this is hit again at its next instruction.
     lua_sethook(L, moonblade_count_hook, LUA_MASKCOUNT, 1);
+    int enforcing = limits->memory_enforcing;
+    limits->memory_enforcing = 0;  // host bookkeeping: it must not fail for the guest's memory
     moonblade_mark_stopped(L);
     lua_pushstring(L, limits->violation_message);
+    limits->memory_enforcing = enforcing;
     lua_error(L);
 }
 

@@ -107,3 +107,33 @@ struct SandboxTests {
         parked.withLock { $0.forEach { $0.resume() } }
     }
 }
+
+extension SandboxTests {
+    /// The stand-ins for `xpcall` and `coroutine.wrap` keep Lua's behaviour: awaiting inside `xpcall`,
+    /// handlers, yields of a wrapped coroutine, errors with the caller's place.
+    @Test func guardedLibraryFunctionsBehaveLikeLuasOwn() async throws {
+        var dependencies = PluginDependencies()
+        dependencies.expose("clock", "tick") { () async throws -> Int in 1 }
+        let scratch = ScratchPlugins()
+        let plugin = try scratch.write("guarded", """
+            return {
+              side_effects = {
+                run = function(ctx)
+                  local ok, ticked = xpcall(function() return ctx.deps.clock.tick() end, debug_handler)
+                  local handled = select(2, xpcall(error, function(message) return "handled " .. message end, "oops", 0))
+                  local counter = coroutine.wrap(function(a) local b = coroutine.yield(a + 1) return a + b end)
+                  local first, second = counter(1), counter(10)
+                  local dead_ok, dead = pcall(function() return counter() end)
+                  local closed = coroutine.create(function() coroutine.yield() end)
+                  coroutine.resume(closed)
+                  return table.concat({ tostring(ok), ticked, handled, first, second, tostring(dead_ok), dead,
+                    tostring(coroutine.close(closed)) }, "|")
+                end,
+              },
+            }
+            """.replacingOccurrences(of: "debug_handler", with: "function(m) return m end"))
+        let host = try PluginHost<AppState>(plugins: [plugin], dependencies: dependencies)
+        let result = try await host.dispatch("guarded.run", returning: String.self).value
+        #expect(result == "true|1|handled oops|2|11|false|guarded/plugin.lua:8: cannot resume dead coroutine|true")
+    }
+}
