@@ -20,6 +20,7 @@ extension LuaStack {
     /// place it was raised at and a traceback.
     public func call(arguments: Int32 = 0, results: Int32? = 0) throws(LuaError) {
         let handlerIndex = top - arguments
+        let runtime = self.runtime
         moonblade_push_message_handler(state)
         insert(at: handlerIndex)
         let status = runtime.withGuestLimits {
