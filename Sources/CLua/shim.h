@@ -4,6 +4,7 @@
 // has a `static inline` wrapper here. More importantly, this file holds every piece of code that may
 // raise a Lua error (`lua_error` is a longjmp): Swift functions called from Lua go through
 // `moonblade_trampoline`, which raises on their behalf in C, so no longjmp ever crosses a Swift frame.
+// The guest limits (allocator, count hook) are in moonblade_limits.h; the safe library and sandboxes in moonblade_sandbox.h.
 
 #ifndef MOONBLADE_CLUA_SHIM_H
 #define MOONBLADE_CLUA_SHIM_H
@@ -13,6 +14,9 @@
 #include <lua5.4/lualib.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "moonblade_limits.h"
+#include "moonblade_sandbox.h"
 
 // MARK: - Macros and constants Swift cannot import
 
@@ -30,43 +34,6 @@ static inline int moonblade_pcall(lua_State *L, int nargs, int nresults, int msg
     return lua_pcall(L, nargs, nresults, msgh);
 }
 static inline void *moonblade_getextraspace(lua_State *L) { return lua_getextraspace(L); }
-
-// MARK: - Allocator with a limit that applies only while guest (plugin) code runs
-
-/// Bookkeeping for `moonblade_alloc`; Swift owns it and passes it as the allocator's `ud`.
-typedef struct moonblade_allocator {
-    size_t used;      // bytes currently allocated by this VM
-    size_t limit;     // 0 means unlimited
-    int enforcing;    // non-zero while plugin code runs (rule 4: host pushes never fail half-way)
-} moonblade_allocator;
-
-static void *moonblade_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-    moonblade_allocator *a = (moonblade_allocator *)ud;
-    // When ptr is NULL, osize encodes the kind of object being created, not a size.
-    size_t old_size = ptr ? osize : 0;
-    if (nsize == 0) {
-        free(ptr);
-        a->used -= old_size;
-        return NULL;
-    }
-    if (a->enforcing && a->limit != 0 && nsize > old_size && a->used - old_size + nsize > a->limit) {
-        return NULL;  // Lua turns this into a memory error (after an emergency collection)
-    }
-    void *block = realloc(ptr, nsize);
-    if (block == NULL) return NULL;
-    a->used = a->used - old_size + nsize;
-    return block;
-}
-
-static inline lua_State *moonblade_newstate(moonblade_allocator *allocator) {
-    return lua_newstate(moonblade_alloc, allocator);
-}
-
-static inline moonblade_allocator *moonblade_allocator_of(lua_State *L) {
-    void *ud = NULL;
-    lua_getallocf(L, &ud);
-    return (moonblade_allocator *)ud;
-}
 
 // MARK: - Swift functions callable from Lua
 
@@ -88,11 +55,11 @@ typedef struct moonblade_swift_closure {
 static int moonblade_trampoline(lua_State *L) {
     moonblade_swift_closure *closure = (moonblade_swift_closure *)lua_touserdata(L, lua_upvalueindex(1));
     // Host work done by the Swift function (pushing results) is exempt from the guest memory limit.
-    moonblade_allocator *allocator = moonblade_allocator_of(L);
-    int enforcing = allocator->enforcing;
-    allocator->enforcing = 0;
+    moonblade_limits *limits = moonblade_limits_of(L);
+    int enforcing = limits->memory_enforcing;
+    limits->memory_enforcing = 0;
     int results = closure->entry(L, closure->function);
-    allocator->enforcing = enforcing;
+    limits->memory_enforcing = enforcing;
     if (results == moonblade_raise) return lua_error(L);
     return results;
 }
@@ -127,6 +94,12 @@ static inline void moonblade_push_swift_function(
 
 // MARK: - Errors that carry their place
 
+/// Protected body of `luaL_tolstring` for an error object with a `__tostring` metamethod (plugin code).
+static int moonblade_tostring(lua_State *L) {
+    luaL_tolstring(L, 1, NULL);
+    return 1;
+}
+
 /// Replaces the error value on top of `L` with a table
 /// `{ message = string, traceback = string, source = string?, line = integer? }`
 /// describing the error as seen from `thread`'s stack, starting at `level`.
@@ -136,10 +109,19 @@ static int moonblade_describe_error(lua_State *L, lua_State *thread, int level) 
         luaL_tolstring(L, -1, NULL);
     } else if (luaL_getmetafield(L, -1, "__tostring") != LUA_TNIL) {
         lua_pop(L, 1);  // the metafield itself; luaL_tolstring calls it
-        luaL_tolstring(L, -1, NULL);
+        lua_pushcfunction(L, moonblade_tostring);
+        lua_pushvalue(L, -2);
+        if (lua_pcall(L, 1, 1, 0) != LUA_OK) {  // the plugin's __tostring raised, or returned no string
+            lua_pop(L, 1);
+            lua_pushfstring(L, "(error object is a %s value whose __tostring failed)", luaL_typename(L, -1));
+        }
     } else {
         lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, -1));
     }
+    // The rest is host work: the guest memory limit must not make it fail half-way.
+    moonblade_limits *limits = moonblade_limits_of(L);
+    int enforcing = limits->memory_enforcing;
+    limits->memory_enforcing = 0;
     lua_createtable(L, 0, 4);
     lua_pushvalue(L, -2);
     lua_setfield(L, -2, "message");
@@ -156,6 +138,7 @@ static int moonblade_describe_error(lua_State *L, lua_State *thread, int level) 
             break;
         }
     }
+    limits->memory_enforcing = enforcing;
     lua_replace(L, -3);  // over the original error value
     lua_pop(L, 1);       // the message string
     return 1;
@@ -186,69 +169,6 @@ static inline int moonblade_describe_coroutine_error(lua_State *L, lua_State *th
     lua_pushvalue(thread, -1);
     lua_xmove(thread, L, 1);
     return lua_pcall(L, 2, 1, 0);
-}
-
-// MARK: - The safe standard library
-
-static int moonblade_load_text_only(lua_State *L);
-
-/// Opens the libraries plugins may use, minus what could reach outside the VM.
-/// Runs protected (as a `lua_CFunction` under `lua_pcall`) because opening allocates.
-static int moonblade_open_safe_libraries(lua_State *L) {
-    static const luaL_Reg libraries[] = {
-        {LUA_GNAME, luaopen_base},          {LUA_COLIBNAME, luaopen_coroutine},
-        {LUA_TABLIBNAME, luaopen_table},    {LUA_STRLIBNAME, luaopen_string},
-        {LUA_MATHLIBNAME, luaopen_math},    {LUA_UTF8LIBNAME, luaopen_utf8},
-        {NULL, NULL},
-    };
-    for (const luaL_Reg *library = libraries; library->func; library++) {
-        luaL_requiref(L, library->name, library->func, 1);
-        lua_pop(L, 1);
-    }
-    // os: only the clock and calendar functions.
-    lua_pushcfunction(L, luaopen_os);
-    lua_call(L, 0, 1);
-    lua_createtable(L, 0, 3);
-    static const char *const os_allowed[] = {"time", "clock", "date", NULL};
-    for (const char *const *name = os_allowed; *name; name++) {
-        lua_getfield(L, -2, *name);
-        lua_setfield(L, -2, *name);
-    }
-    lua_setglobal(L, "os");
-    lua_pop(L, 1);
-    // Functions that reach the file system, or load precompiled (unverifiable) bytecode.
-    static const char *const base_removed[] = {"dofile", "loadfile", NULL};
-    for (const char *const *name = base_removed; *name; name++) {
-        lua_pushnil(L);
-        lua_setglobal(L, *name);
-    }
-    lua_getglobal(L, "load");
-    lua_pushcclosure(L, moonblade_load_text_only, 1);
-    lua_setglobal(L, "load");
-    lua_getglobal(L, LUA_STRLIBNAME);
-    lua_pushnil(L);
-    lua_setfield(L, -2, "dump");
-    lua_pop(L, 1);
-    return 0;
-}
-
-/// `load` as plugins see it: the mode argument is forced to "t" (text chunks only).
-static int moonblade_load_text_only(lua_State *L) {
-    // `load` tells "no env" from "env = nil" by the argument count, so keep a 4th only if given.
-    int arguments = lua_gettop(L);
-    if (arguments < 3) lua_settop(L, 3);
-    if (arguments > 4) lua_settop(L, 4);
-    lua_pushliteral(L, "t");
-    lua_replace(L, 3);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-    return lua_gettop(L);
-}
-
-static inline int moonblade_open_libraries(lua_State *L) {
-    lua_pushcfunction(L, moonblade_open_safe_libraries);
-    return lua_pcall(L, 0, 0, 0);
 }
 
 #endif

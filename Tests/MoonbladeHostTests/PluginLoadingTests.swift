@@ -53,7 +53,7 @@ struct PluginLoadingTests {
         let scratch = ScratchPlugins()
         let writer = try scratch.write("writer", "shared = 'from writer'\nreturn {}")
         let reader = try scratch.write("reader", """
-            return { updaters = { peek = function(state) state.counter = shared == nil and 1 or 2 end } }
+            return { updaters = { peek = function(state) state.counter = rawget(_ENV, "shared") == nil and 1 or 2 end } }
             """)
         let host = try PluginHost<AppState>(plugins: [writer, reader])
         #expect(host.loadErrors.isEmpty)

@@ -18,7 +18,8 @@ public struct PluginError: Error, CustomStringConvertible {
         case wrongKind
         /// Plugin code raised an error.
         case runtime
-        /// Plugin code ran out of its memory or instruction budget.
+        /// Plugin code exceeded a limit: the VM's memory, its instruction budget, or a side effect's
+        /// time limit (see ``PluginHost/Configuration``).
         case limit
         /// An updater left a state that does not decode into the store's state type.
         case invalidState

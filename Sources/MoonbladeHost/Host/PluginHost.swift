@@ -16,24 +16,49 @@ import MoonbladeLua
 /// and the others still load. Items are named `plugin.item`. The host is `Sendable`: dispatch from any
 /// thread.
 public final class PluginHost<S: State & Codable>: Sendable {
-    /// Settings for the Lua side.
+    /// Settings for the Lua side: the limits plugin code runs under (see README, "Sandbox and limits").
+    ///
+    /// Every limit a plugin exceeds fails the dispatch with a ``PluginError/Kind/limit`` error naming
+    /// the item and the plugin line; the state is untouched and the next dispatch runs normally.
     public struct Configuration: Sendable {
         /// The most memory plugin code may make the VM hold, in bytes; nil for no limit.
+        /// Default 256 MiB.
         public var memoryLimit: Int?
+        /// The most Lua instructions one updater call, or one stretch of a side effect between two
+        /// awaits, may run; nil for no limit. Default 100 million (a few tenths of a second of Lua):
+        /// far above any sane updater, low enough that a runaway loop frees the store quickly.
+        public var instructionBudget: Int?
+        /// Instructions between two checks of the budget and the side effect time limit. Default 1000.
+        /// nil removes the count hook: tight Lua loops then run about twice as fast (see README), but
+        /// neither limit can stop running Lua code any more (awaits are still timed).
+        public var hookInterval: Int?
+        /// The longest a Lua side effect may take in all, from its start to its return, including the
+        /// time it awaits Swift work (`ctx.deps`, `ctx.dispatch`); nil for no limit. Default 30 s.
+        /// When it passes, Lua code is stopped, awaited work is cancelled and abandoned.
+        public var sideEffectTimeLimit: Duration?
         /// How many reactions may follow each other (an observer rule dispatching, an interceptor
         /// re-dispatching as another kind, a side effect dispatching) before the chain is stopped with
         /// an error naming what reacted. 32 by default.
         public var maxCascadeDepth: Int
-        /// Where load problems and failing observer rules are logged.
+        /// Where load problems, failing observer rules and reloads are logged.
         public var logger: Logger
 
         public init(
-            memoryLimit: Int? = 256 << 20, maxCascadeDepth: Int = 32,
+            memoryLimit: Int? = 256 << 20, instructionBudget: Int? = 100_000_000, hookInterval: Int? = 1000,
+            sideEffectTimeLimit: Duration? = .seconds(30), maxCascadeDepth: Int = 32,
             logger: Logger = Logger(label: "moonblade.host")
         ) {
             self.memoryLimit = memoryLimit
+            self.instructionBudget = instructionBudget
+            self.hookInterval = hookInterval
+            self.sideEffectTimeLimit = sideEffectTimeLimit
             self.maxCascadeDepth = maxCascadeDepth
             self.logger = logger
+        }
+
+        /// The VM's share of these settings.
+        var vm: LuaVM.Configuration {
+            LuaVM.Configuration(memoryLimit: memoryLimit, instructionBudget: instructionBudget, hookInterval: hookInterval)
         }
     }
 
@@ -65,8 +90,8 @@ public final class PluginHost<S: State & Codable>: Sendable {
         configuration: Configuration = Configuration()
     ) throws(PluginError) {
         let runtime = try PluginRuntime<S>(
-            configuration: LuaVM.Configuration(memoryLimit: configuration.memoryLimit), dependencies: dependencies,
-            maxCascadeDepth: configuration.maxCascadeDepth, logger: configuration.logger)
+            configuration: configuration.vm, sideEffectTimeLimit: configuration.sideEffectTimeLimit,
+            dependencies: dependencies, maxCascadeDepth: configuration.maxCascadeDepth, logger: configuration.logger)
         var errors: [PluginError] = []
         for directory in directories {
             do {

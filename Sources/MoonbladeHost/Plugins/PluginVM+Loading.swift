@@ -26,7 +26,7 @@ extension PluginVM {
         defer { stack.top = base }
         do {
             try stack.load(source, chunkName: chunkName)
-            pushEnvironment()
+            try stack.pushSandbox()  // its own globals, read-only shared libraries
             stack.setEnvironment(ofChunkAt: -2)
             try stack.call(results: 1)
         } catch {
@@ -50,16 +50,6 @@ extension PluginVM {
         }
         let rules = try shape.rules(ofTableAt: stack.top, plugin: info.name)
         return CompiledPlugin(info: info, functions: functions(of: info, tableAt: stack.top), rules: rules)
-    }
-
-    /// A fresh global table for one plugin: its own globals, falling back to the shared libraries.
-    private func pushEnvironment() {
-        let stack = vm.stack
-        stack.pushTable()
-        stack.pushTable(fieldCount: 1)
-        stack.pushGlobals()
-        stack.rawSet(table: -2, field: "__index")
-        stack.setMetatable(ofTableAt: -2)
     }
 
     /// The plugin's updaters and side effects by item name, and its `migrate` under ``CompiledPlugin/migrationItem``.

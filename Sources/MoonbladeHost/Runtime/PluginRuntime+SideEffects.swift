@@ -9,11 +9,13 @@ extension PluginRuntime {
     }
 
     /// Runs the Lua side effect `item` as its own coroutine until it returns, awaiting the Swift work
-    /// it asks for with the VM released, and reads its first result with `readResult`.
+    /// it asks for with the VM released, and reads its first result with `readResult`. It fails with
+    /// a limit error once ``sideEffectTimeLimit`` has passed, whether running Lua or awaiting.
     func runSideEffect<Result: Sendable>(
         _ item: String, payload: PluginValue, cascadeDepth: Int,
         readResult: @escaping @Sendable (LuaStack, Int32, LuaDecoder) throws -> Result
     ) async throws(PluginError) -> Result {
+        let deadline = sideEffectTimeLimit.map(LuaDeadline.init(after:))
         let run = try withVM { vm throws(PluginError) in
             try start(item, payload: payload, cascadeDepth: cascadeDepth, vm)
         }
@@ -21,14 +23,16 @@ extension PluginRuntime {
         var awaited: Swift.Result<PluginValue, any Error>?
         while true {
             let step = try withVM { vm throws(PluginError) in
-                try resume(run, with: awaited, vm, readResult: readResult)
+                try resume(run, with: awaited, vm, deadline: deadline, readResult: readResult)
             }
             switch step {
             case .finished(let result):
                 return result
             case .awaiting(let work):
                 do {
-                    awaited = .success(try await work())
+                    awaited = .success(try await DeadlineRace.run(work, before: deadline))
+                } catch let passed as DeadlineRace.Passed {
+                    throw withVM { vm in vm.timeLimitError(passed.deadline, run: run) }
                 } catch {
                     awaited = .failure(error)
                 }
@@ -52,7 +56,7 @@ extension PluginRuntime {
 
     /// Resumes the run, handing it the outcome of what it awaited, until it yields or returns.
     private func resume<Result: Sendable>(
-        _ number: Int, with awaited: Swift.Result<PluginValue, any Error>?, _ vm: PluginVM,
+        _ number: Int, with awaited: Swift.Result<PluginValue, any Error>?, _ vm: PluginVM, deadline: LuaDeadline?,
         readResult: (LuaStack, Int32, LuaDecoder) throws -> Result
     ) throws(PluginError) -> Step<Result> {
         let run = vm.runs[number]!
@@ -78,7 +82,7 @@ extension PluginRuntime {
         }
         let outcome: LuaCoroutine.Outcome
         do {
-            outcome = try run.coroutine.resume(arguments: arguments, from: vm.vm.stack)
+            outcome = try run.coroutine.resume(arguments: arguments, from: vm.vm.stack, deadline: deadline)
         } catch {
             throw vm.pluginError(error, item: run.item)
         }

@@ -32,6 +32,8 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     /// How Lua reaches the store: set when the store sets up its interceptors, before any item runs.
     private var storeContext: InterceptorContext?
 
+    /// How long a side effect may take in all, awaits included; nil for no limit.
+    let sideEffectTimeLimit: Duration?
     /// How many reactions (observer rules, interceptors re-dispatching, side effects dispatching) may
     /// follow each other before the chain is stopped.
     let maxCascadeDepth: Int
@@ -39,8 +41,10 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     let logger: Logger
 
     init(
-        configuration: LuaVM.Configuration, dependencies: PluginDependencies, maxCascadeDepth: Int, logger: Logger
+        configuration: LuaVM.Configuration, sideEffectTimeLimit: Duration?, dependencies: PluginDependencies,
+        maxCascadeDepth: Int, logger: Logger
     ) throws(PluginError) {
+        self.sideEffectTimeLimit = sideEffectTimeLimit
         self.maxCascadeDepth = maxCascadeDepth
         self.logger = logger
         do {

@@ -50,7 +50,8 @@ final class PluginVM {
         stack.push(function: readState)
         stack.push(function: finishInterception)
         try stack.push(dependencyNames)
-        try stack.call(arguments: 5, results: 2)
+        stack.pushReadOnlyViewFunction()
+        try stack.call(arguments: 6, results: 2)
         interceptorChain = stack.popReference()
         makeContext = stack.popReference()
     }

@@ -7,7 +7,7 @@ enum Prelude {
     static let chunkName = "moonblade/prelude.lua"
 
     static let source = """
-        local start_dispatch, start_call, read_state, finish_interception, dependency_names = ...
+        local start_dispatch, start_call, read_state, finish_interception, dependency_names, read_only = ...
         local yield, error, setmetatable, pairs, ipairs, type = coroutine.yield, error, setmetatable, pairs, ipairs, type
 
         local function await(start, ...)
@@ -23,13 +23,13 @@ enum Prelude {
           for _, name in ipairs(names) do
             functions[name] = function(arguments) return await(start_call, group, name, arguments) end
           end
-          deps[group] = functions
+          deps[group] = read_only(functions, "ctx.deps." .. group) -- shared by every plugin
         end
 
         local shared = {
           state = read_state,
           dispatch = function(name, payload) return await(start_dispatch, name, payload) end,
-          deps = deps,
+          deps = read_only(deps, "ctx.deps"),
         }
         local per_run = { __index = shared, __metatable = false }
 

@@ -31,12 +31,18 @@ public final class LuaCoroutine {
     ///   - arguments: how many values on top of ``stack`` to pass (to the function on the first
     ///     resume; as the results of `coroutine.yield` later).
     ///   - host: the stack of the thread doing the resuming, where an error's description is built.
+    ///   - deadline: when given, the coroutine is stopped with a ``LuaError/Kind/limit`` error if it
+    ///     is still running once the deadline passes.
     /// - Throws: the error that killed the coroutine, with its place and a traceback; the coroutine is
     ///   dead afterwards.
-    public func resume(arguments: Int32, from host: LuaStack) throws(LuaError) -> Outcome {
+    public func resume(arguments: Int32, from host: LuaStack, deadline: LuaDeadline? = nil) throws(LuaError) -> Outcome {
         var results: Int32 = 0
-        let status = host.runtime.withGuestLimits {
+        let status = host.runtime.withGuestLimits(deadline: deadline) {
             lua_resume(stack.state, host.state, arguments, &results)
+        }
+        if status == LUA_OK || status == LUA_YIELD, let limitError = host.runtime.limitError() {
+            stack.pop(results)  // it caught a limit error in a coroutine of its own and went on
+            throw limitError
         }
         switch status {
         case LUA_OK: return .returned(results)

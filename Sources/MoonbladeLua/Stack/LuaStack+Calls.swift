@@ -20,6 +20,7 @@ extension LuaStack {
     /// place it was raised at and a traceback.
     public func call(arguments: Int32 = 0, results: Int32? = 0) throws(LuaError) {
         let handlerIndex = top - arguments
+        let runtime = self.runtime
         moonblade_push_message_handler(state)
         insert(at: handlerIndex)
         let status = runtime.withGuestLimits {
@@ -27,6 +28,11 @@ extension LuaStack {
         }
         remove(at: handlerIndex)
         guard status == LUA_OK else { throw popError(status: status) }
+        // Code that caught a limit error in a coroutine may finish before the hook stops it too.
+        if let limitError = runtime.limitError() {
+            top = handlerIndex - 1
+            throw limitError
+        }
     }
 
     /// Calls `function` with the top `arguments` values as its arguments; see ``call(arguments:results:)``.
@@ -40,18 +46,25 @@ extension LuaStack {
     /// Pops the error a failed load, call or resume left on top and turns it into a `LuaError`.
     ///
     /// After a runtime error in a protected call, that value is the description table built by the
-    /// message handler in `shim.h`; otherwise (syntax, memory) it is Lua's message string.
+    /// message handler in `shim.h`; otherwise (syntax, memory) it is Lua's message string. When a
+    /// limit stopped the call, the error is that limit's, whatever the value became on the way out
+    /// (plugin code may have caught and replaced it before the count hook raised it again).
     func popError(status: Int32) -> LuaError {
         defer { pop() }
         let runtime = self.runtime
         let pendingSwiftError = runtime.pendingSwiftError
         runtime.pendingSwiftError = nil
+        if status != LUA_ERRSYNTAX,
+            let limitError = runtime.limitError(traceback: type(at: -1) == .table ? field("traceback", ofTableAt: -1) : nil)
+        {
+            return limitError
+        }
         switch status {
         case LUA_ERRSYNTAX:
             let message = string(at: -1) ?? "syntax error"
             return LuaError(.syntax, message: message, location: LuaLocation(messagePrefix: message))
         case LUA_ERRMEM:
-            let limit = runtime.allocator.pointee.limit
+            let limit = runtime.limits.pointee.memory_limit
             let message = limit > 0 ? "memory limit of \(limit) bytes exceeded" : (string(at: -1) ?? "out of memory")
             return LuaError(.memory, message: message)
         case LUA_ERRERR:
@@ -60,16 +73,10 @@ extension LuaStack {
             guard type(at: -1) == .table else {
                 return LuaError(.runtime, message: string(at: -1) ?? "(error object is not a string)")
             }
-            let description = absolute(-1)
-            func field(_ name: String) -> String? {
-                defer { pop() }
-                rawGet(table: description, field: name)
-                return string(at: -1)
-            }
-            let message = field("message") ?? "?"
-            let traceback = field("traceback")
-            let source = field("source")
-            rawGet(table: description, field: "line")
+            let message = field("message", ofTableAt: -1) ?? "?"
+            let traceback = field("traceback", ofTableAt: -1)
+            let source = field("source", ofTableAt: -1)
+            rawGet(table: -1, field: "line")
             let line = integer(at: -1)
             pop()
             // A message that names its place wins: it is where an error re-raised through Swift started,
@@ -79,5 +86,12 @@ extension LuaStack {
             let underlying = pendingSwiftError.flatMap { $0.message == message ? $0.error : nil }
             return LuaError(.runtime, message: message, location: location, traceback: traceback, underlying: underlying)
         }
+    }
+
+    /// The string field `name` of the table at `index`, read raw.
+    private func field(_ name: String, ofTableAt index: Int32) -> String? {
+        defer { pop() }
+        rawGet(table: index, field: name)
+        return string(at: -1)
     }
 }

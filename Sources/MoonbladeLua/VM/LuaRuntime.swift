@@ -8,18 +8,21 @@ import CLua
 final class LuaRuntime {
     /// The main thread, or nil once the VM is closed.
     var state: OpaquePointer?
-    /// The allocator's accounting and limit; owned here so it outlives `lua_close`.
-    let allocator: UnsafeMutablePointer<moonblade_allocator>
+    /// The guest limits (memory accounting, instruction budget, deadline) that the allocator and the
+    /// count hook in `moonblade_limits.h` read; owned here so it outlives `lua_close`.
+    let limits: UnsafeMutablePointer<moonblade_limits>
     /// The last Swift error turned into a Lua error, so the host can hand it back when it surfaces.
     var pendingSwiftError: (message: String, error: any Error)?
 
-    init(memoryLimit: Int?) {
-        allocator = .allocate(capacity: 1)
-        allocator.initialize(to: moonblade_allocator(used: 0, limit: memoryLimit ?? 0, enforcing: 0))
+    init(configuration: LuaVM.Configuration) {
+        limits = .allocate(capacity: 1)
+        moonblade_limits_init(
+            limits, configuration.memoryLimit ?? 0, Int64(configuration.instructionBudget ?? 0),
+            Int32(clamping: configuration.hookInterval ?? 0))
     }
 
     deinit {
-        allocator.deallocate()
+        limits.deallocate()
     }
 
     /// The runtime of the VM that `state` (any of its threads) belongs to.
@@ -35,10 +38,23 @@ final class LuaRuntime {
     }
 
     /// Runs `body` with the guest limits armed (rule 4: they bite only while plugin code runs).
-    func withGuestLimits<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
-        let wasEnforcing = allocator.pointee.enforcing
-        allocator.pointee.enforcing = 1
-        defer { allocator.pointee.enforcing = wasEnforcing }
+    ///
+    /// The outermost call starts a fresh instruction budget; nested calls share it. With a
+    /// `deadline`, guest code is also stopped once it passes.
+    func withGuestLimits<R, E: Error>(deadline: LuaDeadline? = nil, _ body: () throws(E) -> R) throws(E) -> R {
+        let wasEnforcing = moonblade_enter_guest(limits)
+        defer { moonblade_leave_guest(limits, wasEnforcing) }
+        guard let deadline else { return try body() }
+        let outer = (limits.pointee.deadline, limits.pointee.time_limit)
+        (limits.pointee.deadline, limits.pointee.time_limit) = (deadline.instant, deadline.seconds)
+        defer { (limits.pointee.deadline, limits.pointee.time_limit) = outer }
         return try body()
+    }
+
+    /// The error of the limit that stopped the current guest call (or the last one, once it has
+    /// returned), placed at the line it was stopped at; nil when no limit did.
+    func limitError(traceback: String? = nil) -> LuaError? {
+        guard let message = moonblade_violation_message(limits).map({ String(cString: $0) }) else { return nil }
+        return LuaError(.limit, message: message, location: LuaLocation(messagePrefix: message), traceback: traceback)
     }
 }

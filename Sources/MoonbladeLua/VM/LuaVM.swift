@@ -8,16 +8,36 @@ import CLua
 ///
 /// Scripts get `string`, `table`, `math`, `utf8`, `coroutine`, the base functions minus `dofile` and
 /// `loadfile` (`load` accepts text chunks only), and `os.time`/`os.clock`/`os.date`. There is no `io`,
-/// `debug`, `package` or `string.dump`.
+/// `debug`, `package` or `string.dump`. Untrusted code runs in a sandbox environment
+/// (``LuaStack/pushSandbox()``), where the shared libraries are read-only.
+///
+/// Guest code — everything run by ``LuaStack/call(arguments:results:)`` and
+/// ``LuaCoroutine/resume(arguments:from:deadline:)`` — is held to the limits in ``Configuration``;
+/// the host's own pushes never are.
 public final class LuaVM {
     /// Settings fixed when the VM is created.
     public struct Configuration: Sendable {
         /// The most memory, in bytes, scripts may make the VM hold; nil for no limit. It applies only
         /// while Lua code runs: the host's own pushes never fail half-way because of it.
         public var memoryLimit: Int?
+        /// The most Lua VM instructions one call into Lua (a ``LuaStack/call(arguments:results:)``
+        /// or a coroutine resume, with everything it calls) may run; nil for no limit. Counted in
+        /// steps of ``hookInterval`` (so it needs the hook). Once it is exceeded the call unwinds with a
+        /// ``LuaError/Kind/limit`` error that `pcall` in Lua cannot swallow. C library functions
+        /// (a pathological `string.find` pattern, say) run no instructions and are not stopped.
+        public var instructionBudget: Int?
+        /// How many instructions run between two checks of the instruction budget and the deadline
+        /// by the count hook; nil for no hook, which also means no budget and no deadlines.
+        ///
+        /// While a count hook is installed, Lua 5.4 traps every instruction to count it: a tight
+        /// arithmetic loop runs about 2.2 times slower whatever the interval (README, "Sandbox and
+        /// limits"); code that mostly calls library functions or crosses to Swift barely notices.
+        public var hookInterval: Int?
 
-        public init(memoryLimit: Int? = nil) {
+        public init(memoryLimit: Int? = nil, instructionBudget: Int? = nil, hookInterval: Int? = 1000) {
             self.memoryLimit = memoryLimit
+            self.instructionBudget = instructionBudget
+            self.hookInterval = hookInterval
         }
     }
 
@@ -28,8 +48,9 @@ public final class LuaVM {
 
     /// Creates a VM and opens the safe standard libraries.
     public init(configuration: Configuration = Configuration()) throws(LuaError) {
-        runtime = LuaRuntime(memoryLimit: configuration.memoryLimit)
-        guard let state = moonblade_newstate(runtime.allocator) else {
+        precondition(configuration.hookInterval.map { $0 > 0 } ?? true, "hookInterval must be positive")
+        runtime = LuaRuntime(configuration: configuration)
+        guard let state = moonblade_newstate(runtime.limits) else {
             throw LuaError(.memory, message: "cannot create a Lua state")
         }
         runtime.state = state
@@ -37,6 +58,9 @@ public final class LuaVM {
         stack = LuaStack(state)
         let status = moonblade_open_libraries(state)
         guard status == LUA_OK else { throw stack.popError(status: status) }
+        if configuration.hookInterval != nil {
+            moonblade_install_count_hook(state, runtime.limits.pointee.hook_interval)
+        }
     }
 
     deinit {
@@ -46,12 +70,12 @@ public final class LuaVM {
     }
 
     /// Bytes the VM holds right now.
-    public var memoryInUse: Int { runtime.allocator.pointee.used }
+    public var memoryInUse: Int { runtime.limits.pointee.memory_used }
 
     /// The memory limit in bytes, nil for none; may be changed between calls.
     public var memoryLimit: Int? {
-        get { runtime.allocator.pointee.limit == 0 ? nil : runtime.allocator.pointee.limit }
-        set { runtime.allocator.pointee.limit = newValue ?? 0 }
+        get { runtime.limits.pointee.memory_limit == 0 ? nil : runtime.limits.pointee.memory_limit }
+        set { runtime.limits.pointee.memory_limit = newValue ?? 0 }
     }
 }
 

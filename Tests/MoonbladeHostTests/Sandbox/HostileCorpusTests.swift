@@ -1,0 +1,61 @@
+import Moonblade
+import MoonbladeHost
+import MoonbladeLua
+import Testing
+
+@Suite("Hostile and buggy plugins")
+struct HostileCorpusTests {
+    static let initial = AppState(counter: 7, todos: [Todo(title: "keep")])
+
+    /// `clock.stall` awaits a minute (longer than any side effect may); `clock.tick` returns at once.
+    static func dependencies() -> PluginDependencies {
+        var dependencies = PluginDependencies()
+        dependencies.expose("clock", "stall") { () async throws -> Int in
+            try await Task.sleep(for: .seconds(60))
+            return 0
+        }
+        dependencies.expose("clock", "tick") { () async throws -> Int in 1 }
+        return dependencies
+    }
+
+    @Test(arguments: HostileCorpus.cases)
+    func aHostilePluginGetsAClearErrorAndTheHostCarriesOn(_ hostile: HostileCase) async throws {
+        let scratch = ScratchPlugins()
+        let plugin = try scratch.write("hostile", hostile.source)
+        let host = try PluginHost<AppState>(
+            plugins: [plugin, shippedPlugin("counter")], initialState: Self.initial, dependencies: Self.dependencies(),
+            configuration: .init(
+                memoryLimit: HostileCorpus.memoryLimit, instructionBudget: HostileCorpus.instructionBudget,
+                sideEffectTimeLimit: HostileCorpus.sideEffectTimeLimit))
+        let recorder = ChangeRecorder()
+        recorder.attach(to: host.store)
+
+        let error: PluginError?
+        if hostile.failsToLoad {
+            error = host.loadErrors.first
+            #expect(host.plugins.map(\.name) == ["counter"])
+        } else {
+            #expect(host.loadErrors.isEmpty, "\(host.loadErrors)")
+            error = await #expect(throws: PluginError.self) { try await host.dispatch("hostile.run").value }
+            #expect(error?.item == "hostile.run")
+        }
+        let described = error.map(String.init(describing:)) ?? "no error"
+        #expect(error?.kind == hostile.kind, "\(described)")
+        #expect(error?.plugin == "hostile")
+        #expect(error?.description.contains(hostile.says) == true, "\(described)")
+        #expect(error?.location == LuaLocation(source: "hostile/plugin.lua", line: hostile.line), "\(described)")
+        #expect(host.state == Self.initial)
+        #expect(recorder.count == 0)
+
+        try await host.dispatch("counter.increment").value
+        if !hostile.failsToLoad {
+            try await host.dispatch("hostile.bump").value
+        }
+        #expect(host.state.counter == Self.initial.counter + (hostile.failsToLoad ? 1 : 2))
+    }
+
+    @Test func theCorpusIsLargeAndItsNamesAreUnique() {
+        #expect(HostileCorpus.cases.count >= 30)
+        #expect(Set(HostileCorpus.cases.map(\.name)).count == HostileCorpus.cases.count)
+    }
+}
