@@ -68,7 +68,9 @@ public final class ReloadWorkload {
         while true {
             try await host.dispatch("reloaded.stamp").value
             if host.state.counter == constant { return }
-            guard ContinuousClock.now < deadline else { throw ReloadNotSeen(constant: constant, patience: patience) }
+            guard ContinuousClock.now < deadline else {
+                throw ReloadNotSeen(constant: constant, patience: patience)
+            }
             await Task.yield()
         }
     }
