@@ -24,6 +24,7 @@ let package = Package(
     dependencies: [
         .package(name: "Moonblade", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // What the benchmarks measure (states, stores, the mapping fixture), free of the benchmark
@@ -35,6 +36,7 @@ let package = Package(
                 .product(name: "MoonbladeLua", package: "Moonblade"),
                 .product(name: "MoonbladeHost", package: "Moonblade"),
                 .product(name: "CLua", package: "Moonblade"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Workloads"
         ),
@@ -53,6 +55,8 @@ let package = Package(
         benchmarkTarget("Mapping"),
         // 3: a Lua updater as the state grows.
         benchmarkTarget("StateGrowth"),
+        // 5: hot-reload latency, file write to new code active, under a steady dispatch load.
+        benchmarkTarget("Reloading"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -20,4 +20,12 @@ extension Benchmark.Configuration {
             metrics: moonbladeMetrics, warmupIterations: 1, scalingFactor: count <= 10 ? .kilo : .one,
             maxDuration: .seconds(count >= 100_000 ? 3 : 1), maxIterations: count >= 100_000 ? 15 : 1_000)
     }
+
+    /// For a plugin reload: one reload per iteration, 100 of them, so that even p99 is a sample of its
+    /// own; in microseconds, so that what a watched reload adds to its debounce shows.
+    public static var reload: Benchmark.Configuration {
+        Benchmark.Configuration(
+            metrics: moonbladeMetrics, timeUnits: .microseconds, warmupIterations: 1, scalingFactor: .one,
+            maxDuration: .seconds(30), maxIterations: 100)
+    }
 }

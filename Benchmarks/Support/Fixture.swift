@@ -15,4 +15,7 @@ public final class Fixture<Value> {
         made = value
         return value
     }
+
+    /// The value if ``value()`` has built it, without building it: for tearing it down.
+    public var builtValue: Value? { made }
 }
