@@ -21,7 +21,8 @@ final class DeadlineRace: @unchecked Sendable {
     private var isOver = false
 
     /// Runs `work`; returns or throws what it does, or throws ``Passed`` once `deadline` passes.
-    static func run(_ work: @escaping PendingWork, before deadline: LuaDeadline?) async throws -> PluginValue {
+    static func run(_ work: @escaping PendingWork, before deadline: LuaDeadline?) async throws -> PluginValue
+    {
         guard let deadline else { return try await work() }
         let race = DeadlineRace()
         return try await withTaskCancellationHandler {
@@ -40,7 +41,9 @@ final class DeadlineRace: @unchecked Sendable {
         }
     }
 
-    private func start(_ continuation: CheckedContinuation<PluginValue, any Error>, contestants: [Task<Void, Never>]) {
+    private func start(
+        _ continuation: CheckedContinuation<PluginValue, any Error>, contestants: [Task<Void, Never>]
+    ) {
         let early = lock.withLock { () -> Result<PluginValue, any Error>? in
             guard let outcome else {
                 self.continuation = continuation
@@ -57,7 +60,8 @@ final class DeadlineRace: @unchecked Sendable {
 
     /// Delivers the first outcome and cancels the other contestant; later outcomes are ignored.
     private func finish(_ result: Result<PluginValue, any Error>) {
-        let winner = lock.withLock { () -> (CheckedContinuation<PluginValue, any Error>, [Task<Void, Never>])? in
+        let winner = lock.withLock {
+            () -> (CheckedContinuation<PluginValue, any Error>, [Task<Void, Never>])? in
             guard !isOver else { return nil }
             guard let continuation else {
                 if outcome == nil { outcome = result }  // not started yet: `start` delivers it

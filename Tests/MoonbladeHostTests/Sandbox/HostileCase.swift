@@ -30,15 +30,20 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
 
     var source: String {
         let bump = "    bump = function(state) state.counter = state.counter + 1 end,"
-        let lines = switch item {
-        case .updater:
-            [topLevel, "return {", "  updaters = {", "    run = function(state, payload)", body, "    end,", bump, "  },", "}"]
-        case .sideEffect:
-            [
-                topLevel, "return {", "  side_effects = {", "    run = function(ctx, payload)", body, "    end,", "  },",
-                "  updaters = {", bump, "  },", "}",
-            ]
-        }
+        let lines =
+            switch item {
+            case .updater:
+                [
+                    topLevel, "return {", "  updaters = {", "    run = function(state, payload)", body,
+                    "    end,", bump, "  },", "}",
+                ]
+            case .sideEffect:
+                [
+                    topLevel, "return {", "  side_effects = {", "    run = function(ctx, payload)", body,
+                    "    end,", "  },",
+                    "  updaters = {", bump, "  },", "}",
+                ]
+            }
         return lines.joined(separator: "\n")
     }
 }

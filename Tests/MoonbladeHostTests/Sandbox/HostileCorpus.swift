@@ -9,105 +9,160 @@ enum HostileCorpus {
     static let budgetExceeded = "instruction budget of 5000000 instructions exceeded"
     static let memoryExceeded = "memory limit of 67108864 bytes exceeded"
 
-    static let cases: [HostileCase] = syntaxAndLoading + errorObjects + runawayCode + memoryBombs + escapes
+    static let cases: [HostileCase] =
+        syntaxAndLoading + errorObjects + runawayCode + memoryBombs + escapes
         + tampering + wrongResults + sideEffects
 
     static let syntaxAndLoading = [
-        HostileCase(name: "syntax error", topLevel: "local x = = 1", kind: .load, says: "unexpected symbol", line: 1),
-        HostileCase(name: "typo in a global at load", topLevel: "local greeting = helo", kind: .load, says: "undefined global 'helo'", line: 1),
-        HostileCase(name: "io at load", topLevel: "local f = io.open('/etc/passwd')", kind: .load, says: "undefined global 'io'", line: 1),
+        HostileCase(
+            name: "syntax error", topLevel: "local x = = 1", kind: .load, says: "unexpected symbol", line: 1),
+        HostileCase(
+            name: "typo in a global at load", topLevel: "local greeting = helo", kind: .load,
+            says: "undefined global 'helo'", line: 1),
+        HostileCase(
+            name: "io at load", topLevel: "local f = io.open('/etc/passwd')", kind: .load,
+            says: "undefined global 'io'", line: 1),
     ]
 
     static let errorObjects = [
-        HostileCase(name: "error with a string", body: "error('plain failure')", kind: .runtime, says: "plain failure", line: 5),
-        HostileCase(name: "error with a table", body: "error({ code = 42 })", kind: .runtime, says: "(error object is a table value)", line: 5),
-        HostileCase(name: "error with nil", body: "error(nil)", kind: .runtime, says: "(error object is a nil value)", line: 5),
+        HostileCase(
+            name: "error with a string", body: "error('plain failure')", kind: .runtime,
+            says: "plain failure", line: 5),
+        HostileCase(
+            name: "error with a table", body: "error({ code = 42 })", kind: .runtime,
+            says: "(error object is a table value)", line: 5),
+        HostileCase(
+            name: "error with nil", body: "error(nil)", kind: .runtime, says: "(error object is a nil value)",
+            line: 5),
         HostileCase(name: "error with a number", body: "error(42)", kind: .runtime, says: "42", line: 5),
-        HostileCase(name: "error with a boolean", body: "error(false)", kind: .runtime, says: "(error object is a boolean value)", line: 5),
+        HostileCase(
+            name: "error with a boolean", body: "error(false)", kind: .runtime,
+            says: "(error object is a boolean value)", line: 5),
         HostileCase(
             name: "error with a thread", body: "error(coroutine.create(print))", kind: .runtime,
             says: "(error object is a thread value)", line: 5),
-        HostileCase(name: "error at level 0", body: "error('no place', 0)", kind: .runtime, says: "no place", line: 5),
         HostileCase(
-            name: "error at level 2 blames the caller", body: "local function check(x) error('bad argument', 2) end\ncheck(1)",
+            name: "error at level 0", body: "error('no place', 0)", kind: .runtime, says: "no place", line: 5),
+        HostileCase(
+            name: "error at level 2 blames the caller",
+            body: "local function check(x) error('bad argument', 2) end\ncheck(1)",
             kind: .runtime, says: "bad argument", line: 6),
         HostileCase(
-            name: "error with a __tostring table", body: "error(setmetatable({}, { __tostring = function() return 'custom' end }))",
+            name: "error with a __tostring table",
+            body: "error(setmetatable({}, { __tostring = function() return 'custom' end }))",
             kind: .runtime, says: "custom", line: 5),
         HostileCase(
-            name: "error whose __tostring raises", body: "error(setmetatable({}, { __tostring = function() error('nested') end }))",
+            name: "error whose __tostring raises",
+            body: "error(setmetatable({}, { __tostring = function() error('nested') end }))",
             kind: .runtime, says: "table value whose __tostring failed", line: 5),
         HostileCase(
-            name: "error whose __tostring returns a table", body: "error(setmetatable({}, { __tostring = function() return {} end }))",
+            name: "error whose __tostring returns a table",
+            body: "error(setmetatable({}, { __tostring = function() return {} end }))",
             kind: .runtime, says: "table value whose __tostring failed", line: 5),
     ]
 
     static let runawayCode = [
-        HostileCase(name: "while true", body: "while true do end", kind: .limit, says: budgetExceeded, line: 5),
         HostileCase(
-            name: "loop in pcall, in a loop", body: "while true do pcall(function() while true do end end) end", kind: .limit,
+            name: "while true", body: "while true do end", kind: .limit, says: budgetExceeded, line: 5),
+        HostileCase(
+            name: "loop in pcall, in a loop",
+            body: "while true do pcall(function() while true do end end) end", kind: .limit,
             says: budgetExceeded, line: 5),
         HostileCase(
-            name: "loop in an xpcall handler", body: "xpcall(error, function() while true do end end)", kind: .limit,
+            name: "loop in an xpcall handler", body: "xpcall(error, function() while true do end end)",
+            kind: .limit,
             says: budgetExceeded, line: 5),
         HostileCase(
-            name: "loop in a coroutine", body: "coroutine.wrap(function() while true do end end)()", kind: .limit,
+            name: "loop in a coroutine", body: "coroutine.wrap(function() while true do end end)()",
+            kind: .limit,
             says: budgetExceeded, line: 5),
         HostileCase(
-            name: "loop in a gsub callback", body: "string.gsub('abc', '%w', function() while true do end end)", kind: .limit,
+            name: "loop in a gsub callback",
+            body: "string.gsub('abc', '%w', function() while true do end end)", kind: .limit,
             says: budgetExceeded, line: 5),
         HostileCase(
-            name: "loop in a metamethod", body: "local t = setmetatable({}, { __index = function() while true do end end })\nreturn t.x",
+            name: "loop in a metamethod",
+            body: "local t = setmetatable({}, { __index = function() while true do end end })\nreturn t.x",
             kind: .limit, says: budgetExceeded, line: 5),
         HostileCase(
             name: "loop in __close of a stopped coroutine",
-            body: "coroutine.wrap(function() local guard <close> = setmetatable({}, { __close = function() while true do end end }) while true do end end)()",
+            body:
+                "coroutine.wrap(function() local guard <close> = setmetatable({}, { __close = function() while true do end end }) while true do end end)()",
             kind: .limit, says: budgetExceeded, line: 5),
         HostileCase(
-            name: "finalizer that loops", body: "setmetatable({}, { __gc = function() while true do end end })", kind: .runtime,
+            name: "finalizer that loops",
+            body: "setmetatable({}, { __gc = function() while true do end end })", kind: .runtime,
             says: "__gc is not available to plugins", line: 5),
         HostileCase(
-            name: "finalizer that resurrects", body: "setmetatable({}, { __gc = function(o) payload.kept = o end })", kind: .runtime,
+            name: "finalizer that resurrects",
+            body: "setmetatable({}, { __gc = function(o) payload.kept = o end })", kind: .runtime,
             says: "__gc is not available to plugins", line: 5),
         HostileCase(
-            name: "finalizer that errors", body: "setmetatable({}, { __gc = function() error('in gc') end })", kind: .runtime,
+            name: "finalizer that errors", body: "setmetatable({}, { __gc = function() error('in gc') end })",
+            kind: .runtime,
             says: "__gc is not available to plugins", line: 5),
         HostileCase(
-            name: "deep recursion", body: "local function f(n) return f(n + 1) + 1 end\nf(1)", kind: .runtime, says: "stack overflow",
+            name: "deep recursion", body: "local function f(n) return f(n + 1) + 1 end\nf(1)", kind: .runtime,
+            says: "stack overflow",
             line: 5),
         HostileCase(
-            name: "recursion through C", body: "local function f() string.gsub('x', 'x', f) end\nf()", kind: .runtime,
+            name: "recursion through C", body: "local function f() string.gsub('x', 'x', f) end\nf()",
+            kind: .runtime,
             says: "stack overflow", line: 5),
     ]
 
     static let memoryBombs = [
         HostileCase(
-            name: "table growth", body: "local t = {} for i = 1, 1e9 do t[i] = ('x'):rep(1000) .. i end", kind: .limit,
+            name: "table growth", body: "local t = {} for i = 1, 1e9 do t[i] = ('x'):rep(1000) .. i end",
+            kind: .limit,
             says: memoryExceeded, line: 4),
-        HostileCase(name: "string.rep", body: "local s = ('x'):rep(1 << 30)", kind: .limit, says: memoryExceeded, line: 4),
-        HostileCase(name: "concatenation loop", body: "local s = 'x' while true do s = s .. s end", kind: .limit, says: memoryExceeded, line: 4),
         HostileCase(
-            name: "memory errors swallowed in a loop", body: "while true do pcall(string.rep, 'x', 1 << 30) end", kind: .limit,
+            name: "string.rep", body: "local s = ('x'):rep(1 << 30)", kind: .limit, says: memoryExceeded,
+            line: 4),
+        HostileCase(
+            name: "concatenation loop", body: "local s = 'x' while true do s = s .. s end", kind: .limit,
+            says: memoryExceeded, line: 4),
+        HostileCase(
+            name: "memory errors swallowed in a loop",
+            body: "while true do pcall(string.rep, 'x', 1 << 30) end", kind: .limit,
             says: budgetExceeded, line: 5),
     ]
 
     static let escapes = [
-        HostileCase(name: "typo in a global", body: "pritn('hello')", kind: .runtime, says: "undefined global 'pritn'", line: 5),
-        HostileCase(name: "os.execute", body: "os.execute('echo pwned')", kind: .runtime, says: "field 'execute'", line: 5),
-        HostileCase(name: "os.exit", body: "os.exit(1)", kind: .runtime, says: "field 'exit'", line: 5),
-        HostileCase(name: "require", body: "require('os')", kind: .runtime, says: "undefined global 'require'", line: 5),
-        HostileCase(name: "package", body: "local loaded = package.loaded", kind: .runtime, says: "undefined global 'package'", line: 5),
-        HostileCase(name: "debug", body: "debug.sethook()", kind: .runtime, says: "undefined global 'debug'", line: 5),
         HostileCase(
-            name: "load of a binary chunk", body: "assert(load(string.char(27) .. 'Lua', 'bin', 'b'))", kind: .runtime,
+            name: "typo in a global", body: "pritn('hello')", kind: .runtime,
+            says: "undefined global 'pritn'", line: 5),
+        HostileCase(
+            name: "os.execute", body: "os.execute('echo pwned')", kind: .runtime, says: "field 'execute'",
+            line: 5),
+        HostileCase(name: "os.exit", body: "os.exit(1)", kind: .runtime, says: "field 'exit'", line: 5),
+        HostileCase(
+            name: "require", body: "require('os')", kind: .runtime, says: "undefined global 'require'",
+            line: 5),
+        HostileCase(
+            name: "package", body: "local loaded = package.loaded", kind: .runtime,
+            says: "undefined global 'package'", line: 5),
+        HostileCase(
+            name: "debug", body: "debug.sethook()", kind: .runtime, says: "undefined global 'debug'", line: 5),
+        HostileCase(
+            name: "load of a binary chunk", body: "assert(load(string.char(27) .. 'Lua', 'bin', 'b'))",
+            kind: .runtime,
             says: "attempt to load a binary chunk", line: 5),
-        HostileCase(name: "string.dump", body: "string.dump(print)", kind: .runtime, says: "field 'dump'", line: 5),
-        HostileCase(name: "loadfile", body: "loadfile('/etc/passwd')", kind: .runtime, says: "undefined global 'loadfile'", line: 5),
-        HostileCase(name: "dofile", body: "dofile('/etc/passwd')", kind: .runtime, says: "undefined global 'dofile'", line: 5),
-        HostileCase(name: "setfenv", body: "setfenv(1, {})", kind: .runtime, says: "undefined global 'setfenv'", line: 5),
+        HostileCase(
+            name: "string.dump", body: "string.dump(print)", kind: .runtime, says: "field 'dump'", line: 5),
+        HostileCase(
+            name: "loadfile", body: "loadfile('/etc/passwd')", kind: .runtime,
+            says: "undefined global 'loadfile'", line: 5),
+        HostileCase(
+            name: "dofile", body: "dofile('/etc/passwd')", kind: .runtime, says: "undefined global 'dofile'",
+            line: 5),
+        HostileCase(
+            name: "setfenv", body: "setfenv(1, {})", kind: .runtime, says: "undefined global 'setfenv'",
+            line: 5),
         HostileCase(
             // The chunk is named like the plugin so that the expected place reads the same.
-            name: "load into the host's globals", body: "load('string.upper = nil', '=hostile/plugin.lua')()", kind: .runtime,
+            name: "load into the host's globals", body: "load('string.upper = nil', '=hostile/plugin.lua')()",
+            kind: .runtime,
             says: "string is read-only (shared by every plugin): cannot set 'upper'", line: 1),
         HostileCase(
             name: "_ENV's metatable", body: "local mt = getmetatable(_ENV)\nmt.__index = nil", kind: .runtime,
@@ -122,37 +177,52 @@ enum HostileCorpus {
             name: "the string metatable", body: "getmetatable('').__index = {}", kind: .runtime,
             says: "the string metatable is read-only", line: 5),
         HostileCase(
-            name: "the string library through the metatable", body: "getmetatable('').__index.upper = nil", kind: .runtime,
+            name: "the string library through the metatable", body: "getmetatable('').__index.upper = nil",
+            kind: .runtime,
             says: "string is read-only", line: 5),
         HostileCase(
             name: "a library field", body: "string.upper = nil", kind: .runtime,
             says: "string is read-only (shared by every plugin): cannot set 'upper'", line: 5),
-        HostileCase(name: "rawset on a library", body: "rawset(table, 'insert', print)", kind: .runtime, says: "rawset: table is read-only", line: 5),
         HostileCase(
-            name: "setmetatable on a library", body: "setmetatable(math, {})", kind: .runtime, says: "cannot change a protected metatable",
+            name: "rawset on a library", body: "rawset(table, 'insert', print)", kind: .runtime,
+            says: "rawset: table is read-only", line: 5),
+        HostileCase(
+            name: "setmetatable on a library", body: "setmetatable(math, {})", kind: .runtime,
+            says: "cannot change a protected metatable",
             line: 5),
-        HostileCase(name: "setmetatable on _G", body: "setmetatable(_G, {})", kind: .runtime, says: "cannot change a protected metatable", line: 5),
+        HostileCase(
+            name: "setmetatable on _G", body: "setmetatable(_G, {})", kind: .runtime,
+            says: "cannot change a protected metatable", line: 5),
     ]
 
     static let wrongResults = [
         HostileCase(
             name: "a string where an Int belongs", body: "state.counter = 'seven'", kind: .invalidState,
             says: "state.counter: expected Int, found string \"seven\"", line: 4),
-        HostileCase(name: "returns a non-table", body: "return 42", kind: .invalidState, says: "left a state that is not a AppState", line: 4),
-        HostileCase(name: "yield in an updater", body: "coroutine.yield()", kind: .runtime, says: "attempt to yield from outside a coroutine", line: 5),
+        HostileCase(
+            name: "returns a non-table", body: "return 42", kind: .invalidState,
+            says: "left a state that is not a AppState", line: 4),
+        HostileCase(
+            name: "yield in an updater", body: "coroutine.yield()", kind: .runtime,
+            says: "attempt to yield from outside a coroutine", line: 5),
     ]
 
     static let sideEffects = [
-        HostileCase(name: "side effect: while true", item: .sideEffect, body: "while true do end", kind: .limit, says: budgetExceeded, line: 5),
         HostileCase(
-            name: "side effect: awaits past its time limit", item: .sideEffect, body: "ctx.deps.clock.stall()", kind: .limit,
+            name: "side effect: while true", item: .sideEffect, body: "while true do end", kind: .limit,
+            says: budgetExceeded, line: 5),
+        HostileCase(
+            name: "side effect: awaits past its time limit", item: .sideEffect,
+            body: "ctx.deps.clock.stall()", kind: .limit,
             says: "time limit of 0.5 s exceeded while awaiting Swift work", line: 5),
         HostileCase(
             name: "side effect: busy past its time limit", item: .sideEffect,
-            body: "while true do ctx.deps.clock.tick() for i = 1, 100000 do end end", kind: .limit, says: "time limit of 0.5 s exceeded",
+            body: "while true do ctx.deps.clock.tick() for i = 1, 100000 do end end", kind: .limit,
+            says: "time limit of 0.5 s exceeded",
             line: 5),
         HostileCase(
-            name: "side effect: replaces a dependency", item: .sideEffect, body: "ctx.deps.clock.stall = nil", kind: .runtime,
+            name: "side effect: replaces a dependency", item: .sideEffect, body: "ctx.deps.clock.stall = nil",
+            kind: .runtime,
             says: "ctx.deps.clock is read-only", line: 5),
     ]
 }

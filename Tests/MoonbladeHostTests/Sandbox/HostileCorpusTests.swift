@@ -23,7 +23,8 @@ struct HostileCorpusTests {
         let scratch = ScratchPlugins()
         let plugin = try scratch.write("hostile", hostile.source)
         let host = try PluginHost<AppState>(
-            plugins: [plugin, shippedPlugin("counter")], initialState: Self.initial, dependencies: Self.dependencies(),
+            plugins: [plugin, shippedPlugin("counter")], initialState: Self.initial,
+            dependencies: Self.dependencies(),
             configuration: .init(
                 memoryLimit: HostileCorpus.memoryLimit, instructionBudget: HostileCorpus.instructionBudget,
                 sideEffectTimeLimit: HostileCorpus.sideEffectTimeLimit))
@@ -43,7 +44,8 @@ struct HostileCorpusTests {
         #expect(error?.kind == hostile.kind, "\(described)")
         #expect(error?.plugin == "hostile")
         #expect(error?.description.contains(hostile.says) == true, "\(described)")
-        #expect(error?.location == LuaLocation(source: "hostile/plugin.lua", line: hostile.line), "\(described)")
+        #expect(
+            error?.location == LuaLocation(source: "hostile/plugin.lua", line: hostile.line), "\(described)")
         #expect(host.state == Self.initial)
         #expect(recorder.count == 0)
 

@@ -9,7 +9,9 @@ import Testing
 struct SandboxTests {
     @Test func pluginsDefineGlobalsAndUseTheLibrariesFreely() async throws {
         let scratch = ScratchPlugins()
-        let plugin = try scratch.write("free", """
+        let plugin = try scratch.write(
+            "free",
+            """
             greeting = "hello"                 -- a global of its own
             local function shout(s) return s:upper() .. "!" end
             return {
@@ -35,12 +37,17 @@ struct SandboxTests {
         let host = try PluginHost<AppState>(plugins: [plugin])
         #expect(host.loadErrors.isEmpty, "\(host.loadErrors)")
         try await host.dispatch("free.run").value
-        #expect(host.state.todos.map(\.title) == ["HELLO!", "16 names, nothing: nil", "hello true", "number function"])
+        #expect(
+            host.state.todos.map(\.title) == [
+                "HELLO!", "16 names, nothing: nil", "hello true", "number function",
+            ])
     }
 
     @Test func whatOnePluginTriesDoesNotChangeWhatAnotherSees() async throws {
         let scratch = ScratchPlugins()
-        let vandal = try scratch.write("vandal", """
+        let vandal = try scratch.write(
+            "vandal",
+            """
             local attempts = {
               function() string.upper = nil end,
               function() rawset(table, "insert", nil) end,
@@ -61,7 +68,9 @@ struct SandboxTests {
               },
             }
             """)
-        let victim = try scratch.write("victim", """
+        let victim = try scratch.write(
+            "victim",
+            """
             return {
               updaters = {
                 run = function(state)
@@ -88,7 +97,9 @@ struct SandboxTests {
             return 1
         }
         let scratch = ScratchPlugins()
-        let plugin = try scratch.write("waiter", """
+        let plugin = try scratch.write(
+            "waiter",
+            """
             return {
               side_effects = {
                 wait = function(ctx)
@@ -99,10 +110,13 @@ struct SandboxTests {
             }
             """)
         let host = try PluginHost<AppState>(
-            plugins: [plugin], dependencies: dependencies, configuration: .init(sideEffectTimeLimit: .milliseconds(100)))
+            plugins: [plugin], dependencies: dependencies,
+            configuration: .init(sideEffectTimeLimit: .milliseconds(100)))
         let error = await #expect(throws: PluginError.self) { try await host.dispatch("waiter.wait").value }
         #expect(error?.kind == .limit)
-        #expect(error?.description == "waiter.wait: waiter/plugin.lua:3: time limit of 0.1 s exceeded while awaiting Swift work")
+        #expect(
+            error?.description
+                == "waiter.wait: waiter/plugin.lua:3: time limit of 0.1 s exceeded while awaiting Swift work")
         #expect(try await host.dispatch("waiter.quick", returning: Int.self).value == 5)
         parked.withLock { $0.forEach { $0.resume() } }
     }
@@ -115,7 +129,9 @@ extension SandboxTests {
         var dependencies = PluginDependencies()
         dependencies.expose("clock", "tick") { () async throws -> Int in 1 }
         let scratch = ScratchPlugins()
-        let plugin = try scratch.write("guarded", """
+        let plugin = try scratch.write(
+            "guarded",
+            """
             return {
               side_effects = {
                 run = function(ctx)
@@ -134,6 +150,8 @@ extension SandboxTests {
             """.replacingOccurrences(of: "debug_handler", with: "function(m) return m end"))
         let host = try PluginHost<AppState>(plugins: [plugin], dependencies: dependencies)
         let result = try await host.dispatch("guarded.run", returning: String.self).value
-        #expect(result == "true|1|handled oops|2|11|false|guarded/plugin.lua:8: cannot resume dead coroutine|true")
+        #expect(
+            result == "true|1|handled oops|2|11|false|guarded/plugin.lua:8: cannot resume dead coroutine|true"
+        )
     }
 }

@@ -18,12 +18,28 @@ struct InstructionBudgetTests {
         (source: "local n = 0\nwhile true do pcall(function() while true do n = n + 1 end end) end", line: 2),
         (source: "repeat local ok = pcall(error, 'x') until false", line: 1),
         (source: "xpcall(function() while true do end end,\n  function() while true do end end)", line: 1),
-        (source: "xpcall(function() while true do end end, function(e) return 'swallowed' end)\nwhile true do end", line: 1),
+        (
+            source:
+                "xpcall(function() while true do end end, function(e) return 'swallowed' end)\nwhile true do end",
+            line: 1
+        ),
         (source: "coroutine.wrap(function()\n  while true do end\nend)()", line: 2),
-        (source: "local co = coroutine.create(function() while true do end end)\nwhile true do coroutine.resume(co) end", line: 1),
-        (source: "local t = setmetatable({}, { __index = function(t, k)\n  while true do end end })\nreturn t.x", line: 2),
+        (
+            source:
+                "local co = coroutine.create(function() while true do end end)\nwhile true do coroutine.resume(co) end",
+            line: 1
+        ),
+        (
+            source:
+                "local t = setmetatable({}, { __index = function(t, k)\n  while true do end end })\nreturn t.x",
+            line: 2
+        ),
         (source: "return (('x'):rep(10)):gsub('x', function()\n  while true do end end)", line: 2),
-        (source: "local t = {} for i = 1, 100 do t[i] = i end\ntable.sort(t, function(a, b)\n  while true do end end)", line: 3),
+        (
+            source:
+                "local t = {} for i = 1, 100 do t[i] = i end\ntable.sort(t, function(a, b)\n  while true do end end)",
+            line: 3
+        ),
         (source: "error(setmetatable({}, { __tostring = function()\n  while true do end end }))", line: 2),
         (source: "local function f() local ok = pcall(f) while true do end end\nf()", line: 1),
     ])
@@ -33,8 +49,12 @@ struct InstructionBudgetTests {
             try expectBalanced(vm) { _ = try vm.run(source, chunkName: "loop.lua") }
         }
         #expect(error?.kind == .limit)
-        #expect(error?.message.contains("instruction budget of \(Self.budget) instructions exceeded") == true, "\(error.map(String.init(describing:)) ?? "")")
-        #expect(error?.location == LuaLocation(source: "loop.lua", line: line), "\(error.map(String.init(describing:)) ?? "")")
+        #expect(
+            error?.message.contains("instruction budget of \(Self.budget) instructions exceeded") == true,
+            "\(error.map(String.init(describing:)) ?? "")")
+        #expect(
+            error?.location == LuaLocation(source: "loop.lua", line: line),
+            "\(error.map(String.init(describing:)) ?? "")")
         #expect(try vm.run("local n = 0 for i = 1, 1000 do n = n + i end return n") == [500_500])
     }
 
@@ -57,7 +77,10 @@ struct InstructionBudgetTests {
     @Test func withoutABudgetOrWithoutTheHookLongLoopsRun() throws {
         let loop = "local n = 0 for i = 1, 3000000 do n = n + 1 end return n"
         #expect(try LuaVM().run(loop) == [3_000_000])
-        #expect(try LuaVM(configuration: .init(instructionBudget: 1000, hookInterval: nil)).run(loop) == [3_000_000])
+        #expect(
+            try LuaVM(configuration: .init(instructionBudget: 1000, hookInterval: nil)).run(loop) == [
+                3_000_000
+            ])
     }
 
     @Test func aPassedDeadlineStopsACoroutineWithALimitError() throws {
@@ -66,7 +89,8 @@ struct InstructionBudgetTests {
         let coroutine = LuaCoroutine(in: vm.stack)
         body.push(onto: coroutine.stack)
         let error = expectLuaError {
-            _ = try coroutine.resume(arguments: 0, from: vm.stack, deadline: LuaDeadline(after: .milliseconds(50)))
+            _ = try coroutine.resume(
+                arguments: 0, from: vm.stack, deadline: LuaDeadline(after: .milliseconds(50)))
         }
         #expect(error?.kind == .limit)
         #expect(error?.description == "slow.lua:2: time limit of 0.05 s exceeded")

@@ -25,6 +25,9 @@ struct SandboxEnvironmentTests {
     @Test func theHostsOwnGlobalsKeepTheRealLibraries() throws {
         let vm = try LuaVM()
         _ = try Self.runSandboxed(vm, "pcall(function() string.upper = nil end) return 1", chunkName: "a.lua")
-        #expect(try vm.run("string.extra = 1 collectgarbage() return string.upper('x'), string.extra") == ["X", 1])
+        #expect(
+            try vm.run("string.extra = 1 collectgarbage() return string.upper('x'), string.extra") == [
+                "X", 1,
+            ])
     }
 }
