@@ -5,9 +5,7 @@ import Moonblade
 package func pluginItemName(of dispatchable: any Dispatchable) -> String? {
     switch dispatchable {
     case let item as any LuaItem: item.item
-    case let face as any LuaStateUpdater: type(of: face).luaItem
-    case let face as any LuaSideEffect: type(of: face).luaItem
-    case let face as any LuaReturningSideEffect: type(of: face).luaItem
+    case let face as any LuaItemFace: type(of: face).luaItem
     default: nil
     }
 }

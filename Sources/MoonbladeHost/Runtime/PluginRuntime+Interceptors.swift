@@ -45,29 +45,13 @@ extension PluginRuntime {
         let stack = vm.activeStack
         let base = stack.top
         defer { stack.top = base }
-        let isUpdater = dispatchable is any AnyStateUpdater
-        var swiftPayload: LuaValue?
-        try stack.reserve(4)
+        try stack.reserve(1)
         vm.interceptors.push(onto: stack)
-        stack.pushTable(fieldCount: 3)
-        stack.push(name)
-        stack.rawSet(table: -2, field: "name")
-        stack.push(isUpdater ? "updater" : "side_effect")
-        stack.rawSet(table: -2, field: "kind")
-        do {
-            if let item = dispatchable as? any LuaItem {
-                try item.payload.push(onto: stack, encoder: vm.encoder)
-            } else {
-                try PluginValue(result: dispatchable).push(onto: stack, encoder: vm.encoder)
-                swiftPayload = try stack.value(at: -1)
-            }
-        } catch {
-            throw vm.valueError(error, item: name, root: "payload")
-        }
-        stack.rawSet(table: -2, field: "payload")
+        let swiftPayload = try vm.pushItemTable(for: dispatchable, name: name, onto: stack)
         vm.interceptions.append(
             Interception(
-                original: dispatchable, name: name, isUpdater: isUpdater, swiftPayload: swiftPayload,
+                original: dispatchable, name: name, isUpdater: dispatchable is any AnyStateUpdater,
+                swiftPayload: swiftPayload,
                 cascadeDepth: cascadeDepth, deliver: deliver))
         defer { vm.interceptions.removeLast() }
         do {

@@ -103,15 +103,7 @@ extension PluginRuntime {
         item name: String, _ dispatchable: any Dispatchable, old: any State, new: any State, onto stack: LuaStack,
         _ vm: PluginVM
     ) throws -> Int32 {
-        try stack.reserve(3)
-        stack.pushTable(fieldCount: 3)
-        stack.push(name)
-        stack.rawSet(table: -2, field: "name")
-        stack.push(dispatchable is any AnyStateUpdater ? "updater" : "side_effect")
-        stack.rawSet(table: -2, field: "kind")
-        let payload = (dispatchable as? any LuaItem)?.payload ?? PluginValue(result: dispatchable)
-        try payload.push(onto: stack, encoder: vm.encoder)
-        stack.rawSet(table: -2, field: "payload")
+        try vm.pushItemTable(for: dispatchable, name: name, onto: stack)
         return 1 + (try pushStates(old, new, onto: stack, vm))
     }
 

@@ -1,5 +1,12 @@
 import Moonblade
 
+/// A typed Swift face of a Lua item: a Swift value whose stored properties are the payload of the Lua
+/// item it names. Adopt one of ``LuaStateUpdater``, ``LuaSideEffect`` or ``LuaReturningSideEffect``.
+public protocol LuaItemFace: Dispatchable, Encodable {
+    /// The Lua item this runs, `plugin.item`.
+    static var luaItem: String { get }
+}
+
 /// A typed Swift face for a Lua state updater: its stored properties are the payload.
 ///
 /// ```swift
@@ -12,10 +19,7 @@ import Moonblade
 ///
 /// A ``PluginHost``'s store runs it; dispatched to any other store it fails with
 /// ``PluginError/Kind/unbound``.
-public protocol LuaStateUpdater: AnyStateUpdater, Encodable {
-    /// The Lua item this runs, `plugin.updater`.
-    static var luaItem: String { get }
-}
+public protocol LuaStateUpdater: AnyStateUpdater, LuaItemFace {}
 
 extension LuaStateUpdater {
     public func updatedState(currentState: any State) throws -> any State {
@@ -24,10 +28,7 @@ extension LuaStateUpdater {
 }
 
 /// A typed Swift face for a Lua side effect that returns nothing Swift needs.
-public protocol LuaSideEffect: AnySideEffect, Encodable {
-    /// The Lua item this runs, `plugin.side_effect`.
-    static var luaItem: String { get }
-}
+public protocol LuaSideEffect: AnySideEffect, LuaItemFace {}
 
 extension LuaSideEffect {
     public func anySideEffect(_ context: any AnySideEffectContext) async throws -> any Sendable {
@@ -37,10 +38,7 @@ extension LuaSideEffect {
 
 /// A typed Swift face for a Lua side effect whose result decodes into `ReturnValue`:
 /// `let total = try await store.dispatch(Checkout(coupon: nil)).value`.
-public protocol LuaReturningSideEffect: ReturningSideEffect, Encodable where ReturnValue: Decodable {
-    /// The Lua item this runs, `plugin.side_effect`.
-    static var luaItem: String { get }
-}
+public protocol LuaReturningSideEffect: ReturningSideEffect, LuaItemFace where ReturnValue: Decodable {}
 
 extension LuaReturningSideEffect {
     public func sideEffect(_ context: any AnySideEffectContext) async throws -> ReturnValue {
