@@ -10,7 +10,20 @@ struct AddTodo: LuaStateUpdater {
 }
 
 @Suite("Lua updaters")
+/// A typed face that names a side effect as if it were an updater.
+struct LoadAsUpdater: LuaStateUpdater {
+    static let luaItem = "todo.load"
+}
+
 struct LuaUpdaterTests {
+    @Test func aTypedFaceOfTheWrongKindIsRefusedNotRun() async throws {
+        let host = try PluginHost<AppState>(plugins: [shippedPlugin("todo")], initialState: AppState(counter: 3))
+        let error = try await #require(throws: PluginError.self) { try await host.store.dispatch(LoadAsUpdater()).value }
+        #expect(error.kind == .wrongKind)
+        #expect(error.description == "todo.load: is a side effect, not an updater")
+        #expect(host.state == AppState(counter: 3))
+    }
+
     @Test func swiftDispatchesALuaUpdaterByNameWithAPayload() async throws {
         let host = try PluginHost<AppState>(plugins: [shippedPlugin("counter")])
         let recorder = ChangeRecorder()

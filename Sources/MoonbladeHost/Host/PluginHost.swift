@@ -135,7 +135,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
         switch runtime.kind(of: name) {
         case .luaUpdater: return store.dispatch(LuaItemUpdater(runtime: runtime, item: name, payload: value))
         case .luaSideEffect: return store.dispatch(LuaItemSideEffect<S, Void>(runtime: runtime, item: name, payload: value))
-        case .swift, nil: throw PluginRuntime<S>.unknown(name)
+        case .swift, nil: throw unknownItemError(name)
         }
     }
 
@@ -150,7 +150,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
         case .luaUpdater:
             throw PluginError(.wrongKind, plugin: pluginName(ofItem: name), item: name, message: "is an updater; it returns nothing")
         case .swift, nil:
-            throw PluginRuntime<S>.unknown(name)
+            throw unknownItemError(name)
         }
     }
 

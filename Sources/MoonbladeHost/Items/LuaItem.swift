@@ -5,8 +5,6 @@ protocol LuaItem: Dispatchable {
     /// The item name, `plugin.item`.
     var item: String { get }
     var payload: PluginValue { get }
-    /// How many reactions down a chain it was dispatched; see ``Store/cascadeDepth``.
-    var cascadeDepth: Int { get set }
 
     /// The same kind of item, running `item` with `payload` in this one's place (a returning side
     /// effect keeps reading its result as the type its dispatcher awaits).

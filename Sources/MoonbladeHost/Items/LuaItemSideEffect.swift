@@ -6,6 +6,7 @@ struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEff
     let runtime: PluginRuntime<S>
     let item: String
     let payload: PluginValue
+    /// How many reactions down a chain it was dispatched: what it dispatches is one further.
     var cascadeDepth = 0
     /// Reads the side effect's first result (at the given index) into `Result`.
     let readResult: @Sendable (_ stack: LuaStack, _ index: Int32, _ decoder: LuaDecoder) throws -> Result

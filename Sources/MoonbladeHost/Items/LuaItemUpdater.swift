@@ -5,13 +5,12 @@ struct LuaItemUpdater<S: State & Codable>: StateUpdater, LuaItem {
     let runtime: PluginRuntime<S>
     let item: String
     let payload: PluginValue
-    var cascadeDepth = 0
 
     func updateState(_ state: inout S) throws {
         state = try runtime.applyUpdater(item, to: state, payload: payload)
     }
 
     func replaced(by item: String, payload: PluginValue) -> Self {
-        Self(runtime: runtime, item: item, payload: payload, cascadeDepth: cascadeDepth)
+        Self(runtime: runtime, item: item, payload: payload)
     }
 }

@@ -28,3 +28,8 @@ enum PluginItemKind: Sendable {
 func pluginName(ofItem item: String) -> String {
     String(item.prefix { $0 != "." })
 }
+
+/// The error for a dispatch of a name no item is registered under.
+func unknownItemError(_ item: String) -> PluginError {
+    PluginError(.unknownItem, plugin: pluginName(ofItem: item), item: item, message: "no such item is registered")
+}

@@ -2,14 +2,6 @@ import Foundation
 import MoonbladeLua
 
 extension PluginVM {
-    /// Loads `<directory>/plugin.lua` in its own environment, checks what it returns and installs it.
-    /// On any failure nothing is installed and the error names `file:line` where it can.
-    func loadPlugin(from directory: String) throws(PluginError) -> PluginInfo {
-        let plugin = try compilePlugin(from: directory, replacing: nil)
-        install(plugin)
-        return plugin.info
-    }
-
     /// Compiles and runs `<directory>/plugin.lua` in a fresh environment and checks what it returns,
     /// without installing it: what is running stays as it is whatever happens.
     ///
@@ -52,20 +44,23 @@ extension PluginVM {
         return CompiledPlugin(info: info, functions: functions(of: info, tableAt: stack.top), rules: rules)
     }
 
-    /// The plugin's updaters and side effects by item name, and its `migrate` under ``CompiledPlugin/migrationItem``.
-    private func functions(of info: PluginInfo, tableAt index: Int32) -> [String: LuaReference] {
+    /// The plugin's updaters and side effects by item name, and its `migrate` among the updaters under
+    /// ``CompiledPlugin/migrationItem(of:)``.
+    private func functions(of info: PluginInfo, tableAt index: Int32) -> ItemFunctions {
         let stack = vm.stack
-        var functions: [String: LuaReference] = [:]
-        for (field, items) in [("updaters", info.updaters), ("side_effects", info.sideEffects)] {
+        func references(in field: String, _ items: [String]) -> [String: LuaReference] {
+            defer { stack.pop() }
             stack.rawGet(table: index, field: field)
-            for item in items {
+            return Dictionary(uniqueKeysWithValues: items.map { item in
                 stack.rawGet(table: -1, field: String(item.dropFirst(info.name.count + 1)))
-                functions[item] = stack.popReference()
-            }
-            stack.pop()
+                return (item, stack.popReference())
+            })
         }
+        var functions = ItemFunctions(
+            updaters: references(in: "updaters", info.updaters),
+            sideEffects: references(in: "side_effects", info.sideEffects))
         if stack.rawGet(table: index, field: "migrate") == .function {
-            functions[CompiledPlugin.migrationItem(of: info.name)] = stack.popReference()
+            functions.updaters[CompiledPlugin.migrationItem(of: info.name)] = stack.popReference()
         } else {
             stack.pop()
         }
@@ -76,12 +71,12 @@ extension PluginVM {
     func install(_ plugin: CompiledPlugin) {
         let name = plugin.info.name
         if let earlier = installed[name] {
-            for item in earlier.functions.keys { functions[item] = nil }
+            functions.remove(earlier.functions)
         } else {
             loadOrder.append(name)
         }
         installed[name] = plugin
-        functions.merge(plugin.functions) { _, new in new }
+        functions.merge(plugin.functions)
         rebuildRules()
     }
 
@@ -97,15 +92,15 @@ extension PluginVM {
             stack.rawSet(table: -2, at: Int64(position + 1))
         }
         interceptors = stack.popReference()
-        interceptorCount = chain.count
+        hasInterceptors = !chain.isEmpty
     }
 }
 
 /// A plugin compiled and checked: what installing it makes run.
 struct CompiledPlugin {
     var info: PluginInfo
-    /// Its items' functions by item name, and its `migrate` under ``migrationItem(of:)``.
-    var functions: [String: LuaReference]
+    /// Its items' functions, and its `migrate` among the updaters under ``migrationItem(of:)``.
+    var functions: ItemFunctions
     var rules: PluginRules
 
     /// The key of a plugin's `migrate` among the functions: never an item name, which has a dot.
@@ -113,7 +108,7 @@ struct CompiledPlugin {
         "\(plugin)#migrate"
     }
 
-    var migrates: Bool { functions[Self.migrationItem(of: info.name)] != nil }
+    var migrates: Bool { functions.updaters[Self.migrationItem(of: info.name)] != nil }
 }
 
 /// Checks that what `plugin.lua` returned is a plugin table, naming the line of what is wrong.

@@ -36,6 +36,11 @@ struct ObserverRule {
     /// Where the rule is written.
     let location: LuaLocation
 
+    /// Whether a payload is made by a function of the event.
+    var hasPayloadFunction: Bool {
+        dispatches.contains { if case .function = $0.payload { true } else { false } }
+    }
+
     /// How errors name the rule: `todo.observers[2]`.
     var name: String { "\(plugin).observers[\(position)]" }
 }

@@ -5,11 +5,12 @@ extension PluginVM {
     /// Pushes `{ name, kind = "updater"|"side_effect", payload }`: an item as interceptors and observer
     /// rules see it, its payload a copy.
     ///
-    /// - Returns: for a Swift item, the payload as pushed (to tell later whether Lua changed it).
+    /// - Returns: when `keepingPayload`, for a Swift item, the payload as pushed (to tell later whether
+    ///   Lua changed it).
     @discardableResult
-    func pushItemTable(for dispatchable: any Dispatchable, name: String, onto stack: LuaStack) throws(PluginError)
-        -> LuaValue?
-    {
+    func pushItemTable(
+        for dispatchable: any Dispatchable, name: String, onto stack: LuaStack, keepingPayload: Bool
+    ) throws(PluginError) -> LuaValue? {
         do {
             try stack.reserve(3)
             stack.pushTable(fieldCount: 3)
@@ -22,7 +23,7 @@ extension PluginVM {
                 try item.payload.push(onto: stack, encoder: encoder)
             } else {
                 try PluginValue(result: dispatchable).push(onto: stack, encoder: encoder)
-                swiftPayload = try stack.value(at: -1)
+                if keepingPayload { swiftPayload = try stack.value(at: -1) }
             }
             stack.rawSet(table: -2, field: "payload")
             return swiftPayload

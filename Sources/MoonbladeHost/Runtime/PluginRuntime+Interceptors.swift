@@ -20,16 +20,15 @@ extension PluginRuntime {
         let kinds = ruleKinds
         guard kinds.interceptors || kinds.observers else { return try next(dispatchable) }
         let cascadeDepth = context.cascadeDepth
-        var dispatchable = dispatchable
-        if var item = dispatchable as? any LuaItem, item.cascadeDepth != cascadeDepth {
-            item.cascadeDepth = cascadeDepth  // a side effect dispatches one step further down
-            dispatchable = item
-        }
+        // The state is read, and the VM entered, only for an item some rule can react to.
         let deliver: (any Dispatchable) throws -> Void = { item in
-            guard kinds.observers else { return try next(item) }
+            let name = self.name(of: item)
+            guard kinds.observers, kinds.mayObserve(name, isUpdater: item is any AnyStateUpdater) else {
+                return try next(item)
+            }
             let old = context.getAnyState()
             try next(item)
-            self.observe(item, old: old, new: context.getAnyState(), cascadeDepth: cascadeDepth)
+            self.observe(item, name: name, old: old, new: context.getAnyState(), cascadeDepth: cascadeDepth)
         }
         guard kinds.interceptors, let name = name(of: dispatchable) else { return try deliver(dispatchable) }
         try withVM { vm in
@@ -47,7 +46,7 @@ extension PluginRuntime {
         defer { stack.top = base }
         try stack.reserve(1)
         vm.interceptors.push(onto: stack)
-        let swiftPayload = try vm.pushItemTable(for: dispatchable, name: name, onto: stack)
+        let swiftPayload = try vm.pushItemTable(for: dispatchable, name: name, onto: stack, keepingPayload: true)
         vm.interceptions.append(
             Interception(
                 original: dispatchable, name: name, isUpdater: dispatchable is any AnyStateUpdater,
@@ -99,19 +98,14 @@ extension PluginRuntime {
             return interception.original
         }
         guard let kind = kind(of: name) else { throw ItemError(message: "no item named \(name) is registered") }
-        if kind.isUpdater == interception.isUpdater, let original = interception.original as? any LuaItem,
-            !kind.isSwift
+        if kind.isUpdater == interception.isUpdater, !kind.isSwift,
+            let original = interception.original as? any LuaItem
         {
-            do {
-                let payload: PluginValue = stack.type(at: index) == .nil ? .none : .lua(try stack.value(at: index))
-                return original.replaced(by: name, payload: payload)
-            } catch {
-                throw ItemError(message: "\(name) payload: \(error.message)")
-            }
+            return original.replaced(by: name, payload: try luaPayload(of: name, at: index, stack))
         }
         // Another kind is re-dispatched: one more reaction in the chain.
         let cascadeDepth = interception.cascadeDepth + (kind.isUpdater == interception.isUpdater ? 0 : 1)
         try checkCascade(cascadeDepth, cause: "re-dispatching \(interception.name) as \(name)")
-        return try makeItem(name, payloadAt: index, of: stack, cascadeDepth: cascadeDepth, vm)
+        return try makeItem(name, kind: kind, payloadAt: index, of: stack, cascadeDepth: cascadeDepth, vm)
     }
 }

@@ -15,6 +15,14 @@ extension PluginRuntime {
         guard let kind = kind(of: name) else {
             throw ItemError(message: "no item named \(name) is registered")
         }
+        return try makeItem(name, kind: kind, payloadAt: payloadIndex, of: stack, cascadeDepth: cascadeDepth, vm)
+    }
+
+    /// ``makeItem(_:payloadAt:of:cascadeDepth:_:)`` for a name whose kind is already known.
+    func makeItem(
+        _ name: String, kind: PluginItemKind, payloadAt payloadIndex: Int32, of stack: LuaStack, cascadeDepth: Int,
+        _ vm: PluginVM
+    ) throws(ItemError) -> any Dispatchable {
         if case .swift(_, let make) = kind {
             do {
                 return try make(stack, payloadIndex, vm.decoder)
@@ -24,16 +32,24 @@ extension PluginRuntime {
                 throw ItemError(message: "\(name): \(error)")
             }
         }
-        let payload: PluginValue
-        do {
-            payload = stack.type(at: payloadIndex) == .nil || stack.type(at: payloadIndex) == .none
-                ? .none : .lua(try stack.value(at: payloadIndex))
-        } catch {
-            throw ItemError(message: "\(name) payload: \(error.message)")
-        }
+        let payload = try luaPayload(of: name, at: payloadIndex, stack)
         return kind.isUpdater
-            ? LuaItemUpdater(runtime: self, item: name, payload: payload, cascadeDepth: cascadeDepth)
+            ? LuaItemUpdater(runtime: self, item: name, payload: payload)
             : LuaItemSideEffect<S, LuaValue>(runtime: self, item: name, payload: payload, cascadeDepth: cascadeDepth)
+    }
+
+    /// The payload Lua gives `name` at `index`: nothing for nil or no value, else a snapshot.
+    func luaPayload(of name: String, at index: Int32, _ stack: LuaStack) throws(ItemError) -> PluginValue {
+        switch stack.type(at: index) {
+        case .nil, .none:
+            return .none
+        default:
+            do {
+                return .lua(try stack.value(at: index))
+            } catch {
+                throw ItemError(message: "\(name) payload: \(error.message)")
+            }
+        }
     }
 
     /// Refuses a reaction that would go deeper than ``maxCascadeDepth``; `cause` names what reacted.

@@ -42,7 +42,7 @@ extension PluginRuntime {
 
     /// Creates the run's coroutine with `(ctx, payload)` ready as the function's arguments.
     private func start(_ item: String, payload: PluginValue, cascadeDepth: Int, _ vm: PluginVM) throws(PluginError) -> Int {
-        guard let function = vm.functions[item] else { throw Self.unknown(item) }
+        let function = try vm.function(of: item, isUpdater: false)
         let coroutine = LuaCoroutine(in: vm.vm.stack)
         do {
             function.push(onto: coroutine.stack)

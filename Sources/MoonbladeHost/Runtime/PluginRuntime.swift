@@ -95,7 +95,7 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     func install(_ plugin: CompiledPlugin, _ vm: PluginVM) {
         let earlier = vm.installed[plugin.info.name]?.info
         vm.install(plugin)
-        let kinds = RuleKinds(interceptors: vm.interceptorCount > 0, observers: !vm.observers.isEmpty)
+        let kinds = RuleKinds(interceptors: vm.hasInterceptors, observers: vm.observers)
         let infos = vm.loadOrder.compactMap { vm.installed[$0]?.info }
         namesLock.withLock {
             for item in (earlier?.updaters ?? []) + (earlier?.sideEffects ?? []) { catalog[item] = nil }
@@ -136,10 +136,30 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     }
 }
 
-/// Which kinds of Lua rules are loaded.
+/// Which kinds of Lua rules are loaded, to skip the VM for items no rule can see.
 struct RuleKinds {
     var interceptors = false
     var observers = false
+    /// The names `on_dispatch` rules watch.
+    var observedNames: Set<String> = []
+    var watchesStateChanges = false
+
+    init(interceptors: Bool = false, observers: [ObserverRule] = []) {
+        self.interceptors = interceptors
+        self.observers = !observers.isEmpty
+        for rule in observers {
+            switch rule.trigger {
+            case .dispatch(let name): observedNames.insert(name)
+            case .stateChange: watchesStateChanges = true
+            case .start, .notification: break
+            }
+        }
+    }
+
+    /// Whether an `on_dispatch` or `on_state_change` rule may fire after the item.
+    func mayObserve(_ name: String?, isUpdater: Bool) -> Bool {
+        (isUpdater && watchesStateChanges) || name.map(observedNames.contains) == true
+    }
 }
 
 // MARK: - Updaters
@@ -154,7 +174,7 @@ extension PluginRuntime {
             let stack = vm.activeStack
             let base = stack.top
             defer { stack.top = base }
-            guard let function = vm.functions[item] else { throw Self.unknown(item) }
+            let function = try vm.function(of: item, isUpdater: true)
             do {
                 try vm.encoder.push(state, onto: stack)
             } catch {
@@ -179,9 +199,5 @@ extension PluginRuntime {
                 throw failure
             }
         }
-    }
-
-    static func unknown(_ item: String) -> PluginError {
-        PluginError(.unknownItem, plugin: pluginName(ofItem: item), item: item, message: "no such item is registered")
     }
 }

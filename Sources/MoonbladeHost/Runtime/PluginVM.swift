@@ -15,14 +15,14 @@ final class PluginVM {
     /// Plugin names in the order they were first loaded: the order of their interceptors and rules.
     var loadOrder: [String] = []
     /// Every Lua updater and side effect of the running versions, by item name (`todo.add`).
-    var functions: [String: LuaReference] = [:]
+    var functions = ItemFunctions()
     /// Side effects in flight, by the identity of the coroutine thread each runs on.
     var runs: [Int: SideEffectRun] = [:]
     /// The prelude's factory of per-run `ctx` tables.
     private(set) var makeContext: LuaReference!
     /// Every plugin's interceptors in load order, as the Lua list ``interceptorChain`` walks.
     var interceptors: LuaReference!
-    var interceptorCount = 0
+    var hasInterceptors = false
     /// The prelude's function that passes an item through a list of interceptors.
     private(set) var interceptorChain: LuaReference!
     /// Items being passed through the interceptors, innermost last.
@@ -109,9 +109,9 @@ extension PluginVM {
     /// Where the Lua function of `item` is defined.
     func definition(of item: String) -> LuaLocation? {
         guard let function = functions[item] else { return nil }
-        function.push(onto: vm.stack)
-        defer { vm.stack.pop() }
-        return vm.stack.definitionLocation(ofFunctionAt: -1)
+        function.push(onto: activeStack)
+        defer { activeStack.pop() }
+        return activeStack.definitionLocation(ofFunctionAt: -1)
     }
 }
 
