@@ -26,6 +26,17 @@ struct AddMarker: StateUpdater, DispatchObserverDispatchable {
     func updateState(_ state: inout AppState) { state.todos.append(Todo(title: "marker")) }
 }
 
+/// A Swift updater a Lua rule observes, and a Swift side effect that dispatches it again.
+struct Ping: StateUpdater, Codable {
+    func updateState(_ state: inout AppState) { state.counter += 1 }
+}
+
+struct Pong: SideEffect, Codable {
+    func sideEffect(_ context: SideEffectContext<AppState, PluginHostDependencies>) async throws {
+        try await context.dispatch(Ping()).value
+    }
+}
+
 @Suite("Lua observer rules")
 struct LuaObserverTests {
     let scratch = ScratchPlugins()
@@ -145,6 +156,20 @@ struct LuaObserverTests {
         try await waitUntil { log.lines.contains { $0.contains("stopped") } }
         #expect(host.state.counter == 3)
         #expect(log.lines.contains { $0.contains("echo.observers[1]") })
+    }
+
+    @Test func aRunawayThroughASwiftSideEffectIsStoppedToo() async throws {
+        let rules = try observerPlugin(scratch, "echo", """
+            { on_dispatch = "app.ping", dispatch = { "app.pong" } },
+            """)
+        let host = try host([rules], maxCascadeDepth: 6)
+        host.register(Ping.self, as: "app.ping")
+        host.register(Pong.self, as: "app.pong")
+        try await host.store.dispatch(Ping()).value
+        try await waitUntil { log.lines.contains { $0.contains("stopped") } }
+        await host.store.waitUntilIdle()
+        #expect(host.state.counter == 4)  // Pings at depths 0, 2, 4 and 6; the Pong at 7 is refused
+        #expect(log.lines.count == 1)
     }
 
     @Test func aRaisingPredicateIsReportedAndTheOtherRulesStillFire() async throws {

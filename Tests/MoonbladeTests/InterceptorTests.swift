@@ -153,3 +153,38 @@ struct InterceptorTests {
         #expect(order.values == ["1 []", "1 [\"from interceptor\"]"])
     }
 }
+
+@Suite("Cascade depth", .timeLimit(.minutes(1)))
+struct CascadeDepthTests {
+    /// Records each item's type and the depth the store processes it at.
+    func recordingDepths(into depths: Recorder<String>) -> StoreInterceptor {
+        { context in { next in { item in
+            depths.append("\(type(of: item)) \(context.cascadeDepth)")
+            try next(item)
+        } } }
+    }
+
+    @Test("an item dispatched with a depth carries it, and a side effect's dispatches go one deeper")
+    func depthTravelsThroughTheQueueAndSideEffects() async throws {
+        let depths = Recorder<String>()
+        let store = TestStore(interceptors: [recordingDepths(into: depths)])
+        try await store.anyDispatch(Increment(), cascadeDepth: 5).value
+        try await store.anyDispatch(AppendLater(entry: "x"), cascadeDepth: 2).value
+        try await store.dispatch(Increment()).value
+        #expect(depths.values == ["Increment 5", "AppendLater 2", "Append 3", "Increment 0"])
+    }
+
+    @Test("an item an interceptor replaces with one of the other kind is re-dispatched one deeper")
+    func reDispatchIsOneDeeper() async throws {
+        let depths = Recorder<String>()
+        let store = TestStore(interceptors: [
+            recordingDepths(into: depths),
+            intercepting { item, next in
+                try next(item is Increment ? AppendLater(entry: "y") : item)
+            },
+        ])
+        try await store.dispatch(Increment()).value
+        await store.waitUntilIdle()
+        #expect(depths.values == ["Increment 0", "AppendLater 1", "Append 2"])
+    }
+}

@@ -4,6 +4,8 @@
 /// the store goes away finishes against a live store, and the store is freed when it returns.
 public struct SideEffectContext<S: State, D: SideEffectDependencyContainer>: AnySideEffectContext {
     let store: Store<S, D>
+    /// How many reactions down a chain the side effect was dispatched; what it dispatches is one further.
+    package let cascadeDepth: Int
 
     /// The store's dependency container, shared by every side effect of the store.
     public var dependencies: D { store.dependencies }
@@ -20,12 +22,12 @@ public struct SideEffectContext<S: State, D: SideEffectDependencyContainer>: Any
     /// Dispatches any item to the store; see ``Dispatcher``.
     @discardableResult
     public func anyDispatch(_ dispatchable: any Dispatchable) -> DispatchHandle<any Sendable> {
-        store.anyDispatch(dispatchable)
+        store.anyDispatch(dispatchable, cascadeDepth: cascadeDepth + 1)
     }
 
     /// Dispatches a state updater to the store; see ``Dispatcher``.
     @discardableResult
     public func dispatch(_ updater: some AnyStateUpdater) -> DispatchHandle<Void> {
-        store.dispatch(updater)
+        DispatchHandle(status: store.submit(.updater(updater), cascadeDepth: cascadeDepth + 1))
     }
 }

@@ -12,17 +12,15 @@ extension Store {
     /// Dispatches any item; see ``Dispatcher``. Runs it like the typed `dispatch` of an updater.
     @discardableResult
     public func anyDispatch(_ dispatchable: any Dispatchable) -> DispatchHandle<any Sendable> {
-        guard let item = DispatchItem(dispatchable) else {
-            return .failed(StoreError.unsupportedDispatchable(String(reflecting: type(of: dispatchable))))
-        }
-        return DispatchHandle(status: submit(item))
+        anyDispatch(dispatchable, cascadeDepth: 0)
     }
 
     /// Dispatches any item as a consequence of the item being processed `cascadeDepth` steps down a
     /// chain of reactions (0 for an item nobody caused).
     ///
-    /// The depth travels with the item to ``cascadeDepth``, so rules that react to items (the plugin
-    /// host's observers) can stop a chain that keeps re-triggering itself.
+    /// The depth travels with the item to ``cascadeDepth``, and from a side effect to what it dispatches,
+    /// so rules that react to items (the plugin host's observers) can stop a chain that keeps
+    /// re-triggering itself.
     @discardableResult
     package func anyDispatch(_ dispatchable: any Dispatchable, cascadeDepth: Int) -> DispatchHandle<any Sendable> {
         guard let item = DispatchItem(dispatchable) else {
@@ -32,7 +30,7 @@ extension Store {
     }
 
     /// Runs `item` on this thread if no thread holds the draining role, else queues it for the drainer.
-    private func submit(_ item: DispatchItem, cascadeDepth: Int = 0) -> DispatchStatus {
+    func submit(_ item: DispatchItem, cascadeDepth: Int = 0) -> DispatchStatus {
         let queued = lock.withLock { () -> DispatchCompletion? in
             guard !isDraining else { return enqueue(item, cascadeDepth: cascadeDepth) }
             isDraining = true
@@ -58,23 +56,26 @@ extension Store {
     /// The caller must hold the draining role. Seeing the queue empty and giving up the role happen
     /// under one lock, so an item queued concurrently is either seen here or drained by its dispatcher.
     func drainQueue() {
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
         while let pending = lock.withLock({ () -> PendingDispatch? in
             let next = queue.popFirst()
             if next == nil {
                 isDraining = false
+                if runningSideEffects == 0 { swap(&idleWaiters, &self.idleWaiters) }
             }
             return next
         }) {
             pending.completion.resolve(with: process(pending.item, cascadeDepth: pending.cascadeDepth))
         }
-        resumeIdleWaiters()
+        for waiter in idleWaiters { waiter.resume() }
     }
 
     /// Waits until the store has nothing left to do: no item queued or being processed, and no side
     /// effect running, including those started by what ran meanwhile (observers, nested dispatches).
     ///
     /// For programs that must not stop while work is in flight, such as a command-line host before it
-    /// exits. Returns at once when the store is idle.
+    /// exits. Returns at once when the store is idle. Never call it from a side effect of the same
+    /// store: that side effect is part of the work it waits for.
     public func waitUntilIdle() async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let idle = lock.withLock {
@@ -86,15 +87,7 @@ extension Store {
         }
     }
 
-    /// Wakes the callers of ``waitUntilIdle()`` if the store has become idle.
-    private func resumeIdleWaiters() {
-        let waiters = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
-            guard !idleWaiters.isEmpty, !isDraining, runningSideEffects == 0 else { return [] }
-            defer { idleWaiters = [] }
-            return idleWaiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
+
 
     /// Runs one item through the interceptor chain and returns its status. Draining thread only.
     private func process(_ item: DispatchItem, cascadeDepth: Int) -> DispatchStatus {
@@ -175,7 +168,7 @@ extension Store {
 
     /// Starts `sideEffect` in its own task, with a context that keeps this store alive while it runs.
     private func startSideEffect(_ sideEffect: some AnySideEffect) -> DispatchStatus {
-        let context = SideEffectContext(store: self)
+        let context = SideEffectContext(store: self, cascadeDepth: currentCascadeDepth)
         lock.withLock { runningSideEffects += 1 }
         return .task(
             Task(priority: configuration.sideEffectPriority) {
@@ -185,7 +178,12 @@ extension Store {
     }
 
     private func sideEffectFinished() {
-        lock.withLock { runningSideEffects -= 1 }
-        resumeIdleWaiters()
+        let waiters = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            runningSideEffects -= 1
+            guard runningSideEffects == 0, !isDraining else { return [] }
+            defer { idleWaiters = [] }
+            return idleWaiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 }

@@ -6,36 +6,36 @@ struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEff
     let runtime: PluginRuntime<S>
     let item: String
     let payload: PluginValue
-    /// How many reactions down a chain it was dispatched: what it dispatches is one further.
-    var cascadeDepth = 0
     /// Reads the side effect's first result (at the given index) into `Result`.
     let readResult: @Sendable (_ stack: LuaStack, _ index: Int32, _ decoder: LuaDecoder) throws -> Result
 
     func sideEffect(_ context: any AnySideEffectContext) async throws -> Result {
-        try await runtime.runSideEffect(item, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
+        // The store says how far down a chain of reactions this runs; what it dispatches goes one further.
+        let cascadeDepth = (context as? SideEffectContext<S, PluginHostDependencies>)?.cascadeDepth ?? 0
+        return try await runtime.runSideEffect(item, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
     }
 
     func replaced(by item: String, payload: PluginValue) -> Self {
-        Self(runtime: runtime, item: item, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
+        Self(runtime: runtime, item: item, payload: payload, readResult: readResult)
     }
 }
 
 extension LuaItemSideEffect where Result: Decodable {
-    init(runtime: PluginRuntime<S>, item: String, payload: PluginValue, cascadeDepth: Int = 0) {
-        self.init(runtime: runtime, item: item, payload: payload, cascadeDepth: cascadeDepth) { stack, index, decoder in
+    init(runtime: PluginRuntime<S>, item: String, payload: PluginValue) {
+        self.init(runtime: runtime, item: item, payload: payload) { stack, index, decoder in
             try decoder.decode(Result.self, from: stack, at: index)
         }
     }
 }
 
 extension LuaItemSideEffect where Result == LuaValue {
-    init(runtime: PluginRuntime<S>, item: String, payload: PluginValue, cascadeDepth: Int = 0) {
-        self.init(runtime: runtime, item: item, payload: payload, cascadeDepth: cascadeDepth) { stack, index, _ in try stack.value(at: index) }
+    init(runtime: PluginRuntime<S>, item: String, payload: PluginValue) {
+        self.init(runtime: runtime, item: item, payload: payload) { stack, index, _ in try stack.value(at: index) }
     }
 }
 
 extension LuaItemSideEffect where Result == Void {
-    init(runtime: PluginRuntime<S>, item: String, payload: PluginValue, cascadeDepth: Int = 0) {
-        self.init(runtime: runtime, item: item, payload: payload, cascadeDepth: cascadeDepth) { _, _, _ in }
+    init(runtime: PluginRuntime<S>, item: String, payload: PluginValue) {
+        self.init(runtime: runtime, item: item, payload: payload) { _, _, _ in }
     }
 }

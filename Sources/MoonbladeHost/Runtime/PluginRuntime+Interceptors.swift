@@ -106,6 +106,6 @@ extension PluginRuntime {
         // Another kind is re-dispatched: one more reaction in the chain.
         let cascadeDepth = interception.cascadeDepth + (kind.isUpdater == interception.isUpdater ? 0 : 1)
         try checkCascade(cascadeDepth, cause: "re-dispatching \(interception.name) as \(name)")
-        return try makeItem(name, kind: kind, payloadAt: index, of: stack, cascadeDepth: cascadeDepth, vm)
+        return try makeItem(name, kind: kind, payloadAt: index, of: stack, vm)
     }
 }

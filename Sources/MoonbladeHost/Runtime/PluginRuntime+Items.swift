@@ -7,21 +7,19 @@ struct ItemError: Error {
 }
 
 extension PluginRuntime {
-    /// The store item that `name` stands for, with the payload at `payloadIndex` of `stack`, to be
-    /// dispatched `cascadeDepth` reactions down a chain.
-    func makeItem(
-        _ name: String, payloadAt payloadIndex: Int32, of stack: LuaStack, cascadeDepth: Int, _ vm: PluginVM
-    ) throws(ItemError) -> any Dispatchable {
+    /// The store item that `name` stands for, with the payload at `payloadIndex` of `stack`.
+    func makeItem(_ name: String, payloadAt payloadIndex: Int32, of stack: LuaStack, _ vm: PluginVM) throws(ItemError)
+        -> any Dispatchable
+    {
         guard let kind = kind(of: name) else {
             throw ItemError(message: "no item named \(name) is registered")
         }
-        return try makeItem(name, kind: kind, payloadAt: payloadIndex, of: stack, cascadeDepth: cascadeDepth, vm)
+        return try makeItem(name, kind: kind, payloadAt: payloadIndex, of: stack, vm)
     }
 
-    /// ``makeItem(_:payloadAt:of:cascadeDepth:_:)`` for a name whose kind is already known.
+    /// ``makeItem(_:payloadAt:of:_:)`` for a name whose kind is already known.
     func makeItem(
-        _ name: String, kind: PluginItemKind, payloadAt payloadIndex: Int32, of stack: LuaStack, cascadeDepth: Int,
-        _ vm: PluginVM
+        _ name: String, kind: PluginItemKind, payloadAt payloadIndex: Int32, of stack: LuaStack, _ vm: PluginVM
     ) throws(ItemError) -> any Dispatchable {
         if case .swift(_, let make) = kind {
             do {
@@ -35,7 +33,7 @@ extension PluginRuntime {
         let payload = try luaPayload(of: name, at: payloadIndex, stack)
         return kind.isUpdater
             ? LuaItemUpdater(runtime: self, item: name, payload: payload)
-            : LuaItemSideEffect<S, LuaValue>(runtime: self, item: name, payload: payload, cascadeDepth: cascadeDepth)
+            : LuaItemSideEffect<S, LuaValue>(runtime: self, item: name, payload: payload)
     }
 
     /// The payload Lua gives `name` at `index`: nothing for nil or no value, else a snapshot.

@@ -118,7 +118,7 @@ extension PluginRuntime {
                 case .function(let function):
                     try stack.call(arguments: try pushArguments(stack), results: 1, function: function)
                 }
-                let item = try makeItem(entry.item, payloadAt: stack.top, of: stack, cascadeDepth: cascadeDepth, vm)
+                let item = try makeItem(entry.item, payloadAt: stack.top, of: stack, vm)
                 reactions.append(
                     RuleReaction(
                         item: item, cascadeDepth: cascadeDepth, rule: rule.name, plugin: rule.plugin, itemName: entry.item))

@@ -124,7 +124,7 @@ extension PluginRuntime {
         let item: any Dispatchable
         do throws(ItemError) {
             try checkCascade(cascadeDepth, cause: "ctx.dispatch(\(name)) from \(run.item)")
-            item = try makeItem(name, payloadAt: 2, of: stack, cascadeDepth: cascadeDepth, vm)
+            item = try makeItem(name, payloadAt: 2, of: stack, vm)
         } catch {
             throw placedError(stack, "ctx.dispatch: \(error.message)")
         }
