@@ -109,6 +109,7 @@ struct ReloadTests {
             """))
         let error = try await #require(throws: PluginError.self) { try await host.reload(plugin: "counterx") }
         #expect(error.item == "counterx.migrate")
+        #expect(error.plugin == "counterx")
         #expect(error.message == "cannot migrate from 1")
         #expect(error.location?.description == "counterx/plugin.lua:4")
         #expect(host.state.counter == 5)
@@ -198,7 +199,7 @@ struct ReloadTests {
     }
 }
 
-@Suite("Plugin watcher")
+@Suite("Plugin watcher", .serialized)
 struct PluginWatcherTests {
     let scratch = ScratchPlugins()
 
@@ -239,6 +240,23 @@ struct PluginWatcherTests {
             try await waitUntil { events.all.contains("succeeded counterx v1") }
             #expect(try await addTen(host) == 30)
         }
+    }
+
+    @Test func aStoppedWatcherGivesItsInotifyDescriptorBack() async throws {
+        let folder = try scratch.write("counterx", versionedCounter(factor: 1))
+        func openDescriptors() -> Int {
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return descriptors.filter {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == "anon_inode:inotify"
+            }.count
+        }
+        let before = openDescriptors()
+        for _ in 0..<20 {
+            let watcher = PluginWatcher(directories: [folder]) { _ in }
+            #expect(watcher.usesInotify)
+            watcher.stop()
+        }
+        try await waitUntil { openDescriptors() <= before }
     }
 
     @Test func aDeletedPluginFileKeepsTheOldCodeUntilItComesBack() async throws {

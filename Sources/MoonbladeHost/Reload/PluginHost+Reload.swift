@@ -18,19 +18,23 @@ extension PluginHost {
     public func reload(plugin name: String) async throws(PluginError) -> PluginInfo {
         reloadEventHub.send(.started(plugin: name))
         do throws(PluginError) {
-            let plan = try runtime.stageReload(of: name)
+            let ticket = try runtime.stageReload(of: name)
             do {
-                try await store.dispatch(PluginSwap(runtime: runtime, plan: plan)).value
+                try await store.dispatch(PluginSwap(runtime: runtime, plugin: name, ticket: ticket)).value
             } catch {
+                _ = runtime.finishReload(ticket)
                 throw error as? PluginError ?? PluginError(.runtime, plugin: name, message: "\(error)", underlying: error)
             }
-            if plan.migrates {
-                reloadEventHub.send(.migrated(plugin: name, from: plan.fromVersion, to: plan.toVersion))
+            guard let outcome = runtime.finishReload(ticket) else {
+                throw PluginError(.runtime, plugin: name, message: "an interceptor dropped the swap; nothing changed")
+            }
+            let info = outcome.info
+            if let from = outcome.migratedFrom {
+                reloadEventHub.send(.migrated(plugin: name, from: from, to: info.version))
                 logger.info(
-                    "migrated plugin \(name) from version \(plan.fromVersion) to \(plan.toVersion)",
+                    "migrated plugin \(name) from version \(from) to \(info.version)",
                     metadata: ["reload": "migrated", "plugin": "\(name)"])
             }
-            let info = plugins.first { $0.name == name }!
             reloadEventHub.send(.succeeded(info))
             logger.info(
                 "reloaded plugin \(name) (version \(info.version))", metadata: ["reload": "succeeded", "plugin": "\(name)"])

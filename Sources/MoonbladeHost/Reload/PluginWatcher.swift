@@ -52,6 +52,8 @@ public final class PluginWatcher: Sendable {
 /// Where changes come from: waits up to a time for changes and returns the folders that changed.
 private protocol ChangeSource: Sendable {
     mutating func changedDirectories(waitingAtMost timeout: Duration) -> [String]
+    /// Releases what it holds; called once, when watching stops.
+    func close()
 }
 
 /// The watcher's thread: collects changes and reports each folder once it has been quiet.
@@ -73,6 +75,7 @@ private final class WatchLoop: @unchecked Sendable {
 
     func run(_ source: some ChangeSource) {
         var source = source
+        defer { source.close() }
         let clock = ContinuousClock()
         var lastChange: [String: ContinuousClock.Instant] = [:]
         while !lock.withLock({ stopped }) {
@@ -101,16 +104,21 @@ private struct InotifySource: ChangeSource {
         for directory in directories {
             let watch = inotify_add_watch(descriptor, directory, events)
             guard watch >= 0 else {
-                close(descriptor)
+                Glibc.close(descriptor)
                 return nil
             }
             directoriesByWatch[watch] = directory
         }
     }
 
+    func close() {
+        Glibc.close(descriptor)
+    }
+
     mutating func changedDirectories(waitingAtMost timeout: Duration) -> [String] {
         var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        guard poll(&request, 1, Int32(timeout.seconds * 1000)) > 0 else { return [] }
+        // Rounded up: a wait under a millisecond must not become a poll that returns at once.
+        guard poll(&request, 1, Int32((timeout.seconds * 1000).rounded(.up))) > 0 else { return [] }
         var changed: Set<String> = []
         let bufferSize = 64 * 1024
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: MemoryLayout<inotify_event>.alignment)
@@ -144,6 +152,8 @@ private struct PollingSource: ChangeSource {
         self.interval = interval
         for directory in directories { signatures[directory] = Self.signature(of: directory) }
     }
+
+    func close() {}
 
     mutating func changedDirectories(waitingAtMost timeout: Duration) -> [String] {
         Thread.sleep(forTimeInterval: min(timeout, interval).seconds)

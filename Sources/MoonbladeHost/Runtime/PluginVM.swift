@@ -10,8 +10,11 @@ final class PluginVM {
     let decoder = LuaDecoder()
     /// The running version of each plugin, by name.
     var installed: [String: CompiledPlugin] = [:]
-    /// Reloaded versions compiled and checked, waiting for the store to swap them in.
-    var staged: [String: CompiledPlugin] = [:]
+    /// Reloaded versions compiled and checked, by reload ticket, waiting for the store to swap them in.
+    var staged: [Int: CompiledPlugin] = [:]
+    /// What each swap did, by reload ticket, until its reload reports it.
+    var reloadOutcomes: [Int: ReloadOutcome] = [:]
+    var lastReloadTicket = 0
     /// Plugin names in the order they were first loaded: the order of their interceptors and rules.
     var loadOrder: [String] = []
     /// Every Lua updater and side effect of the running versions, by item name (`todo.add`).
