@@ -53,7 +53,7 @@ struct RunCommandTests {
         #expect(outcome.stdout == "")
         #expect(
             outcome.stderr
-                == "error: plugin broken: broken/plugin.lua:4: updaters.add must be a function, found number 3\n"
+                == "error: plugin broken: broken/plugin.lua:4: updaters.add must be a function, found integer 3\n"
         )
     }
 

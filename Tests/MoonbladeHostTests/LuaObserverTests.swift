@@ -204,11 +204,13 @@ struct LuaObserverTests {
         ("{ dispatch = { \"counter.reset\" } }", "observers[1] must have exactly one of on_start", 3),
         ("{ on_dispatch = \"a.b\", on_notification = \"c\", dispatch = {} }", "observers[1] must have exactly one of", 4),
         ("{ on_dispatch = \"counter.reset\" }", "observers[1] has nothing to dispatch", 4),
-        ("{ on_dispatch = 3, dispatch = {} }", "observers[1].on_dispatch must be a name, found number 3", 4),
+        ("{ on_dispatch = 3, dispatch = {} }", "observers[1].on_dispatch must be a name, found integer 3", 4),
         ("{ on_state_change = true, dispatch = {} }", "observers[1].on_state_change must be a function", 4),
-        ("{ on_start = { 42 } }", "observers[1].on_start[1] must be an item name or { name, payload }, found number 42", 4),
+        ("{ on_start = { 42 } }", "observers[1].on_start[1] must be an item name or { name, payload }, found integer 42", 4),
         ("{ on_start = { \"x.y\" }, when = 1 }", "observers[1] has an unknown field 'when'", 4),
         ("\"counter.reset\"", "observers[1] must be a rule table, found string", 3),
+        ("{ on_dispatch = \"a.b\", dispatch = { x = \"a.b\" } }", "observers[1].dispatch must be a list, but has the key 'x'", 4),
+        ("{ on_start = { \"a.b\" }, dispatch = { \"c.d\" } }", "observers[1] has both an on_start list and a dispatch list", 4),
     ])
     func aMalformedRuleIsALoadErrorAtItsLine(rule: String, message: String, line: Int) throws {
         let plugin = try observerPlugin(scratch, "bad", rule + ",")
@@ -217,6 +219,18 @@ struct LuaObserverTests {
         #expect(error.kind == .shape)
         #expect(error.message.hasPrefix(message), "\(error.message)")
         #expect(error.location?.description == "bad/plugin.lua:\(line)")
+    }
+
+    @Test func namedRulesAreRefusedNotSilentlyLeftOut() throws {
+        let plugin = try scratch.write("named", """
+            return {
+              name = "named",
+              observers = { save = { on_start = { "named.x" } } },
+            }
+            """)
+        let error = try #require(try host([plugin]).loadErrors.first)
+        #expect(error.message == "observers must be a list, but has the key 'save'")
+        #expect(error.location?.description == "named/plugin.lua:3")
     }
 
     @Test func anInterceptorThatIsNotAFunctionIsALoadError() throws {

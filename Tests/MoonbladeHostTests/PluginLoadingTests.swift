@@ -17,7 +17,7 @@ struct PluginLoadingTests {
         (source: "return {\n  updaters = {\n    add = function(state) state.x = end,\n  },\n}", kind: PluginError.Kind.load, line: 3, says: "unexpected symbol"),
         (source: "local t = nil\nlocal x = t.field\nreturn {}", kind: .load, line: 2, says: "attempt to index a nil value"),
         (source: "local plugin = {}\nreturn 42", kind: .shape, line: 2, says: "must return a table, but returned number"),
-        (source: "return {\n  updaters = {\n    add = 42,\n  },\n}", kind: .shape, line: 3, says: "updaters.add must be a function, found number 42"),
+        (source: "return {\n  updaters = {\n    add = 42,\n  },\n}", kind: .shape, line: 3, says: "updaters.add must be a function, found integer 42"),
         (source: "return {\n  updater = {},\n}", kind: .shape, line: 2, says: "unknown field 'updater'"),
         (source: "return {\n  name = \"bad.name\",\n}", kind: .shape, line: 2, says: "without dots"),
         (source: "return {\n  side_effects = \"nope\",\n}", kind: .shape, line: 2, says: "side_effects must be a table of functions"),

@@ -115,8 +115,16 @@ struct CompiledPlugin {
 struct PluginShapeChecker {
     let stack: LuaStack
     let chunkName: String
-    let source: String
     let folder: String
+    /// The source's lines without their indentation, to place errors Lua gives no line for.
+    let lines: [Substring]
+
+    init(stack: LuaStack, chunkName: String, source: String, folder: String) {
+        self.stack = stack
+        self.chunkName = chunkName
+        self.folder = folder
+        lines = source.split(separator: "\n", omittingEmptySubsequences: false).map { $0.drop { $0 == " " || $0 == "\t" } }
+    }
 
     func check(tableAt index: Int32, directory: String) throws(PluginError) -> PluginInfo {
         guard stack.type(at: index) == .table else {
@@ -203,22 +211,23 @@ struct PluginShapeChecker {
     }
 
     func describeTop() -> String {
-        if let string = stack.string(at: -1) { return "string \"\(string)\"" }
-        if let number = stack.number(at: -1) { return "number \(stack.integer(at: -1).map(String.init) ?? String(number))" }
-        return "\(stack.type(at: -1))"
+        stack.describe(at: -1)
     }
 
-    /// A shape error, placed at the first line of the source that mentions `key =` (Lua keeps no
-    /// line numbers for table fields, so this is a best guess, and it is right for ordinary plugins).
+    /// A shape error, placed at the line of `key =`; see ``line(near:)``.
     func failure(_ message: String, near key: String?) -> PluginError {
-        let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.drop { $0 == " " || $0 == "\t" } }
-        let line = key.flatMap { key in
+        failure(message, line: line(near: key))
+    }
+
+    /// The first line of the source that starts with `key =` (the last `return` for `"return"`), else 1:
+    /// Lua keeps no line numbers for table fields, so this is a best guess, right for ordinary plugins.
+    func line(near key: String?) -> Int {
+        let index = key.flatMap { key in
             key == "return"
                 ? lines.lastIndex { $0.hasPrefix("return") }
                 : lines.firstIndex { $0.hasPrefix(key) && $0.dropFirst(key.count).drop { $0 == " " }.hasPrefix("=") }
         }
-        return failure(message, line: line.map { $0 + 1 } ?? 1)
+        return index.map { $0 + 1 } ?? 1
     }
 
     /// A shape error at `line` of the plugin file.

@@ -24,14 +24,31 @@ extension PluginShapeChecker {
         return rules
     }
 
-    /// Calls `body` with each position of the sequence `field` (absent is fine), its element on top.
+    /// Calls `body` with each position of the list `field` (absent is fine), its element on top.
     private func forEachElement(
         of field: String, inTableAt index: Int32, _ body: (Int) throws(PluginError) -> Void
     ) throws(PluginError) {
         defer { stack.pop() }
         guard stack.rawGet(table: index, field: field) == .table else { return }  // the shape check saw to the type
-        let list = stack.top
-        for position in 1..<(stack.rawLength(at: list) + 1) {
+        try forEachElement(ofListAt: stack.top, what: field, line: line(near: field), body)
+    }
+
+    /// Calls `body` with each position of the list at `list`, its element on top; a key that is not a
+    /// position of the list (`{ save = … }`) is an error, not something silently left out.
+    private func forEachElement(
+        ofListAt list: Int32, what: String, line: Int, _ body: (Int) throws(PluginError) -> Void
+    ) throws(PluginError) {
+        let count = stack.rawLength(at: list)
+        stack.pushNil()
+        while stack.next(table: list) {
+            guard stack.isInteger(at: -2), let position = stack.integer(at: -2), position >= 1, position <= count else {
+                let key = stack.string(at: -2).map { "'\($0)'" } ?? stack.describe(at: -2)
+                stack.pop(2)
+                throw failure("\(what) must be a list, but has the key \(key)", line: line)
+            }
+            stack.pop()
+        }
+        for position in 1..<(count + 1) {
             stack.rawGet(table: list, at: Int64(position))
             defer { stack.pop() }
             try body(position)
@@ -51,6 +68,9 @@ extension PluginShapeChecker {
         try forEachField(ofTableAt: rule, in: what) { field throws(PluginError) in
             switch (field, stack.type(at: -1)) {
             case ("on_start", .table):
+                guard dispatches == nil else {
+                    throw failure("\(what) has both an on_start list and a dispatch list; keep one", line: near)
+                }
                 triggers.append((.start, nil))
                 dispatches = try dispatchList(what: "\(what).on_start", line: near)
             case ("on_start", .boolean) where stack.boolean(at: -1):
@@ -64,6 +84,9 @@ extension PluginShapeChecker {
                 stack.pushCopy(of: -1)
                 triggers.append((.stateChange(stack.popReference()), location))
             case ("dispatch", .table):
+                guard dispatches == nil else {
+                    throw failure("\(what) has both an on_start list and a dispatch list; keep one", line: near)
+                }
                 dispatches = try dispatchList(what: "\(what).dispatch", line: near)
             case ("on_start", _):
                 throw failure("\(what).on_start must be a list of items or true, found \(describeTop())", line: near)
@@ -95,14 +118,11 @@ extension PluginShapeChecker {
     /// The entries of the list on top of the stack: `"plugin.item"` or `{ "plugin.item", payload }`,
     /// where the payload is a value or a function that makes it from the event.
     private func dispatchList(what: String, line: Int) throws(PluginError) -> [ObserverRule.Dispatch] {
-        let list = stack.top
         var entries: [ObserverRule.Dispatch] = []
-        for position in 1..<(stack.rawLength(at: list) + 1) {
-            stack.rawGet(table: list, at: Int64(position))
-            defer { stack.pop() }
-            if let name = stack.string(at: -1), stack.type(at: -1) == .string {
-                entries.append(.init(item: name, payload: .none))
-                continue
+        try forEachElement(ofListAt: stack.top, what: what, line: line) { position throws(PluginError) in
+            if stack.type(at: -1) == .string {
+                entries.append(.init(item: stack.string(at: -1)!, payload: .none))
+                return
             }
             let entry = stack.top
             guard stack.type(at: entry) == .table, stack.rawGet(table: entry, at: 1) == .string else {
@@ -112,6 +132,7 @@ extension PluginShapeChecker {
             }
             let name = stack.string(at: -1)!
             stack.pop()
+            defer { stack.pop() }
             let payload: ObserverRule.Dispatch.Payload
             switch stack.rawGet(table: entry, at: 2) {
             case .nil:
@@ -120,14 +141,12 @@ extension PluginShapeChecker {
                 stack.pushCopy(of: -1)
                 payload = .function(stack.popReference())
             default:
-                do {
+                do throws(LuaError) {
                     payload = .value(try stack.value(at: -1))
                 } catch {
-                    stack.pop()
                     throw failure("\(what)[\(position)] payload: \(error.message)", line: line)
                 }
             }
-            stack.pop()
             entries.append(.init(item: name, payload: payload))
         }
         return entries
@@ -138,7 +157,6 @@ extension PluginShapeChecker {
     /// rule without a trigger, the line of `observers` itself.
     private func ruleLine(_ position: Int) -> Int {
         let triggers = ["on_start", "on_dispatch", "on_state_change", "on_notification"]
-        let lines = source.split(separator: "\n", omittingEmptySubsequences: false).map { $0.drop { $0 == " " } }
         let ruleLines = lines.indices.filter { index in
             triggers.contains { lines[index].contains($0) } && !lines[index].hasPrefix("--")
         }

@@ -16,3 +16,11 @@ extension LuaStack {
         lua_type(state, index) == LUA_TLIGHTUSERDATA && lua_touserdata(state, index) == nil
     }
 }
+
+extension LuaStack {
+    /// The value at `index` as error messages name it after "found": `string "yes"`, `integer 3`,
+    /// `number 3.5`, `boolean true`, `nil`, `null`, `table`, `function`, …
+    public func describe(at index: Int32) -> String {
+        LuaCoding.describeValue(state, index)
+    }
+}
