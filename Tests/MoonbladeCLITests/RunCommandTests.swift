@@ -29,6 +29,37 @@ struct RunCommandTests {
         #expect(try outcome.json() == [:])
     }
 
+    @Test func theStateIsPrintedOnceTheOnStartWorkIsDone() throws {
+        // `load` awaits Swift work before it dispatches, so the store is briefly idle-looking but busy.
+        let boot = try workspace.plugin(
+            "boot",
+            """
+            return {
+              name = "boot",
+              updaters = { set = function(state, p) state.loaded_at = p.at end },
+              side_effects = { load = function(ctx) ctx.dispatch("boot.set", { at = ctx.deps.clock.now() }) end },
+              observers = { { on_start = { "boot.load" } } },
+            }
+            """)
+        let outcome = try workspace.run("run", boot)
+        #expect(outcome.status == 0)
+        #expect(try outcome.json()["loaded_at"] != nil)
+    }
+
+    @Test func aPluginLogEntryKeepsEveryField() throws {
+        // `reload` is a field the host's own reload entries carry; a plugin's entry is shown whole.
+        let chatty = try workspace.plugin(
+            "chatty",
+            """
+            return { name = "chatty", side_effects = {
+              say = function(ctx) ctx.deps.log.info { message = "hi", reload = "soon" } end,
+            } }
+            """)
+        let outcome = try workspace.run("run", chatty, "--dispatch", "chatty.say")
+        #expect(outcome.status == 0)
+        #expect(outcome.stderr == "info moonblade.plugin: hi reload=soon\n")
+    }
+
     @Test func aFailedDispatchExits1WithOneLineNamingThePlace() throws {
         let tally = try workspace.plugin("tally", tallyPlugin)
         let outcome = try workspace.run(

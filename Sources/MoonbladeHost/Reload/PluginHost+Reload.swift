@@ -12,11 +12,20 @@ extension PluginHost {
     /// effects already running finish on the code they started with. Module-level locals start afresh:
     /// what must survive a reload belongs in the state.
     ///
-    /// Every step is reported to ``reloadEvents()`` and the logger (those entries carry a `reload`
-    /// metadata value: `succeeded`, `migrated` or `failed`, so a host showing the events can skip them).
+    /// Every step is reported to ``reloadEvents()`` (with the cause ``PluginReloadCause/call``) and the
+    /// logger (those entries carry a `reload` metadata value: `succeeded`, `migrated` or `failed`, so a
+    /// host showing the events can skip them).
     @discardableResult
     public func reload(plugin name: String) async throws(PluginError) -> PluginInfo {
-        reloadEventHub.send(.started(plugin: name))
+        try await reload(plugin: name, cause: .call)
+    }
+
+    /// ``reload(plugin:)``, its events reporting `cause`.
+    func reload(plugin name: String, cause: PluginReloadCause) async throws(PluginError) -> PluginInfo {
+        let report = { [reloadEventHub] (step: PluginReloadEvent.Step) in
+            reloadEventHub.send(PluginReloadEvent(step: step, cause: cause))
+        }
+        report(.started(plugin: name))
         do throws(PluginError) {
             let plan = try runtime.stageReload(of: name)
             do {
@@ -25,18 +34,18 @@ extension PluginHost {
                 throw error as? PluginError ?? PluginError(.runtime, plugin: name, message: "\(error)", underlying: error)
             }
             if plan.migrates {
-                reloadEventHub.send(.migrated(plugin: name, from: plan.fromVersion, to: plan.toVersion))
+                report(.migrated(plugin: name, from: plan.fromVersion, to: plan.toVersion))
                 logger.info(
                     "migrated plugin \(name) from version \(plan.fromVersion) to \(plan.toVersion)",
                     metadata: ["reload": "migrated", "plugin": "\(name)"])
             }
             let info = plugins.first { $0.name == name }!
-            reloadEventHub.send(.succeeded(info))
+            report(.succeeded(info))
             logger.info(
                 "reloaded plugin \(name) (version \(info.version))", metadata: ["reload": "succeeded", "plugin": "\(name)"])
             return info
         } catch {
-            reloadEventHub.send(.failed(plugin: name, error))
+            report(.failed(plugin: name, error))
             logger.error(
                 "reload of plugin \(name) failed, the earlier version keeps running: \(error)",
                 metadata: ["reload": "failed", "plugin": "\(name)"])
@@ -44,7 +53,8 @@ extension PluginHost {
         }
     }
 
-    /// The reload events from now on: started, succeeded, migrated, failed. Each call makes its own stream.
+    /// The reload events from now on: started, succeeded, migrated, failed, each with who asked for the
+    /// reload. Each call makes its own stream.
     public func reloadEvents() -> AsyncStream<PluginReloadEvent> {
         reloadEventHub.subscribe()
     }
@@ -55,7 +65,7 @@ extension PluginHost {
     /// watching lasts as long as the returned watcher.
     ///
     /// A failed reload leaves the earlier version running; the failure goes to ``reloadEvents()`` and the
-    /// log, and the next save tries again.
+    /// log, and the next save tries again. Its events have the cause ``PluginReloadCause/watcher``.
     public func watchPlugins(
         debounce: Duration = .milliseconds(50), pollingInterval: Duration? = nil
     ) -> PluginWatcher {
@@ -64,7 +74,7 @@ extension PluginHost {
             directories: Array(directories.keys), debounce: debounce, pollingInterval: pollingInterval
         ) { [weak self] directory in
             guard let self, let name = directories[directory] else { return }
-            Task { try? await self.reload(plugin: name) }
+            Task { try? await self.reload(plugin: name, cause: .watcher) }
         }
     }
 }
