@@ -16,7 +16,9 @@ struct ConsoleLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        if leavesOutCommandReports, event.metadata?["load"] != nil || event.metadata?["reload"] != nil { return }
+        if leavesOutCommandReports, event.metadata?["load"] != nil || event.metadata?["reload"] != nil {
+            return
+        }
         let fields = metadata.merging(event.metadata ?? [:]) { _, entry in entry }
             .sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
         Console.printError("\(event.level) \(label): \(event.message)\(fields)")

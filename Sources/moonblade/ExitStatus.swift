@@ -17,8 +17,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .dispatchFailed: "a dispatch failed (run; the plugin's error is on standard error)"
         case .specFailed: "a spec case failed (test)"
         case .pluginFailed: "a plugin failed to load or to pass its shape check"
-        case .fileFailed:
-            "a file could not be read or written (--state, --save, --junit), or a folder given to test is missing"
+        case .fileFailed: "a file or folder cannot be read or written (--state, --save, --junit)"
         case .noSpecs: "a plugin folder has no spec case (test: spec/*_spec.lua with an `it`)"
         }
     }

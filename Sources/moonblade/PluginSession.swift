@@ -11,9 +11,12 @@ struct PluginSession {
     /// the host's own (a failing `on_start` item, say) go to standard error from `logLevel` up.
     ///
     /// - Throws: ``ExitStatus/pluginFailed`` after reporting every plugin that did not load.
-    init(plugins: [String], initialState: JSONValue, dataDirectory: String, logLevel: Logger.Level) async throws {
+    init(plugins: [String], initialState: JSONValue, dataDirectory: String, logLevel: Logger.Level)
+        async throws
+    {
         let dependencies = PluginDependencies.standard(
-            dataDirectory: URL(fileURLWithPath: dataDirectory), logger: ConsoleLogHandler.pluginLogger(level: logLevel))
+            dataDirectory: URL(fileURLWithPath: dataDirectory),
+            logger: ConsoleLogHandler.pluginLogger(level: logLevel))
         host = try PluginHost(
             plugins: plugins, initialState: initialState, dependencies: dependencies,
             configuration: .init(logger: ConsoleLogHandler.hostLogger(level: logLevel)))

@@ -127,7 +127,7 @@ struct RunCommandTests {
         #expect(outcome.status == 0)
         for code in [
             "0   success", "1   a dispatch failed", "2   a spec case failed", "3   a plugin failed",
-            "4   a file could not", "5   a plugin folder has no spec", "64  the command line",
+            "4   a file or folder cannot", "5   a plugin folder has no spec", "64  the command line",
         ] {
             #expect(outcome.stdout.contains(code))
         }

@@ -31,7 +31,8 @@ struct DispatchAndSettleTests {
         dependencies.expose("wait", "briefly") { (_: JSONValue) async throws in
             try await Task.sleep(for: .milliseconds(20))
         }
-        let host = try PluginHost<AppState>(plugins: [try scratch.write("chain", chain)], dependencies: dependencies)
+        let host = try PluginHost<AppState>(
+            plugins: [try scratch.write("chain", chain)], dependencies: dependencies)
         #expect(host.loadErrors.isEmpty)
         return (host, scratch)
     }
