@@ -18,14 +18,13 @@ struct CheckCommand: AsyncParsableCommand {
     var plugins: [String]
 
     func run() async throws {
-        // The host would log each refused plugin as well; check reports them itself, once each.
-        let muted = ConsoleLogHandler.logger("moonblade.host", threshold: LogThreshold(.critical))
-        let host = try PluginHost<JSONValue>(plugins: plugins, configuration: .init(logger: muted))
-        for plugin in host.plugins {
+        // Loading alone: a store would start and run the plugins' `on_start` rules.
+        let (loaded, errors) = try PluginHost<JSONValue>.check(plugins: plugins)
+        for plugin in loaded {
             Console.print("ok \(plugin.name) \(plugin.version)")
         }
-        host.loadErrors.forEach(Console.report)
-        if !host.loadErrors.isEmpty {
+        errors.forEach(Console.report)
+        if !errors.isEmpty {
             throw ExitStatus.pluginFailed.code
         }
     }

@@ -1,19 +1,14 @@
 import Logging
-import Moonblade
 
 /// swift-log entries as one line each on standard error: `warning moonblade.host: message key=value`.
-///
-/// Handlers made from one ``LogThreshold`` share their level, so a command can hold a logger back for a
-/// while and let it speak later (see ``PluginSession``).
 struct ConsoleLogHandler: LogHandler {
     let label: String
-    let threshold: LogThreshold
+    var logLevel: Logger.Level
+    /// Whether entries the commands report themselves, in their own words, are left out: the host's
+    /// refusal of a plugin (`load` metadata: an `error:` line) and its reload steps (`reload` metadata:
+    /// reported from the host's event stream). Only for the host's logger: a plugin's fields are its own.
+    var leavesOutCommandReports = false
     var metadata: Logger.Metadata = [:]
-
-    var logLevel: Logger.Level {
-        get { threshold.level }
-        set { threshold.level = newValue }
-    }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
@@ -21,32 +16,23 @@ struct ConsoleLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        // The commands report reloads from the host's event stream, in their own words.
-        guard event.metadata?["reload"] == nil else { return }
+        if leavesOutCommandReports, event.metadata?["load"] != nil || event.metadata?["reload"] != nil {
+            return
+        }
         let fields = metadata.merging(event.metadata ?? [:]) { _, entry in entry }
             .sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
         Console.printError("\(event.level) \(label): \(event.message)\(fields)")
     }
 
-    /// A logger writing through a handler of this kind at `threshold`'s level.
-    static func logger(_ label: String, threshold: LogThreshold) -> Logger {
-        Logger(label: label) { label in ConsoleLogHandler(label: label, threshold: threshold) }
-    }
-}
-
-/// A log level that several handlers share and that can change while they are in use.
-final class LogThreshold: @unchecked Sendable {
-    // @unchecked Sendable: `current` is read and written only inside `lock` (a pthread lock, which
-    // ThreadSanitizer sees).
-    private let lock = Lock()
-    private var current: Logger.Level
-
-    init(_ level: Logger.Level) {
-        current = level
+    /// The host's logger, leaving out what the commands report themselves, from `level` up.
+    static func hostLogger(level: Logger.Level) -> Logger {
+        Logger(label: "moonblade.host") { label in
+            ConsoleLogHandler(label: label, logLevel: level, leavesOutCommandReports: true)
+        }
     }
 
-    var level: Logger.Level {
-        get { lock.withLock { current } }
-        set { lock.withLock { current = newValue } }
+    /// The logger of the plugins' `ctx.deps.log`, every entry from `level` up.
+    static func pluginLogger(level: Logger.Level) -> Logger {
+        Logger(label: "moonblade.plugin") { label in ConsoleLogHandler(label: label, logLevel: level) }
     }
 }

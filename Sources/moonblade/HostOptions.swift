@@ -15,9 +15,10 @@ struct HostOptions: ParsableArguments {
         help: ArgumentHelp("The lowest level of log entries shown on standard error.", valueName: "level"))
     var logLevel: Logger.Level = .info
 
-    /// Loads the plugins on `initialState`; reports and exits on a plugin that does not load.
-    func session(initialState: JSONValue = JSONValue()) throws -> PluginSession {
-        try PluginSession(
+    /// Loads the plugins on `initialState` and lets their `on_start` work finish; reports and exits on a
+    /// plugin that does not load.
+    func session(initialState: JSONValue = JSONValue()) async throws -> PluginSession {
+        try await PluginSession(
             plugins: plugins, initialState: initialState, dataDirectory: dataDir, logLevel: logLevel)
     }
 }

@@ -6,13 +6,12 @@ extension Repl {
     func reloadPlugins() async {
         for name in session.host.plugins.map(\.name) {
             // Subscribed first: the host reports every step before `reload` returns, so the stream then
-            // holds them all and reading them never waits.
+            // holds them all and reading them never waits. Reloads the watcher started meanwhile are its own.
             let events = session.host.reloadEvents()
-            await hotReload?.reporter.leaveNextReload(of: name)
             _ = try? await session.host.reload(plugin: name)
-            for await event in events where event.plugin == name {
+            for await event in events where event.cause == .call && event.plugin == name {
                 guard let line = event.line else { continue }
-                if case .failed = event {
+                if case .failed = event.step {
                     Console.printError(line)
                 } else {
                     Console.print(line)

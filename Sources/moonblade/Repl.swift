@@ -4,8 +4,6 @@ import MoonbladeHost
 /// The read-eval-print loop of `moonblade repl`: one command per line, errors reported and survived.
 struct Repl {
     let session: PluginSession
-    /// The hot reload running alongside, whose reporter leaves the `reload` command's reloads to it.
-    var hotReload: HotReload?
 
     /// A command line, understood.
     enum Command: Equatable {

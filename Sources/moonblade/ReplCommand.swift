@@ -26,10 +26,10 @@ struct ReplCommand: AsyncParsableCommand {
     var watch = true
 
     func run() async throws {
-        let session = try host.session()
+        let session = try await host.session()
         let hotReload = watch ? HotReload(session.host) : nil
         defer { hotReload?.stop() }
-        let repl = Repl(session: session, hotReload: hotReload)
+        let repl = Repl(session: session)
         if Console.inputIsTerminal {
             Console.print(
                 "moonblade repl: \(session.host.plugins.map(\.name).joined(separator: ", ")). Type help for the commands."

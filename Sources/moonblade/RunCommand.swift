@@ -67,7 +67,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let initialState = try stateFile.map(StateFile.read) ?? JSONValue()
-        let session = try host.session(initialState: initialState)
+        let session = try await host.session(initialState: initialState)
         for request in try requests() {
             do {
                 try await session.dispatch(request)
@@ -94,7 +94,7 @@ struct RunCommand: AsyncParsableCommand {
         for await line in Console.inputLines() where !line.allSatisfy(\.isWhitespace) {
             do {
                 let result = try await session.dispatch(DispatchRequest(line: line))
-                if let result, result != .null {
+                if let result {
                     Console.print(result.jsonString())
                 }
                 if printState {

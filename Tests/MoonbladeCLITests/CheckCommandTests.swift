@@ -32,16 +32,20 @@ struct CheckCommandTests {
     }
 
     @Test func runsNoItem() throws {
-        // An item that would write a file if it ran: check loads it and leaves it alone.
+        // An item that prints if it runs, and a rule that would run it as the store starts: check loads
+        // the plugin and leaves both alone.
         let plugin = try workspace.plugin(
             "quiet",
             """
-            return { name = "quiet", side_effects = {
-              write = function(ctx) ctx.deps.storage.write { key = "ran", value = true } end,
-            } }
+            return {
+              name = "quiet",
+              side_effects = { shout = function(ctx) print("ran") end },
+              observers = { { on_start = { "quiet.shout" } } },
+            }
             """)
         let outcome = try workspace.run("check", plugin)
         #expect(outcome.status == 0)
-        #expect(try workspace.contents() == ["quiet"])
+        #expect(outcome.stdout == "ok quiet 1\n")
+        #expect(outcome.stderr == "")
     }
 }

@@ -30,6 +30,43 @@ struct ReplCommandTests {
         #expect(outcome.stdout == "ok\nok\n{\"total\":3}\n{\n  \"total\": 3\n}\n")
     }
 
+    @Test func aSideEffectPrintsItsResultOrOk() throws {
+        let answers = try workspace.plugin(
+            "answers",
+            """
+            return { name = "answers", side_effects = {
+              nothing = function(ctx) end,
+              answer = function(ctx) return 42 end,
+            } }
+            """)
+        let outcome = try workspace.run("repl", answers, input: "answers.nothing\nanswers.answer\n")
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == "ok\n42\n")
+    }
+
+    @Test func failingOnStartRulesAreReported() throws {
+        // The first rule's item fails once it runs; the second rule fails as the store starts.
+        try workspace.plugin(
+            "boot",
+            """
+            return {
+              name = "boot",
+              updaters = { fail = function(state) error("no data") end },
+              observers = {
+                { on_start = { "boot.fail" } },
+                { on_start = { { "boot.fail", function() error("no payload") end } } },
+              },
+            }
+            """)
+        let repl = try RunningMoonblade(["repl", "boot", "--no-watch"], in: workspace.url)
+        try repl.waitUntil("both errors") { _, stderr in
+            stderr.contains("error moonblade.host: boot.fail, dispatched by ")
+                && stderr.contains("boot/plugin.lua:3: no data")
+                && stderr.contains("boot/plugin.lua:6: dispatching boot.fail: no payload")
+        }
+        #expect(try repl.finish().status == 0)
+    }
+
     @Test func helpListsTheCommandsAndItems() throws {
         let outcome = try workspace.run("repl", shippedPlugin("counter"), input: "help\n")
         #expect(outcome.status == 0)
@@ -41,7 +78,7 @@ struct ReplCommandTests {
     }
 
     @Test func reloadCommandSwapsInTheEditedCodeAndKeepsTheOldOneWhenTheEditIsBroken() throws {
-        let step = try workspace.plugin("step", stepPlugin(version: 1, factor: 1))
+        try workspace.plugin("step", stepPlugin(version: 1, factor: 1))
         let repl = try RunningMoonblade(["repl", "step", "--no-watch"], in: workspace.url)
         try repl.send(#"step.add {"by": 1}"#)
         try repl.waitUntil("ok after the first dispatch") { stdout, _ in stdout == "ok\n" }
@@ -52,7 +89,7 @@ struct ReplCommandTests {
         try repl.send("state")
         try repl.waitUntil("the state after the reload") { stdout, _ in stdout.hasSuffix("}\n") }
 
-        try Data(brokenStepPlugin.utf8).write(to: URL(fileURLWithPath: "\(step)/plugin.lua"))
+        try workspace.plugin("step", brokenStepPlugin)
         try repl.send("reload")
         try repl.send(#"step.add {"by": 1}"#)
         let outcome = try repl.finish()
@@ -69,20 +106,16 @@ struct ReplCommandTests {
                 }
                 ok\n
                 """)
-        #expect(
-            outcome.stderr == """
-                error: reload of step failed: step/plugin.lua:3: '}' expected near 'end' \
-                (the earlier version keeps running)\n
-                """)
+        #expect(outcome.stderr == brokenStepReloadError + "\n")
     }
 
     @Test func pluginsReloadByThemselvesAndTheReloadCommandIsReportedOnce() throws {
-        let step = try workspace.plugin("step", stepPlugin(version: 1, factor: 1))
+        try workspace.plugin("step", stepPlugin(version: 1, factor: 1))
         let repl = try RunningMoonblade(["repl", "step"], in: workspace.url)
         try repl.send("help")
         try repl.waitUntil("the help") { stdout, _ in stdout.contains("items: step.add") }
 
-        try Data(stepPlugin(version: 1, factor: 5).utf8).write(to: URL(fileURLWithPath: "\(step)/plugin.lua"))
+        try workspace.plugin("step", stepPlugin(version: 1, factor: 5))
         try repl.waitUntil("the reload on standard error") { _, stderr in stderr == "reloaded step (version 1)\n" }
         try repl.send(#"step.add {"by": 1}"#)
         try repl.send("reload")

@@ -29,6 +29,37 @@ struct RunCommandTests {
         #expect(try outcome.json() == [:])
     }
 
+    @Test func theStateIsPrintedOnceTheOnStartWorkIsDone() throws {
+        // `load` awaits Swift work before it dispatches, so the store is briefly idle-looking but busy.
+        let boot = try workspace.plugin(
+            "boot",
+            """
+            return {
+              name = "boot",
+              updaters = { set = function(state, p) state.loaded_at = p.at end },
+              side_effects = { load = function(ctx) ctx.dispatch("boot.set", { at = ctx.deps.clock.now() }) end },
+              observers = { { on_start = { "boot.load" } } },
+            }
+            """)
+        let outcome = try workspace.run("run", boot)
+        #expect(outcome.status == 0)
+        #expect(try outcome.json()["loaded_at"] != nil)
+    }
+
+    @Test func aPluginLogEntryKeepsEveryField() throws {
+        // `reload` is a field the host's own reload entries carry; a plugin's entry is shown whole.
+        let chatty = try workspace.plugin(
+            "chatty",
+            """
+            return { name = "chatty", side_effects = {
+              say = function(ctx) ctx.deps.log.info { message = "hi", reload = "soon" } end,
+            } }
+            """)
+        let outcome = try workspace.run("run", chatty, "--dispatch", "chatty.say")
+        #expect(outcome.status == 0)
+        #expect(outcome.stderr == "info moonblade.plugin: hi reload=soon\n")
+    }
+
     @Test func aFailedDispatchExits1WithOneLineNamingThePlace() throws {
         let tally = try workspace.plugin("tally", tallyPlugin)
         let outcome = try workspace.run(
@@ -96,7 +127,7 @@ struct RunCommandTests {
         #expect(outcome.status == 0)
         for code in [
             "0   success", "1   a dispatch failed", "2   a spec case failed", "3   a plugin failed",
-            "4   a file could not", "5   a plugin folder has no spec", "64  the command line",
+            "4   a file or folder cannot", "5   a plugin folder has no spec", "64  the command line",
         ] {
             #expect(outcome.stdout.contains(code))
         }

@@ -16,6 +16,7 @@ struct ShippedPluginTests {
             input: "cart.checkout {\"customer\": \"ada\"}\n")
         #expect(outcome.status == 0)
         let lines = outcome.stdout.split(separator: "\n", maxSplits: 1).map(String.init)
+        try #require(lines.count >= 2)
         let summary = try JSONDecoder().decode(JSONValue.self, from: Data(lines[0].utf8))
         #expect(summary["order"] == "order-1")
         #expect(summary["total"] == 510)

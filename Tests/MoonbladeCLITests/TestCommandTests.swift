@@ -102,6 +102,19 @@ struct TestCommandTests {
                 """)
     }
 
+    @Test func junitKeepsTabsAndLineBreaksInAttributes() throws {
+        try workspace.plugin("bare", "return { name = \"bare\" }")
+        try workspace.file("bare/spec/bare_spec.lua", #"describe("bare", function() it("a\ttab and\na line break", function() end) end)"#)
+        let outcome = try workspace.run("test", "bare", "--junit", "report.xml")
+        #expect(outcome.status == 0)
+
+        // A parser turns a tab or line break written as such in an attribute into a space.
+        let document = try XMLDocument(
+            contentsOf: workspace.url.appendingPathComponent("report.xml"), options: [])
+        let testcase = try #require(document.rootElement()?.elements(forName: "testsuite").first?.elements(forName: "testcase").first)
+        #expect(testcase.attribute(forName: "name")?.stringValue == "bare a\ttab and\na line break")
+    }
+
     @Test func aJUnitFileThatCannotBeWrittenExits4() throws {
         let outcome = try workspace.run("test", shippedPlugin("counter"), "--junit", "no-such-dir/report.xml")
         #expect(outcome.status == 4)
@@ -113,6 +126,13 @@ struct TestCommandTests {
         let outcome = try workspace.run("test", "bare", shippedPlugin("counter"))
         #expect(outcome.status == 5)
         #expect(outcome.stderr.contains("error: no spec case in bare"))
+        #expect(outcome.stdout.contains("ok   counter: "))
+    }
+
+    @Test func aMissingFolderIsReportedAsSuchAndExits4() throws {
+        let outcome = try workspace.run("test", "typo", shippedPlugin("counter"))
+        #expect(outcome.status == 4)
+        #expect(outcome.stderr == "error: no such folder: typo\n")
         #expect(outcome.stdout.contains("ok   counter: "))
     }
 

@@ -26,7 +26,8 @@ struct WatchTests {
                 error: the payload of not is not valid JSON: json at all\n
                 """)
         let lines = outcome.stdout.split(separator: "\n", maxSplits: 1).map(String.init)
-        #expect(lines.first == #"{"total":12}"#)
+        try #require(lines.count >= 2)
+        #expect(lines[0] == #"{"total":12}"#)
         #expect(try JSONDecoder().decode(JSONValue.self, from: Data(lines[1].utf8)) == ["total": 13])
     }
 
@@ -40,18 +41,17 @@ struct WatchTests {
     }
 
     @Test func reloadsAnEditedPluginAndKeepsTheOldCodeWhenAnEditIsBroken() throws {
-        let step = try workspace.plugin("step", stepPlugin(version: 1, factor: 1))
-        let plugin = URL(fileURLWithPath: "\(step)/plugin.lua")
+        try workspace.plugin("step", stepPlugin(version: 1, factor: 1))
         let run = try RunningMoonblade(["run", "step", "--watch", "--print-state"], in: workspace.url)
         try run.send(#"step.add {"by": 1}"#)
         try run.waitUntil("the first state") { stdout, _ in stdout == "{\"total\":1}\n" }
 
-        try Data(stepPlugin(version: 2, factor: 10).utf8).write(to: plugin)
+        try workspace.plugin("step", stepPlugin(version: 2, factor: 10))
         try run.waitUntil("the reload") { _, stderr in stderr.contains("reloaded step (version 2)\n") }
         try run.send(#"step.add {"by": 1}"#)
         try run.waitUntil("the state after the reload") { stdout, _ in stdout.hasSuffix("\"total\":11}\n") }
 
-        try Data(brokenStepPlugin.utf8).write(to: plugin)
+        try workspace.plugin("step", brokenStepPlugin)
         try run.waitUntil("the failed reload") { _, stderr in stderr.contains("reload of step failed") }
         try run.send(#"step.add {"by": 1}"#)
         let outcome = try run.finish()
@@ -70,8 +70,7 @@ struct WatchTests {
             outcome.stderr == """
                 migrated step from version 1 to 2
                 reloaded step (version 2)
-                error: reload of step failed: step/plugin.lua:3: '}' expected near 'end' \
-                (the earlier version keeps running)\n
+                \(brokenStepReloadError)\n
                 """)
     }
 }

@@ -95,12 +95,28 @@ struct AtomicFileTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
     }
 
-    @Test func aWrittenFileIsReadableByOthers() throws {
+    func permissions(_ file: URL) throws -> Int? {
+        try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+    }
+
+    @Test func aNewFileGetsTheModeTheUmaskLeaves() throws {
+        // The umask as the kernel reports it: setting it to read it would race with other tests.
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") })
+        let umask = try #require(Int(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8))
         let file = scratch.url.appendingPathComponent("state.json")
         try AtomicFile.write(Data("{}".utf8), to: file)
-        let permissions =
-            try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
-        #expect(permissions == 0o644)
+        #expect(try permissions(file) == 0o666 & ~umask)
         #expect(try String(contentsOf: file, encoding: .utf8) == "{}")
+    }
+
+    @Test(arguments: [0o600, 0o640, 0o755])
+    func aReplacedFileKeepsItsMode(mode: Int) throws {
+        let file = scratch.url.appendingPathComponent("state.json")
+        try Data("old".utf8).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file.path)
+        try AtomicFile.write(Data("new".utf8), to: file)
+        #expect(try permissions(file) == mode)
+        #expect(try String(contentsOf: file, encoding: .utf8) == "new")
     }
 }

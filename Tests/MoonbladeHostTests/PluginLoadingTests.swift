@@ -35,6 +35,15 @@ struct PluginLoadingTests {
         #expect(error.description.contains("broken/plugin.lua:\(line)"), "\(error)")
     }
 
+    @Test func checkLoadsWithoutAStore() throws {
+        let scratch = ScratchPlugins()
+        let broken = try scratch.write("broken", "return {\n  updater = {},\n}")
+        let result = try PluginHost<AppState>.check(plugins: [shippedPlugin("counter"), broken, shippedPlugin("todo")])
+        #expect(result.plugins.map(\.name) == ["counter", "todo"])
+        #expect(result.errors.map(\.plugin) == ["broken"])
+        #expect(result.errors.first?.description.contains("broken/plugin.lua:2") == true)
+    }
+
     @Test func refusesASecondPluginWithTheSameName() throws {
         let scratch = ScratchPlugins()
         let twin = try scratch.write("twin", "return { name = \"counter\" }")

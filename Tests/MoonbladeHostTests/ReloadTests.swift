@@ -15,7 +15,8 @@ func versionedCounter(factor: Int, version: Int = 1, extra: String = "") -> Stri
     """
 }
 
-/// Collects a host's reload events as their descriptions.
+/// Collects a host's reload events as their descriptions, marked `(watcher)` when the watcher started
+/// the reload.
 final class ReloadLog: Sendable {
     let events = Mutex<[String]>([])
 
@@ -23,12 +24,13 @@ final class ReloadLog: Sendable {
         let stream = host.reloadEvents()
         Task { [self] in
             for await event in stream {
-                let line = switch event {
+                let step = switch event.step {
                 case .started(let plugin): "started \(plugin)"
                 case .succeeded(let info): "succeeded \(info.name) v\(info.version)"
                 case .migrated(let plugin, let from, let to): "migrated \(plugin) \(from)->\(to)"
                 case .failed(let plugin, let error): "failed \(plugin): \(error)"
                 }
+                let line = event.cause == .watcher ? "\(step) (watcher)" : step
                 self.events.withLock { $0.append(line) }
             }
         }
@@ -226,7 +228,7 @@ struct PluginWatcherTests {
     func aSavedEditIsPickedUp(polling: Bool) async throws {
         try await withWatchedHost(polling: polling) { host, folder, events in
             try versionedCounter(factor: 2).write(toFile: folder + "/plugin.lua", atomically: false, encoding: .utf8)
-            try await waitUntil { events.all.contains("succeeded counterx v1") }
+            try await waitUntil { events.all.contains("succeeded counterx v1 (watcher)") }
             #expect(try await addTen(host) == 20)
         }
     }
@@ -237,7 +239,7 @@ struct PluginWatcherTests {
             // What editors do: write a temporary file next to it, then rename it over the plugin.
             try versionedCounter(factor: 3).write(toFile: folder + "/.plugin.lua.swp", atomically: false, encoding: .utf8)
             #expect(rename(folder + "/.plugin.lua.swp", folder + "/plugin.lua") == 0)
-            try await waitUntil { events.all.contains("succeeded counterx v1") }
+            try await waitUntil { events.all.contains("succeeded counterx v1 (watcher)") }
             #expect(try await addTen(host) == 30)
         }
     }
@@ -266,7 +268,7 @@ struct PluginWatcherTests {
             #expect(events.all.contains { $0.contains("cannot read") })
             #expect(try await addTen(host) == 10)
             try versionedCounter(factor: 4).write(toFile: folder + "/plugin.lua", atomically: true, encoding: .utf8)
-            try await waitUntil { events.all.contains("succeeded counterx v1") }
+            try await waitUntil { events.all.contains("succeeded counterx v1 (watcher)") }
             #expect(try await addTen(host) == 40)
         }
     }

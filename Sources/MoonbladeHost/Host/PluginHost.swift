@@ -97,7 +97,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
             do {
                 try runtime.loadPlugin(from: directory)
             } catch {
-                configuration.logger.error("plugin refused: \(error)")
+                configuration.logger.error("plugin refused: \(error)", metadata: ["load": "refused"])
                 errors.append(error)
             }
         }

@@ -12,11 +12,20 @@ extension PluginHost {
     /// effects already running finish on the code they started with. Module-level locals start afresh:
     /// what must survive a reload belongs in the state.
     ///
-    /// Every step is reported to ``reloadEvents()`` and the logger (those entries carry a `reload`
-    /// metadata value: `succeeded`, `migrated` or `failed`, so a host showing the events can skip them).
+    /// Every step is reported to ``reloadEvents()`` (with the cause ``PluginReloadCause/call``) and the
+    /// logger (those entries carry a `reload` metadata value: `succeeded`, `migrated` or `failed`, so a
+    /// host showing the events can skip them).
     @discardableResult
     public func reload(plugin name: String) async throws(PluginError) -> PluginInfo {
-        reloadEventHub.send(.started(plugin: name))
+        try await reload(plugin: name, cause: .call)
+    }
+
+    /// ``reload(plugin:)``, its events reporting `cause`.
+    func reload(plugin name: String, cause: PluginReloadCause) async throws(PluginError) -> PluginInfo {
+        let report = { [reloadEventHub] (step: PluginReloadEvent.Step) in
+            reloadEventHub.send(PluginReloadEvent(step: step, cause: cause))
+        }
+        report(.started(plugin: name))
         do throws(PluginError) {
             let ticket = try runtime.stageReload(of: name)
             do {
@@ -30,17 +39,17 @@ extension PluginHost {
             }
             let info = outcome.info
             if let from = outcome.migratedFrom {
-                reloadEventHub.send(.migrated(plugin: name, from: from, to: info.version))
+                report(.migrated(plugin: name, from: from, to: info.version))
                 logger.info(
                     "migrated plugin \(name) from version \(from) to \(info.version)",
                     metadata: ["reload": "migrated", "plugin": "\(name)"])
             }
-            reloadEventHub.send(.succeeded(info))
+            report(.succeeded(info))
             logger.info(
                 "reloaded plugin \(name) (version \(info.version))", metadata: ["reload": "succeeded", "plugin": "\(name)"])
             return info
         } catch {
-            reloadEventHub.send(.failed(plugin: name, error))
+            report(.failed(plugin: name, error))
             logger.error(
                 "reload of plugin \(name) failed, the earlier version keeps running: \(error)",
                 metadata: ["reload": "failed", "plugin": "\(name)"])
@@ -48,7 +57,8 @@ extension PluginHost {
         }
     }
 
-    /// The reload events from now on: started, succeeded, migrated, failed. Each call makes its own stream.
+    /// The reload events from now on: started, succeeded, migrated, failed, each with who asked for the
+    /// reload. Each call makes its own stream.
     public func reloadEvents() -> AsyncStream<PluginReloadEvent> {
         reloadEventHub.subscribe()
     }
@@ -59,7 +69,7 @@ extension PluginHost {
     /// watching lasts as long as the returned watcher.
     ///
     /// A failed reload leaves the earlier version running; the failure goes to ``reloadEvents()`` and the
-    /// log, and the next save tries again.
+    /// log, and the next save tries again. Its events have the cause ``PluginReloadCause/watcher``.
     public func watchPlugins(
         debounce: Duration = .milliseconds(50), pollingInterval: Duration? = nil
     ) -> PluginWatcher {
@@ -68,7 +78,7 @@ extension PluginHost {
             directories: Array(directories.keys), debounce: debounce, pollingInterval: pollingInterval
         ) { [weak self] directory in
             guard let self, let name = directories[directory] else { return }
-            Task { try? await self.reload(plugin: name) }
+            Task { try? await self.reload(plugin: name, cause: .watcher) }
         }
     }
 }

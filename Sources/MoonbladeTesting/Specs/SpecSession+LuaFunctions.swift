@@ -49,19 +49,9 @@ extension SpecSession {
         }
         let payload = try stack.type(at: 2) == .nil || stack.type(at: 2) == .none ? nil : json(stack, at: 2, "dispatch payload")
         let host = try storeHost(stack)
-        let isSideEffect = host.plugins.contains { $0.sideEffects.contains(name) }
         // Done means done: what the item set off (an observer's save, say) has finished too, so the
         // case sees its effects and nothing outlives the case.
-        pending = {
-            var result = JSONValue.null
-            if isSideEffect {
-                result = try await host.dispatch(name, payload, returning: JSONValue.self).value
-            } else {
-                try await host.dispatch(name, payload).value
-            }
-            await host.store.waitUntilIdle()
-            return result
-        }
+        pending = { try await host.dispatchAndSettle(name, payload) ?? .null }
         return 0
     }
 

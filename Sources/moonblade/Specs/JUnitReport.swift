@@ -55,15 +55,18 @@ extension String {
         var escaped = ""
         for character in unicodeScalars {
             switch character {
-            case "\n", "\t", "\r" where !inAttribute: escaped.unicodeScalars.append(character)
+            // Kept as they are in element text; as character references in an attribute.
+            case "\n", "\t", "\r":
+                if inAttribute {
+                    escaped += "&#\(character.value);"
+                } else {
+                    escaped.unicodeScalars.append(character)
+                }
             case "&": escaped += "&amp;"
             case "<": escaped += "&lt;"
             case ">": escaped += "&gt;"
             case "\"": escaped += "&quot;"
             case "'": escaped += "&apos;"
-            case "\n": escaped += "&#10;"
-            case "\r": escaped += "&#13;"
-            case "\t": escaped += "&#9;"
             // Characters XML 1.0 cannot hold at all (other control characters) become a visible mark.
             case _ where character.value < 0x20: escaped += "\u{FFFD}"
             default: escaped.unicodeScalars.append(character)

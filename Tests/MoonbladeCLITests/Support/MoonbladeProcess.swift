@@ -181,3 +181,7 @@ let brokenStepPlugin = """
       updaters = { add = function(state) end end },
     }
     """
+
+/// The line reporting a reload of ``brokenStepPlugin``.
+let brokenStepReloadError =
+    "error: reload of step failed: step/plugin.lua:3: '}' expected near 'end' (the earlier version keeps running)"

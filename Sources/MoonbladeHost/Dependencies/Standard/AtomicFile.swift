@@ -11,30 +11,43 @@ import Foundation
 /// The data goes to a temporary file in the target's own directory (so the final `rename` stays on one
 /// file system and is atomic), is flushed to disk, and then replaces the target. If anything fails,
 /// the temporary file is removed and the earlier file, if any, is left as it was.
+///
+/// A replaced file keeps its permissions; a new one gets those of any file the user creates (0666 less
+/// the umask).
 package enum AtomicFile {
     /// Replaces the file at `url` with `data`, atomically.
     package static func write(_ data: Data, to url: URL) throws(AtomicFileError) {
         let target = url.path
-        var template = Array(
-            url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).XXXXXX").path
-                .utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else {
-            throw AtomicFileError(path: target, doing: "create a temporary file for")
-        }
-        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let (descriptor, temporary) = try createTemporaryFile(next: url)
         var replaced = false
         defer { if !replaced { unlink(temporary) } }
 
         var failure: AtomicFileError?
-        // mkstemp makes the file private (0600); a saved file should read like any other the user writes.
-        if fchmod(descriptor, 0o644) != 0 || !writeAll(data, to: descriptor) || fsync(descriptor) != 0 {
+        var earlier = stat()
+        let keepsMode = stat(target, &earlier) == 0
+        if keepsMode && fchmod(descriptor, earlier.st_mode & 0o7777) != 0 || !writeAll(data, to: descriptor)
+            || fsync(descriptor) != 0
+        {
             failure = AtomicFileError(path: target, doing: "write")
         }
         if close(descriptor) != 0, failure == nil { failure = AtomicFileError(path: target, doing: "write") }
         if let failure { throw failure }
         guard rename(temporary, target) == 0 else { throw AtomicFileError(path: target, doing: "replace") }
         replaced = true
+    }
+
+    /// Creates a new file named `.<name>.<random>` next to `url`, with the creation mode the umask
+    /// leaves of 0666 (`mkstemp` would make it 0600 whatever the umask), and opens it for writing.
+    private static func createTemporaryFile(next url: URL) throws(AtomicFileError) -> (descriptor: Int32, path: String) {
+        let directory = url.deletingLastPathComponent()
+        for _ in 0..<100 {
+            let suffix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            let path = directory.appendingPathComponent(".\(url.lastPathComponent).\(suffix)").path
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            if descriptor >= 0 { return (descriptor, path) }
+            if errno != EEXIST { break }
+        }
+        throw AtomicFileError(path: url.path, doing: "create a temporary file for")
     }
 }
 

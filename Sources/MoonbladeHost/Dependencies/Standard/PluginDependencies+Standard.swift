@@ -24,7 +24,7 @@ extension PluginDependencies {
     /// `ctx.deps.clock.iso8601()` (`2026-11-21T15:30:00Z`). Pass `now` to control time in tests.
     public mutating func exposeClock(now: @escaping @Sendable () -> Date = Date.init) {
         expose("clock", "now") { now().timeIntervalSince1970 }
-        expose("clock", "iso8601") { ISO8601DateFormatter().string(from: now()) }
+        expose("clock", "iso8601") { now().formatted(.iso8601) }
     }
 
     /// Exposes `logger` as `ctx.deps.log.<level>(message)` for every swift-log level (`trace`, `debug`,
