@@ -23,12 +23,9 @@
 static const int moonblade_registryindex = LUA_REGISTRYINDEX;
 static const int moonblade_multret = LUA_MULTRET;
 
-static inline int moonblade_upvalueindex(int i) { return lua_upvalueindex(i); }
 static inline void moonblade_pop(lua_State *L, int n) { lua_pop(L, n); }
-static inline void moonblade_newtable(lua_State *L) { lua_newtable(L); }
 static inline void moonblade_insert(lua_State *L, int idx) { lua_insert(L, idx); }
 static inline void moonblade_remove(lua_State *L, int idx) { lua_remove(L, idx); }
-static inline void moonblade_replace(lua_State *L, int idx) { lua_replace(L, idx); }
 static inline void moonblade_pushcfunction(lua_State *L, lua_CFunction f) { lua_pushcfunction(L, f); }
 static inline int moonblade_pcall(lua_State *L, int nargs, int nresults, int msgh) {
     return lua_pcall(L, nargs, nresults, msgh);

@@ -181,6 +181,27 @@ struct BoundaryRuleTests {
         #expect(try vm.run("return 'still alive'") == ["still alive"])
     }
 
+    @Test func aSwiftFunctionCalledFromLuaPushesBeyondTheLimit() throws {
+        // The trampoline disarms the limit while Swift pushes its results: host work never fails half-way.
+        let vm = try LuaVM(configuration: .init(memoryLimit: 1 << 20))
+        let big = LuaValue.table(Dictionary(uniqueKeysWithValues: (1...20_000).map { (LuaValue.integer(Int64($0)), LuaValue.string("item \($0)")) }))
+        vm.register("big") { stack in
+            try stack.push(big)
+            return 1
+        }
+        #expect(try vm.run("local t = big() return #t") == [20_000])
+    }
+
+    @Test func aNaNTableKeyIsAConversionErrorNotARaise() throws {
+        let vm = try LuaVM()
+        try expectBalanced(vm) {
+            let error = try #require(throws: LuaError.self) {
+                try vm.stack.push(.table([.number(.nan): .integer(1), .integer(1): .integer(2)]))
+            }
+            #expect(error.kind == .conversion)
+        }
+    }
+
     @Test func stringBombInOneAllocationIsRefused() throws {
         let vm = try LuaVM(configuration: .init(memoryLimit: 8 << 20))
         let error = expectLuaError { try vm.run("return ('x'):rep(1 << 30)", chunkName: "rep.lua") }

@@ -12,8 +12,7 @@ enum LuaCoding {
     /// Whether the value at `index` counts as absent: `nil`, nothing, or the `null` sentinel.
     @inline(__always)
     static func isNilOrNull(_ L: OpaquePointer, _ index: Int32) -> Bool {
-        let type = lua_type(L, index)
-        return type <= LUA_TNIL || (type == LUA_TLIGHTUSERDATA && lua_touserdata(L, index) == nil)
+        lua_type(L, index) <= LUA_TNIL || LuaStack(L).isNull(at: index)
     }
 
     /// Whether every byte is below 0x80, eight at a time.

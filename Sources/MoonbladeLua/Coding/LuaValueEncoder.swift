@@ -212,7 +212,7 @@ final class LuaValueEncoder: Encoder {
                 Optional<Any>.none as Any, key: LuaCodingKey(index: position),
                 "a Lua sequence cannot hold nil (set nilInSequenceStrategy to .null to encode it as null)")
         case .null:
-            lua_pushlightuserdata(L, nil)
+            LuaStack(L).pushNull()
         }
     }
 

@@ -37,8 +37,11 @@ public final class LuaCoroutine {
     ///   dead afterwards.
     public func resume(arguments: Int32, from host: LuaStack, deadline: LuaDeadline? = nil) throws(LuaError) -> Outcome {
         var results: Int32 = 0
-        let status = host.runtime.withGuestLimits(deadline: deadline) {
-            lua_resume(stack.state, host.state, arguments, &results)
+        let (status, describeStatus) = host.runtime.withGuestLimits(deadline: deadline) { () -> (Int32, Int32) in
+            let status = lua_resume(stack.state, host.state, arguments, &results)
+            // Describing the error may call its `__tostring`: plugin code, so still under the limits.
+            let describeStatus = status == LUA_ERRRUN ? moonblade_describe_coroutine_error(host.state, stack.state) : LUA_OK
+            return (status, describeStatus)
         }
         if status == LUA_OK || status == LUA_YIELD, let limitError = host.runtime.limitError() {
             stack.pop(results)  // it caught a limit error in a coroutine of its own and went on
@@ -48,7 +51,6 @@ public final class LuaCoroutine {
         case LUA_OK: return .returned(results)
         case LUA_YIELD: return .yielded(results)
         case LUA_ERRRUN:
-            let describeStatus = moonblade_describe_coroutine_error(host.state, stack.state)
             throw host.popError(status: describeStatus == LUA_OK ? LUA_ERRRUN : describeStatus)
         default:
             stack.pushCopy(of: -1)

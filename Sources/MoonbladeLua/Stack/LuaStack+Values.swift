@@ -14,10 +14,19 @@ extension LuaStack {
             let sequenceCount = entries.keys.count { if case .integer(let i) = $0 { i >= 1 } else { false } }
             pushTable(arrayCount: Int32(clamping: sequenceCount), fieldCount: Int32(clamping: entries.count - sequenceCount))
             let table = top
-            for (key, element) in entries where key != .nil {
-                try push(key)
-                try push(element)
-                rawSet(table: table)
+            do throws(LuaError) {
+                for (key, element) in entries where key != .nil {
+                    // `lua_rawset` raises on a NaN key, and nothing here may raise (boundary rule 1).
+                    if case .number(let number) = key, number.isNaN {
+                        throw LuaError(.conversion, message: "a table key cannot be NaN")
+                    }
+                    try push(key)
+                    try push(element)
+                    rawSet(table: table)
+                }
+            } catch {
+                top = table - 1
+                throw error
             }
         }
     }

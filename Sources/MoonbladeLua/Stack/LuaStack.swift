@@ -4,7 +4,8 @@ import CLua
 ///
 /// Every operation here is safe to call from Swift: none can raise a Lua error (table access is raw,
 /// strings are read only when they already are strings, and allocation happens with the guest memory
-/// limit disarmed). A `LuaStack` is only valid while its VM is held by the current thread — inside
+/// limit disarmed), given the preconditions they state: ``rawSet(table:)`` needs a key that is neither
+/// nil nor NaN, ``next(table:)`` a key the table has. A `LuaStack` is only valid while its VM is held by the current thread — inside
 /// ``LuaVM`` methods or a Swift function Lua is calling — and must not be stored.
 ///
 /// Indices follow Lua: positive from the bottom (1), negative from the top (-1).
@@ -167,6 +168,7 @@ extension LuaStack {
     }
 
     /// Pops a value and a key (pushed in that order: key, then value) and sets `table[key] = value`, raw.
+    /// The key must be neither nil nor NaN: Lua raises for those.
     public func rawSet(table index: Int32) {
         lua_rawset(state, index)
     }
@@ -209,10 +211,5 @@ extension LuaStack {
     public func setEnvironment(ofChunkAt index: Int32) {
         // A main chunk's first and only upvalue is _ENV.
         _ = lua_setupvalue(state, index, 1)
-    }
-
-    /// Sets the metatable of the table at `index` to the table on top, which it pops.
-    public func setMetatable(ofTableAt index: Int32) {
-        lua_setmetatable(state, index)
     }
 }

@@ -105,8 +105,20 @@ struct InstructionBudgetTests {
         let coroutine = LuaCoroutine(in: vm.stack)
         try vm.stack.load("coroutine.yield() return 'done'", chunkName: "quick.lua")
         lua_xmove(vm.stack.state, coroutine.stack.state, 1)
-        #expect(try coroutine.resume(arguments: 0, from: vm.stack) == .yielded(0))
+        #expect(try coroutine.resume(arguments: 0, from: vm.stack, deadline: deadline) == .yielded(0))
         #expect(try vm.run("local n = 0 for i = 1, 100000 do n = n + 1 end return n") == [100_000])
         #expect(try coroutine.resume(arguments: 0, from: vm.stack) == .returned(1))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aCoroutineErrorWhoseTostringLoopsIsStoppedByTheBudget() throws {
+        let vm = try LuaVM(configuration: .init(instructionBudget: 100_000, hookInterval: 100))
+        let coroutine = LuaCoroutine(in: vm.stack)
+        try vm.stack.load(
+            "error(setmetatable({}, { __tostring = function() while true do end end }))", chunkName: "spin.lua")
+        lua_xmove(vm.stack.state, coroutine.stack.state, 1)
+        let error = try #require(throws: LuaError.self) { try coroutine.resume(arguments: 0, from: vm.stack) }
+        #expect(error.kind == .limit)
+        #expect(try vm.run("return 'still alive'") == ["still alive"])
     }
 }
