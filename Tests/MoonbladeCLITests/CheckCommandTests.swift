@@ -5,20 +5,20 @@ import Testing
 struct CheckCommandTests {
     let workspace = Workspace()
 
-    @Test func printsEachPluginThatLoadsWithItsVersion() throws {
-        let outcome = try workspace.run(
+    @Test func printsEachPluginThatLoadsWithItsVersion() async throws {
+        let outcome = try await workspace.run(
             "check", shippedPlugin("counter"), shippedPlugin("todo"), shippedPlugin("cart"))
         #expect(outcome.stderr == "")
         #expect(outcome.status == 0)
         #expect(outcome.stdout == "ok counter 1\nok todo 1\nok cart 1\n")
     }
 
-    @Test func reportsEveryProblemWithItsPlaceAndExits3() throws {
+    @Test func reportsEveryProblemWithItsPlaceAndExits3() async throws {
         let syntax = try workspace.plugin(
             "syntax",
             "return {\n  name = \"syntax\",\n  updaters = { add = function(state) state.x = end },\n}\n")
         let typo = try workspace.plugin("typo", "return {\n  name = \"typo\",\n  updater = {},\n}\n")
-        let outcome = try workspace.run("check", syntax, shippedPlugin("counter"), typo)
+        let outcome = try await workspace.run("check", syntax, shippedPlugin("counter"), typo)
         #expect(outcome.status == 3)
         #expect(outcome.stdout == "ok counter 1\n")
         let problems = outcome.stderr.split(separator: "\n").map(String.init)
@@ -31,7 +31,7 @@ struct CheckCommandTests {
         )
     }
 
-    @Test func runsNoItem() throws {
+    @Test func runsNoItem() async throws {
         // An item that prints if it runs, and a rule that would run it as the store starts: check loads
         // the plugin and leaves both alone.
         let plugin = try workspace.plugin(
@@ -43,7 +43,7 @@ struct CheckCommandTests {
               observers = { { on_start = { "quiet.shout" } } },
             }
             """)
-        let outcome = try workspace.run("check", plugin)
+        let outcome = try await workspace.run("check", plugin)
         #expect(outcome.status == 0)
         #expect(outcome.stdout == "ok quiet 1\n")
         #expect(outcome.stderr == "")

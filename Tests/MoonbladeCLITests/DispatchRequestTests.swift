@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Dispatch requests and REPL commands")
 struct DispatchRequestTests {
-    @Test func dispatchWordsGroupEachNameWithItsPayload() throws {
+    @Test func dispatchWordsGroupEachNameWithItsPayload() async throws {
         let requests = try DispatchRequest.requests(from: [
             "counter.increment", "counter.increment", #"{"by": 2}"#, "todo.add", "5",
         ])
@@ -31,7 +31,7 @@ struct DispatchRequestTests {
         #expect(DispatchRequest.looksLikeItemName(word) == isName)
     }
 
-    @Test func aLineIsANameAndAnOptionalPayload() throws {
+    @Test func aLineIsANameAndAnOptionalPayload() async throws {
         #expect(
             try DispatchRequest(line: "  todo.add   {\"title\": \"milk tea\"}  ")
                 == DispatchRequest(name: "todo.add", json: #"{"title": "milk tea"}"#))
@@ -39,7 +39,7 @@ struct DispatchRequestTests {
         #expect(throws: DispatchRequestError.self) { try DispatchRequest(line: "todo.add {title}") }
     }
 
-    @Test func replCommandsAreRecognisedAndAnythingElseIsADispatch() throws {
+    @Test func replCommandsAreRecognisedAndAnythingElseIsADispatch() async throws {
         #expect(try Repl.command(in: "") == .nothing)
         #expect(try Repl.command(in: "state") == .state)
         #expect(try Repl.command(in: "reload") == .reload)

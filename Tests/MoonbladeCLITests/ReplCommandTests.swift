@@ -6,7 +6,7 @@ import Testing
 struct ReplCommandTests {
     let workspace = Workspace()
 
-    @Test func runsCommandsFromPipedInputAndSurvivesErrors() throws {
+    @Test func runsCommandsFromPipedInputAndSurvivesErrors() async throws {
         let tally = try workspace.plugin("tally", tallyPlugin)
         let input = """
             tally.add
@@ -19,7 +19,7 @@ struct ReplCommandTests {
             quit
             tally.add
             """
-        let outcome = try workspace.run("repl", tally, input: input + "\n")
+        let outcome = try await workspace.run("repl", tally, input: input + "\n")
         #expect(outcome.status == 0)
         #expect(
             outcome.stderr == """
@@ -30,7 +30,7 @@ struct ReplCommandTests {
         #expect(outcome.stdout == "ok\nok\n{\"total\":3}\n{\n  \"total\": 3\n}\n")
     }
 
-    @Test func aSideEffectPrintsItsResultOrOk() throws {
+    @Test func aSideEffectPrintsItsResultOrOk() async throws {
         let answers = try workspace.plugin(
             "answers",
             """
@@ -39,12 +39,12 @@ struct ReplCommandTests {
               answer = function(ctx) return 42 end,
             } }
             """)
-        let outcome = try workspace.run("repl", answers, input: "answers.nothing\nanswers.answer\n")
+        let outcome = try await workspace.run("repl", answers, input: "answers.nothing\nanswers.answer\n")
         #expect(outcome.status == 0)
         #expect(outcome.stdout == "ok\n42\n")
     }
 
-    @Test func failingOnStartRulesAreReported() throws {
+    @Test func failingOnStartRulesAreReported() async throws {
         // The first rule's item fails once it runs; the second rule fails as the store starts.
         try workspace.plugin(
             "boot",
@@ -59,16 +59,16 @@ struct ReplCommandTests {
             }
             """)
         let repl = try RunningMoonblade(["repl", "boot", "--no-watch"], in: workspace.url)
-        try repl.waitUntil("both errors") { _, stderr in
+        try await repl.waitUntil("both errors") { _, stderr in
             stderr.contains("error moonblade.host: boot.fail, dispatched by ")
                 && stderr.contains("boot/plugin.lua:3: no data")
                 && stderr.contains("boot/plugin.lua:6: dispatching boot.fail: no payload")
         }
-        #expect(try repl.finish().status == 0)
+        #expect(try await repl.finish().status == 0)
     }
 
-    @Test func helpListsTheCommandsAndItems() throws {
-        let outcome = try workspace.run("repl", shippedPlugin("counter"), input: "help\n")
+    @Test func helpListsTheCommandsAndItems() async throws {
+        let outcome = try await workspace.run("repl", shippedPlugin("counter"), input: "help\n")
         #expect(outcome.status == 0)
         for text in [
             "dispatch NAME [JSON]", "state", "reload", "quit", "items: counter.increment counter.reset",
@@ -77,22 +77,22 @@ struct ReplCommandTests {
         }
     }
 
-    @Test func reloadCommandSwapsInTheEditedCodeAndKeepsTheOldOneWhenTheEditIsBroken() throws {
+    @Test func reloadCommandSwapsInTheEditedCodeAndKeepsTheOldOneWhenTheEditIsBroken() async throws {
         try workspace.plugin("step", stepPlugin(version: 1, factor: 1))
         let repl = try RunningMoonblade(["repl", "step", "--no-watch"], in: workspace.url)
         try repl.send(#"step.add {"by": 1}"#)
-        try repl.waitUntil("ok after the first dispatch") { stdout, _ in stdout == "ok\n" }
+        try await repl.waitUntil("ok after the first dispatch") { stdout, _ in stdout == "ok\n" }
 
         try workspace.plugin("step", stepPlugin(version: 2, factor: 10))
         try repl.send("reload")
         try repl.send(#"step.add {"by": 1}"#)
         try repl.send("state")
-        try repl.waitUntil("the state after the reload") { stdout, _ in stdout.hasSuffix("}\n") }
+        try await repl.waitUntil("the state after the reload") { stdout, _ in stdout.hasSuffix("}\n") }
 
         try workspace.plugin("step", brokenStepPlugin)
         try repl.send("reload")
         try repl.send(#"step.add {"by": 1}"#)
-        let outcome = try repl.finish()
+        let outcome = try await repl.finish()
         #expect(outcome.status == 0)
         #expect(
             outcome.stdout == """
@@ -109,25 +109,25 @@ struct ReplCommandTests {
         #expect(outcome.stderr == brokenStepReloadError + "\n")
     }
 
-    @Test func pluginsReloadByThemselvesAndTheReloadCommandIsReportedOnce() throws {
+    @Test func pluginsReloadByThemselvesAndTheReloadCommandIsReportedOnce() async throws {
         try workspace.plugin("step", stepPlugin(version: 1, factor: 1))
         let repl = try RunningMoonblade(["repl", "step"], in: workspace.url)
         try repl.send("help")
-        try repl.waitUntil("the help") { stdout, _ in stdout.contains("items: step.add") }
+        try await repl.waitUntil("the help") { stdout, _ in stdout.contains("items: step.add") }
 
         try workspace.plugin("step", stepPlugin(version: 1, factor: 5))
-        try repl.waitUntil("the reload on standard error") { _, stderr in stderr == "reloaded step (version 1)\n" }
+        try await repl.waitUntil("the reload on standard error") { _, stderr in stderr == "reloaded step (version 1)\n" }
         try repl.send(#"step.add {"by": 1}"#)
         try repl.send("reload")
         try repl.send("state")
-        let outcome = try repl.finish()
+        let outcome = try await repl.finish()
         #expect(outcome.status == 0)
         #expect(outcome.stdout.hasSuffix("ok\nreloaded step (version 1)\n{\n  \"total\": 5\n}\n"))
         #expect(outcome.stderr == "reloaded step (version 1)\n")
     }
 
-    @Test func aPluginThatDoesNotLoadExits3() throws {
-        let outcome = try workspace.run("repl", "no-such-plugin", input: "state\n")
+    @Test func aPluginThatDoesNotLoadExits3() async throws {
+        let outcome = try await workspace.run("repl", "no-such-plugin", input: "state\n")
         #expect(outcome.status == 3)
         #expect(outcome.stdout == "")
     }

@@ -6,8 +6,8 @@ import Testing
 struct RunCommandTests {
     let workspace = Workspace()
 
-    @Test func appliesDispatchesInOrderAndPrintsTheFinalStateAsSortedJSON() throws {
-        let outcome = try workspace.run(
+    @Test func appliesDispatchesInOrderAndPrintsTheFinalStateAsSortedJSON() async throws {
+        let outcome = try await workspace.run(
             "run", shippedPlugin("counter"), "--dispatch", "counter.increment",
             "--dispatch", "counter.increment", #"{"by": 5}"#, "--dispatch", "counter.increment")
         #expect(outcome.status == 0)
@@ -15,21 +15,21 @@ struct RunCommandTests {
         #expect(outcome.stdout == "{\n  \"counter\": 7\n}\n")
     }
 
-    @Test func startsFromTheStateFile() throws {
+    @Test func startsFromTheStateFile() async throws {
         try workspace.file("start.json", #"{"counter": 10, "note": "kept"}"#)
-        let outcome = try workspace.run(
+        let outcome = try await workspace.run(
             "run", shippedPlugin("counter"), "--state", "start.json", "--dispatch", "counter.increment")
         #expect(outcome.status == 0)
         #expect(try outcome.json() == ["counter": 11, "note": "kept"])
     }
 
-    @Test func withoutDispatchesPrintsTheInitialState() throws {
-        let outcome = try workspace.run("run", shippedPlugin("counter"))
+    @Test func withoutDispatchesPrintsTheInitialState() async throws {
+        let outcome = try await workspace.run("run", shippedPlugin("counter"))
         #expect(outcome.status == 0)
         #expect(try outcome.json() == [:])
     }
 
-    @Test func theStateIsPrintedOnceTheOnStartWorkIsDone() throws {
+    @Test func theStateIsPrintedOnceTheOnStartWorkIsDone() async throws {
         // `load` awaits Swift work before it dispatches, so the store is briefly idle-looking but busy.
         let boot = try workspace.plugin(
             "boot",
@@ -41,12 +41,12 @@ struct RunCommandTests {
               observers = { { on_start = { "boot.load" } } },
             }
             """)
-        let outcome = try workspace.run("run", boot)
+        let outcome = try await workspace.run("run", boot)
         #expect(outcome.status == 0)
         #expect(try outcome.json()["loaded_at"] != nil)
     }
 
-    @Test func aPluginLogEntryKeepsEveryField() throws {
+    @Test func aPluginLogEntryKeepsEveryField() async throws {
         // `reload` is a field the host's own reload entries carry; a plugin's entry is shown whole.
         let chatty = try workspace.plugin(
             "chatty",
@@ -55,30 +55,30 @@ struct RunCommandTests {
               say = function(ctx) ctx.deps.log.info { message = "hi", reload = "soon" } end,
             } }
             """)
-        let outcome = try workspace.run("run", chatty, "--dispatch", "chatty.say")
+        let outcome = try await workspace.run("run", chatty, "--dispatch", "chatty.say")
         #expect(outcome.status == 0)
         #expect(outcome.stderr == "info moonblade.plugin: hi reload=soon\n")
     }
 
-    @Test func aFailedDispatchExits1WithOneLineNamingThePlace() throws {
+    @Test func aFailedDispatchExits1WithOneLineNamingThePlace() async throws {
         let tally = try workspace.plugin("tally", tallyPlugin)
-        let outcome = try workspace.run(
+        let outcome = try await workspace.run(
             "run", tally, "--dispatch", "tally.add", "--dispatch", "tally.fail", "--dispatch", "tally.add")
         #expect(outcome.status == 1)
         #expect(outcome.stdout == "")
         #expect(outcome.stderr == "error: tally.fail: tally/plugin.lua:5: tally refuses\n")
     }
 
-    @Test func anUnknownItemExits1() throws {
-        let outcome = try workspace.run("run", shippedPlugin("counter"), "--dispatch", "counter.nope")
+    @Test func anUnknownItemExits1() async throws {
+        let outcome = try await workspace.run("run", shippedPlugin("counter"), "--dispatch", "counter.nope")
         #expect(outcome.status == 1)
         #expect(outcome.stderr == "error: counter.nope: no such item is registered\n")
     }
 
-    @Test func aPluginThatDoesNotLoadExits3WithItsPlace() throws {
+    @Test func aPluginThatDoesNotLoadExits3WithItsPlace() async throws {
         let broken = try workspace.plugin(
             "broken", "return {\n  name = \"broken\",\n  updaters = {\n    add = 3,\n  },\n}\n")
-        let outcome = try workspace.run(
+        let outcome = try await workspace.run(
             "run", shippedPlugin("counter"), broken, "--dispatch", "counter.increment")
         #expect(outcome.status == 3)
         #expect(outcome.stdout == "")
@@ -88,8 +88,8 @@ struct RunCommandTests {
         )
     }
 
-    @Test func aMissingPluginFolderExits3() throws {
-        let outcome = try workspace.run("run", "no-such-plugin")
+    @Test func aMissingPluginFolderExits3() async throws {
+        let outcome = try await workspace.run("run", "no-such-plugin")
         #expect(outcome.status == 3)
         #expect(outcome.stderr.hasPrefix("error: plugin no-such-plugin: cannot read"))
     }
@@ -100,9 +100,9 @@ struct RunCommandTests {
             ("bad.json", "{ not json", "error: the state file bad.json is not valid JSON\n"),
             ("list.json", "[1, 2]", "error: the state file list.json must hold a JSON object\n"),
         ] as [(String, String?, String)])
-    func aStateFileThatCannotBeUsedExits4(name: String, content: String?, message: String) throws {
+    func aStateFileThatCannotBeUsedExits4(name: String, content: String?, message: String) async throws {
         if let content { try workspace.file(name, content) }
-        let outcome = try workspace.run("run", shippedPlugin("counter"), "--state", name)
+        let outcome = try await workspace.run("run", shippedPlugin("counter"), "--state", name)
         #expect(outcome.status == 4)
         #expect(outcome.stdout == "")
         #expect(outcome.stderr.hasPrefix(message))
@@ -115,15 +115,15 @@ struct RunCommandTests {
         ["run", "Plugins/counter", "--no-such-option"],
         ["frobnicate"],
     ])
-    func aWrongCommandLineExits64(arguments: [String]) throws {
-        let outcome = try MoonbladeProcess.run(arguments, in: workspace.url)
+    func aWrongCommandLineExits64(arguments: [String]) async throws {
+        let outcome = try await MoonbladeProcess.run(arguments, in: workspace.url)
         #expect(outcome.status == 64)
         #expect(outcome.stdout == "")
         #expect(outcome.stderr.contains("Error:"))
     }
 
-    @Test func helpDocumentsTheExitCodes() throws {
-        let outcome = try workspace.run("run", "--help")
+    @Test func helpDocumentsTheExitCodes() async throws {
+        let outcome = try await workspace.run("run", "--help")
         #expect(outcome.status == 0)
         for code in [
             "0   success", "1   a dispatch failed", "2   a spec case failed", "3   a plugin failed",
@@ -133,14 +133,14 @@ struct RunCommandTests {
         }
     }
 
-    @Test func dataDirectoryHoldsWhatStorageWritesAndANewRunReadsIt() throws {
-        let save = try workspace.run(
+    @Test func dataDirectoryHoldsWhatStorageWritesAndANewRunReadsIt() async throws {
+        let save = try await workspace.run(
             "run", shippedPlugin("todo"), "--data-dir", "data",
             "--dispatch", "todo.add", #"{"title": "milk"}"#, "--dispatch", "todo.save")
         #expect(save.status == 0)
         #expect(try workspace.read("data/todos.json") == #"[{"done":false,"title":"milk"}]"#)
 
-        let load = try workspace.run(
+        let load = try await workspace.run(
             "run", shippedPlugin("todo"), "--data-dir", "data", "--dispatch", "todo.load")
         #expect(load.status == 0)
         #expect(try load.json() == ["todos": [["title": "milk", "done": false]]])

@@ -6,8 +6,8 @@ import Testing
 struct SaveTests {
     let workspace = Workspace()
 
-    @Test func savesTheFinalStateInsteadOfPrintingIt() throws {
-        let outcome = try workspace.run(
+    @Test func savesTheFinalStateInsteadOfPrintingIt() async throws {
+        let outcome = try await workspace.run(
             "run", shippedPlugin("counter"), "--dispatch", "counter.increment", "--save", "state.json")
         #expect(outcome.status == 0)
         #expect(outcome.stdout == "")
@@ -15,18 +15,18 @@ struct SaveTests {
         #expect(try workspace.contents() == ["state.json"])
     }
 
-    @Test func printStatePrintsItToo() throws {
-        let outcome = try workspace.run(
+    @Test func printStatePrintsItToo() async throws {
+        let outcome = try await workspace.run(
             "run", shippedPlugin("counter"), "--dispatch", "counter.increment", "--save", "state.json",
             "--print-state")
         #expect(outcome.status == 0)
         #expect(outcome.stdout == (try workspace.read("state.json")))
     }
 
-    @Test func aSavedStateIsTheNextRunsStartingState() throws {
-        _ = try workspace.run(
+    @Test func aSavedStateIsTheNextRunsStartingState() async throws {
+        _ = try await workspace.run(
             "run", shippedPlugin("counter"), "--dispatch", "counter.increment", "--save", "state.json")
-        let outcome = try workspace.run(
+        let outcome = try await workspace.run(
             "run", shippedPlugin("counter"), "--state", "state.json", "--dispatch", "counter.increment",
             "--save", "state.json")
         #expect(outcome.status == 0)
@@ -36,19 +36,19 @@ struct SaveTests {
             ])
     }
 
-    @Test func aFailedRunLeavesTheEarlierFileAsItWas() throws {
+    @Test func aFailedRunLeavesTheEarlierFileAsItWas() async throws {
         let tally = try workspace.plugin("tally", tallyPlugin)
         try workspace.file("state.json", "earlier")
-        let outcome = try workspace.run(
+        let outcome = try await workspace.run(
             "run", tally, "--dispatch", "tally.add", "--dispatch", "tally.fail", "--save", "state.json")
         #expect(outcome.status == 1)
         #expect(try workspace.read("state.json") == "earlier")
     }
 
-    @Test func aSaveThatCannotReplaceTheFileExits4AndLeavesNoTemporaryFile() throws {
+    @Test func aSaveThatCannotReplaceTheFileExits4AndLeavesNoTemporaryFile() async throws {
         // The target is a directory: the temporary file is written, the rename fails.
         try workspace.file("state.json/earlier", "earlier")
-        let outcome = try workspace.run(
+        let outcome = try await workspace.run(
             "run", shippedPlugin("counter"), "--dispatch", "counter.increment", "--save", "state.json")
         #expect(outcome.status == 4)
         #expect(outcome.stdout == "")
@@ -57,8 +57,8 @@ struct SaveTests {
         #expect(try workspace.read("state.json/earlier") == "earlier")
     }
 
-    @Test func aSaveIntoAMissingDirectoryExits4() throws {
-        let outcome = try workspace.run("run", shippedPlugin("counter"), "--save", "missing/state.json")
+    @Test func aSaveIntoAMissingDirectoryExits4() async throws {
+        let outcome = try await workspace.run("run", shippedPlugin("counter"), "--save", "missing/state.json")
         #expect(outcome.status == 4)
         #expect(outcome.stderr.contains("missing/state.json"))
         #expect(try workspace.contents() == [])

@@ -7,8 +7,8 @@ import Testing
 struct ShippedPluginTests {
     let workspace = Workspace()
 
-    @Test func cartChecksOutAnOrderIntoStorageAndEmptiesTheCart() throws {
-        let outcome = try workspace.run(
+    @Test func cartChecksOutAnOrderIntoStorageAndEmptiesTheCart() async throws {
+        let outcome = try await workspace.run(
             "run", shippedPlugin("cart"), "--data-dir", "data", "--watch",
             "--dispatch", "cart.add", #"{"sku": "apple", "name": "Apple", "price": 120, "quantity": 2}"#,
             "--dispatch", "cart.add", #"{"sku": "pear", "price": 90}"#,
@@ -43,24 +43,24 @@ struct ShippedPluginTests {
         (#"{"sku": "apple", "price": 100, "quantity": 0}"#, "quantity must be an integer >= 1, got 0"),
         (#"{"price": 100}"#, "cart.add needs a sku"),
     ])
-    func cartRefusesABadItemAtTheLineOfItsCheck(payload: String, message: String) throws {
-        let outcome = try workspace.run("run", shippedPlugin("cart"), "--dispatch", "cart.add", payload)
+    func cartRefusesABadItemAtTheLineOfItsCheck(payload: String, message: String) async throws {
+        let outcome = try await workspace.run("run", shippedPlugin("cart"), "--dispatch", "cart.add", payload)
         #expect(outcome.status == 1)
         // The check that raises is the line with the message's start, in the updater itself.
         let line = try #require(try lineNumber(in: shippedPlugin("cart"), of: "check(", message.prefix(16)))
         #expect(outcome.stderr == "error: cart.add: cart/plugin.lua:\(line): \(message)\n")
     }
 
-    @Test func todoSavesThroughItsObserverBeforeTheCommandExits() throws {
-        let outcome = try workspace.run(
+    @Test func todoSavesThroughItsObserverBeforeTheCommandExits() async throws {
+        let outcome = try await workspace.run(
             "run", shippedPlugin("todo"), "--data-dir", "data", "--dispatch", "todo.add", #"{"title": "milk"}"#)
         #expect(outcome.status == 0)
         let saved = try JSONDecoder().decode(JSONValue.self, from: Data(workspace.read("data/todos.json").utf8))
         #expect(saved == [["title": "milk", "done": false]])
     }
 
-    @Test func cartsInterceptorTurnsAwayANegativeQuantityAtItsLine() throws {
-        let outcome = try workspace.run(
+    @Test func cartsInterceptorTurnsAwayANegativeQuantityAtItsLine() async throws {
+        let outcome = try await workspace.run(
             "run", shippedPlugin("cart"), "--dispatch", "cart.add", #"{"sku": "pear", "price": 90}"#,
             "--dispatch", "cart.set_quantity", #"{"sku": "pear", "quantity": -1}"#)
         #expect(outcome.status == 1)
@@ -68,16 +68,16 @@ struct ShippedPluginTests {
         #expect(outcome.stderr == "error: cart.set_quantity: cart/plugin.lua:\(line): quantity must not be negative, got -1\n")
     }
 
-    @Test func logLevelHoldsBackLessSevereEntries() throws {
-        let outcome = try workspace.run(
+    @Test func logLevelHoldsBackLessSevereEntries() async throws {
+        let outcome = try await workspace.run(
             "run", shippedPlugin("cart"), "--data-dir", "data", "--log-level", "warning",
             "--dispatch", "cart.add", #"{"sku": "pear", "price": 90}"#, "--dispatch", "cart.checkout")
         #expect(outcome.status == 0)
         #expect(outcome.stderr == "")
     }
 
-    @Test func cartRefusesToCheckOutAnEmptyCart() throws {
-        let outcome = try workspace.run(
+    @Test func cartRefusesToCheckOutAnEmptyCart() async throws {
+        let outcome = try await workspace.run(
             "run", shippedPlugin("cart"), "--data-dir", "data", "--dispatch", "cart.checkout")
         #expect(outcome.status == 1)
         #expect(outcome.stderr.hasSuffix(": cannot check out an empty cart\n"))

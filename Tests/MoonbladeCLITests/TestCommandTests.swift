@@ -33,8 +33,8 @@ struct TestCommandTests {
             """)
     }
 
-    @Test func passesOnTheShippedPlugins() throws {
-        let outcome = try workspace.run(
+    @Test func passesOnTheShippedPlugins() async throws {
+        let outcome = try await workspace.run(
             "test", shippedPlugin("counter"), shippedPlugin("todo"), shippedPlugin("cart"))
         #expect(outcome.status == 0)
         #expect(outcome.stderr == "")
@@ -47,17 +47,17 @@ struct TestCommandTests {
         #expect(lines.last == "\(cases.count) passed, 0 failed")
     }
 
-    @Test func aFolderOfPluginsStandsForEachOfThem() throws {
-        let outcome = try workspace.run("test", URL(fileURLWithPath: shippedPlugin("counter")).deletingLastPathComponent().path)
+    @Test func aFolderOfPluginsStandsForEachOfThem() async throws {
+        let outcome = try await workspace.run("test", URL(fileURLWithPath: shippedPlugin("counter")).deletingLastPathComponent().path)
         #expect(outcome.status == 0)
         for plugin in ["counter", "todo", "cart"] {
             #expect(outcome.stdout.contains("ok   \(plugin): "))
         }
     }
 
-    @Test func aFailingCaseIsReportedWithItsPlaceAndExits2() throws {
+    @Test func aFailingCaseIsReportedWithItsPlaceAndExits2() async throws {
         try sumPluginWithAWrongSpec()
-        let outcome = try workspace.run("test", "sum")
+        let outcome = try await workspace.run("test", "sum")
         #expect(outcome.status == 2)
         #expect(
             outcome.stdout == """
@@ -69,9 +69,9 @@ struct TestCommandTests {
                 """)
     }
 
-    @Test func junitWritesEachCaseAndTheFailureWithItsDetails() throws {
+    @Test func junitWritesEachCaseAndTheFailureWithItsDetails() async throws {
         try sumPluginWithAWrongSpec()
-        let outcome = try workspace.run(
+        let outcome = try await workspace.run(
             "test", "sum", shippedPlugin("counter"), "--junit", "report.xml")
         #expect(outcome.status == 2)
         #expect(try workspace.contents().contains("report.xml"))
@@ -102,10 +102,10 @@ struct TestCommandTests {
                 """)
     }
 
-    @Test func junitKeepsTabsAndLineBreaksInAttributes() throws {
+    @Test func junitKeepsTabsAndLineBreaksInAttributes() async throws {
         try workspace.plugin("bare", "return { name = \"bare\" }")
         try workspace.file("bare/spec/bare_spec.lua", #"describe("bare", function() it("a\ttab and\na line break", function() end) end)"#)
-        let outcome = try workspace.run("test", "bare", "--junit", "report.xml")
+        let outcome = try await workspace.run("test", "bare", "--junit", "report.xml")
         #expect(outcome.status == 0)
 
         // A parser turns a tab or line break written as such in an attribute into a space.
@@ -115,31 +115,31 @@ struct TestCommandTests {
         #expect(testcase.attribute(forName: "name")?.stringValue == "bare a\ttab and\na line break")
     }
 
-    @Test func aJUnitFileThatCannotBeWrittenExits4() throws {
-        let outcome = try workspace.run("test", shippedPlugin("counter"), "--junit", "no-such-dir/report.xml")
+    @Test func aJUnitFileThatCannotBeWrittenExits4() async throws {
+        let outcome = try await workspace.run("test", shippedPlugin("counter"), "--junit", "no-such-dir/report.xml")
         #expect(outcome.status == 4)
         #expect(outcome.stderr.contains("no-such-dir/report.xml"))
     }
 
-    @Test func aFolderWithoutSpecsExits5() throws {
+    @Test func aFolderWithoutSpecsExits5() async throws {
         try workspace.plugin("bare", "return { name = \"bare\" }")
-        let outcome = try workspace.run("test", "bare", shippedPlugin("counter"))
+        let outcome = try await workspace.run("test", "bare", shippedPlugin("counter"))
         #expect(outcome.status == 5)
         #expect(outcome.stderr.contains("error: no spec case in bare"))
         #expect(outcome.stdout.contains("ok   counter: "))
     }
 
-    @Test func aMissingFolderIsReportedAsSuchAndExits4() throws {
-        let outcome = try workspace.run("test", "typo", shippedPlugin("counter"))
+    @Test func aMissingFolderIsReportedAsSuchAndExits4() async throws {
+        let outcome = try await workspace.run("test", "typo", shippedPlugin("counter"))
         #expect(outcome.status == 4)
         #expect(outcome.stderr == "error: no such folder: typo\n")
         #expect(outcome.stdout.contains("ok   counter: "))
     }
 
-    @Test func aSpecFileThatDoesNotLoadIsAFailingCase() throws {
+    @Test func aSpecFileThatDoesNotLoadIsAFailingCase() async throws {
         try workspace.plugin("bare", "return { name = \"bare\" }")
         try workspace.file("bare/spec/bare_spec.lua", "describe(\"x\", function()\n  it(\n")
-        let outcome = try workspace.run("test", "bare")
+        let outcome = try await workspace.run("test", "bare")
         #expect(outcome.status == 2)
         #expect(outcome.stdout.contains("FAIL bare: bare_spec.lua — "))
         #expect(outcome.stdout.contains("bare_spec.lua:3:"))

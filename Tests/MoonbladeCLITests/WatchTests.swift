@@ -6,7 +6,7 @@ import Testing
 struct WatchTests {
     let workspace = Workspace()
 
-    @Test func appliesOneDispatchPerLineReportingFailuresWithoutStopping() throws {
+    @Test func appliesOneDispatchPerLineReportingFailuresWithoutStopping() async throws {
         let tally = try workspace.plugin("tally", tallyPlugin)
         let input = """
             tally.add
@@ -17,7 +17,7 @@ struct WatchTests {
             not json at all
             tally.add
             """
-        let outcome = try workspace.run(
+        let outcome = try await workspace.run(
             "run", tally, "--dispatch", "tally.add", "--watch", input: input + "\n")
         #expect(outcome.status == 0)
         #expect(
@@ -31,8 +31,8 @@ struct WatchTests {
         #expect(try JSONDecoder().decode(JSONValue.self, from: Data(lines[1].utf8)) == ["total": 13])
     }
 
-    @Test func printStatePrintsTheStateAfterEachLine() throws {
-        let outcome = try workspace.run(
+    @Test func printStatePrintsTheStateAfterEachLine() async throws {
+        let outcome = try await workspace.run(
             "run", shippedPlugin("counter"), "--watch", "--print-state", "--save", "state.json",
             input: "counter.increment\ncounter.increment {\"by\": 2}\n")
         #expect(outcome.status == 0)
@@ -40,21 +40,21 @@ struct WatchTests {
         #expect(try workspace.read("state.json") == "{\n  \"counter\": 3\n}\n")
     }
 
-    @Test func reloadsAnEditedPluginAndKeepsTheOldCodeWhenAnEditIsBroken() throws {
+    @Test func reloadsAnEditedPluginAndKeepsTheOldCodeWhenAnEditIsBroken() async throws {
         try workspace.plugin("step", stepPlugin(version: 1, factor: 1))
         let run = try RunningMoonblade(["run", "step", "--watch", "--print-state"], in: workspace.url)
         try run.send(#"step.add {"by": 1}"#)
-        try run.waitUntil("the first state") { stdout, _ in stdout == "{\"total\":1}\n" }
+        try await run.waitUntil("the first state") { stdout, _ in stdout == "{\"total\":1}\n" }
 
         try workspace.plugin("step", stepPlugin(version: 2, factor: 10))
-        try run.waitUntil("the reload") { _, stderr in stderr.contains("reloaded step (version 2)\n") }
+        try await run.waitUntil("the reload") { _, stderr in stderr.contains("reloaded step (version 2)\n") }
         try run.send(#"step.add {"by": 1}"#)
-        try run.waitUntil("the state after the reload") { stdout, _ in stdout.hasSuffix("\"total\":11}\n") }
+        try await run.waitUntil("the state after the reload") { stdout, _ in stdout.hasSuffix("\"total\":11}\n") }
 
         try workspace.plugin("step", brokenStepPlugin)
-        try run.waitUntil("the failed reload") { _, stderr in stderr.contains("reload of step failed") }
+        try await run.waitUntil("the failed reload") { _, stderr in stderr.contains("reload of step failed") }
         try run.send(#"step.add {"by": 1}"#)
-        let outcome = try run.finish()
+        let outcome = try await run.finish()
         #expect(outcome.status == 0)
         #expect(
             outcome.stdout == """

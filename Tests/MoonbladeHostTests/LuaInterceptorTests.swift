@@ -1,6 +1,5 @@
 import Moonblade
 import MoonbladeHost
-import Synchronization
 import Testing
 
 /// Writes a plugin named `name` whose only content is `interceptors = { <interceptors> }`.
@@ -133,7 +132,7 @@ struct LuaInterceptorTests {
             """)
         // The Swift interceptor is outermost: before its `next`, no Lua interceptor has run; after it,
         // all of them have, and the updater too.
-        let trailsSeenBySwift = Mutex<[JSONValue?]>([])
+        let trailsSeenBySwift = Locked<[JSONValue?]>([])
         let swiftInterceptor: StoreInterceptor = { context in { next in { item in
             trailsSeenBySwift.withLock { $0.append((context.getAnyState() as! JSONValue)["trail"]) }
             try next(item)

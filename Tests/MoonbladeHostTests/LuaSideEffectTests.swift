@@ -1,7 +1,6 @@
 import Moonblade
 import MoonbladeHost
 import MoonbladeLua
-import Synchronization
 import Testing
 
 /// A Swift updater Lua can dispatch by name (and, being `Encodable`, see the payload of).
@@ -23,7 +22,7 @@ struct StorageUnavailable: Error, CustomStringConvertible {
 /// Holds callers until `expected` of them are waiting, then releases them all: proof that they were
 /// all in flight at once, with no timing involved.
 final class Rendezvous: Sendable {
-    private let state: Mutex<(arrived: Int, waiting: [CheckedContinuation<Void, Never>])> = Mutex((0, []))
+    private let state: Locked<(arrived: Int, waiting: [CheckedContinuation<Void, Never>])> = Locked((0, []))
     let expected: Int
 
     init(expected: Int) { self.expected = expected }

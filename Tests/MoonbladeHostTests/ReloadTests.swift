@@ -1,7 +1,6 @@
 import Foundation
 import Moonblade
 import MoonbladeHost
-import Synchronization
 import Testing
 
 /// A plugin `counterx` whose `add` adds `by` times `factor`, at `version`, with extra fields.
@@ -18,7 +17,7 @@ func versionedCounter(factor: Int, version: Int = 1, extra: String = "") -> Stri
 /// Collects a host's reload events as their descriptions, marked `(watcher)` when the watcher started
 /// the reload.
 final class ReloadLog: Sendable {
-    let events = Mutex<[String]>([])
+    let events = Locked<[String]>([])
 
     init<S>(_ host: PluginHost<S>) {
         let stream = host.reloadEvents()

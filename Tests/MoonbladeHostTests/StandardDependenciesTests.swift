@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import MoonbladeHost
-import Synchronization
 import Testing
 
 @Suite("Standard dependencies: storage, clock and log from Lua")

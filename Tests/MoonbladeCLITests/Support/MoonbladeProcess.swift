@@ -27,12 +27,12 @@ enum MoonbladeProcess {
     }()
 
     /// Runs `moonblade arguments...` in `directory` with `input` on standard input (none: end of file).
-    static func run(_ arguments: [String], input: String = "", in directory: URL) throws -> Outcome {
+    static func run(_ arguments: [String], input: String = "", in directory: URL) async throws -> Outcome {
         let output = try OutputFiles(in: directory)
         let stdin = output.io.appendingPathComponent("stdin")
         try Data(input.utf8).write(to: stdin)
         let process = try launch(arguments, standardInput: FileHandle(forReadingFrom: stdin), output: output, in: directory)
-        waitForExit(process, arguments: arguments)
+        await waitForExit(process, arguments: arguments)
         return try output.outcome(status: process.terminationStatus)
     }
 
@@ -52,7 +52,10 @@ enum MoonbladeProcess {
     }
 
     /// Waits for `process` to end, terminating it (and recording an issue) if it runs for two minutes.
-    static func waitForExit(_ process: Process, arguments: [String]) {
+    ///
+    /// It sleeps between checks rather than blocking: a blocked thread is one less for the concurrency
+    /// pool that every other test runs on.
+    static func waitForExit(_ process: Process, arguments: [String]) async {
         // A guard against a hung run, not a measurement: the runs here take well under a second.
         let deadline = Date().addingTimeInterval(120)
         while process.isRunning {
@@ -61,7 +64,7 @@ enum MoonbladeProcess {
                 Issue.record("moonblade \(arguments.joined(separator: " ")) did not finish")
                 break
             }
-            Thread.sleep(forTimeInterval: 0.01)
+            try? await Task.sleep(for: .milliseconds(10))
         }
         process.waitUntilExit()
     }
@@ -133,8 +136,8 @@ final class Workspace: Sendable {
         try FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent(path).path).sorted()
     }
 
-    func run(_ arguments: String..., input: String = "") throws -> Outcome {
-        try MoonbladeProcess.run(arguments, input: input, in: url)
+    func run(_ arguments: String..., input: String = "") async throws -> Outcome {
+        try await MoonbladeProcess.run(arguments, input: input, in: url)
     }
 }
 

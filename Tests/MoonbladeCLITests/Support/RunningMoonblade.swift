@@ -33,13 +33,13 @@ final class RunningMoonblade {
     func waitUntil(
         _ what: String, timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
         _ condition: (_ stdout: String, _ stderr: String) -> Bool
-    ) throws -> Bool {
+    ) async throws -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {
             let (stdout, stderr) = try output.read()
             if condition(stdout, stderr) { return true }
-            Thread.sleep(forTimeInterval: 0.02)
+            try await Task.sleep(for: .milliseconds(20))
         }
         let (stdout, stderr) = try output.read()
         Issue.record(
@@ -49,9 +49,9 @@ final class RunningMoonblade {
     }
 
     /// Ends standard input and waits for the process to exit.
-    func finish() throws -> Outcome {
+    func finish() async throws -> Outcome {
         try input.fileHandleForWriting.close()
-        MoonbladeProcess.waitForExit(process, arguments: arguments)
+        await MoonbladeProcess.waitForExit(process, arguments: arguments)
         return try output.outcome(status: process.terminationStatus)
     }
 }

@@ -1,7 +1,6 @@
 import Moonblade
 import MoonbladeHost
 import MoonbladeLua
-import Synchronization
 import Testing
 
 /// What the sandbox still lets plugins do, and that what one plugin tries cannot reach another.
@@ -90,7 +89,7 @@ struct SandboxTests {
 
     /// A dependency that ignores cancellation cannot hold a side effect past its time limit.
     @Test func aSideEffectStopsWaitingOnADependencyThatIgnoresCancellation() async throws {
-        let parked = Mutex<[CheckedContinuation<Void, Never>]>([])
+        let parked = Locked<[CheckedContinuation<Void, Never>]>([])
         var dependencies = PluginDependencies()
         dependencies.expose("slow", "forever") { () async -> Int in
             await withCheckedContinuation { continuation in parked.withLock { $0.append(continuation) } }

@@ -1,7 +1,6 @@
 import Foundation
 import Moonblade
 import MoonbladeHost
-import Synchronization
 import Testing
 
 /// The state the host tests run plugins on.
@@ -53,7 +52,7 @@ final class MemoryStorage: Sendable {
     struct ReadRequest: Decodable { var key: String }
     struct WriteRequest: Decodable { var key: String; var value: [Todo] }
 
-    let saved = Mutex<[String: [Todo]]>([:])
+    let saved = Locked<[String: [Todo]]>([:])
 
     func expose(in dependencies: inout PluginDependencies) {
         dependencies.expose("storage", "read") { [self] (request: ReadRequest) async throws -> [Todo]? in
@@ -67,7 +66,7 @@ final class MemoryStorage: Sendable {
 
 /// Records every change listeners see.
 final class ChangeRecorder: Sendable {
-    let changes = Mutex<[(old: AppState, new: AppState)]>([])
+    let changes = Locked<[(old: AppState, new: AppState)]>([])
 
     func attach<D>(to store: Store<AppState, D>) {
         _ = store.addListener { [self] old, new in changes.withLock { $0.append((old, new)) } }

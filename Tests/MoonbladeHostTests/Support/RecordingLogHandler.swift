@@ -1,5 +1,4 @@
 import Logging
-import Synchronization
 
 /// A log handler that keeps what is logged through it, so tests can see what the host reported.
 struct RecordingLogHandler: LogHandler {
@@ -11,7 +10,7 @@ struct RecordingLogHandler: LogHandler {
 
     /// Where the entries go: one per test.
     final class Log: Sendable {
-        let entries = Mutex<[Entry]>([])
+        let entries = Locked<[Entry]>([])
 
         /// A logger that records here.
         var logger: Logger { Logger(label: "moonblade.tests") { _ in RecordingLogHandler(log: self) } }
