@@ -65,7 +65,7 @@ public struct LuaSpecRunner: Sendable {
     public func run(_ specCase: LuaSpecCase) async -> LuaSpecResult {
         if let failure = specCase.loadFailure { return .failed(failure) }
         let session: SpecSession
-        let declared: [(names: [String], line: Int)]
+        let declared: [SpecSession.DeclaredCase]
         do throws(LuaSpecFailure) {
             session = try SpecSession(file: specCase.file, chunkName: specCase.chunkName, pluginDirectory: specCase.pluginDirectory)
             declared = try session.cases()
