@@ -208,9 +208,11 @@ import Testing
         #expect(topLevelFailure.message.contains("dispatch can only be called inside it, before_each or after_each"))
     }
 
+    // The loops run under a small budget: spinning through the default one would hold a thread of
+    // the shared pool for a second or more and starve the other tests.
     @Test(.timeLimit(.minutes(1))) func aRunawayLoopInASpecFailsWithALimitErrorAtItsLine() async throws {
         let sandbox = try SpecSandbox(spec: "it(\"spins\", function()\n  dispatch(\"shop.add\", { item = \"tea\" })\n  while true do end\nend)\n")
-        let failure = try #require(try await sandbox.failure())
+        let failure = try #require(try await sandbox.failure(runner: LuaSpecRunner(instructionBudget: 1_000_000)))
         #expect(failure.line == 3)
         #expect(failure.message.contains("instruction budget"), "\(failure.message)")
     }
@@ -224,10 +226,15 @@ import Testing
               dispatch("shop.price", { item = "tea" })
             end)
             """)
-        let failure = try #require(try await sandbox.failure())
+        let failure = try #require(try await sandbox.failure(runner: LuaSpecRunner(instructionBudget: 1_000_000)))
         #expect(failure.line == 5)
         #expect(failure.message.contains("shop/spec/sandbox_spec.lua:3:"), "\(failure.message)")
         #expect(failure.message.contains("instruction budget"), "\(failure.message)")
+    }
+
+    @Test func aRunnerHasABudgetUnlessToldOtherwise() {
+        #expect(LuaSpecRunner().instructionBudget == LuaSpecRunner.defaultInstructionBudget)
+        #expect(LuaSpecRunner.defaultInstructionBudget == 100_000_000)
     }
 
     @Test func setStateOnAStartedStoreSettlesWhatItSetsOff() async throws {

@@ -30,15 +30,15 @@ final class SpecSession: @unchecked Sendable {
 
     /// Loads the spec prelude and runs the spec file, which declares its cases.
     ///
+    /// - Parameter instructionBudget: the most instructions one resume of the case, or one stub call,
+    ///   may run: a runaway loop then fails at its line instead of hanging the run.
     /// - Throws: the file's load error, placed at its line.
-    init(file: String, chunkName: String, pluginDirectory: String) throws(LuaSpecFailure) {
+    init(file: String, chunkName: String, pluginDirectory: String, instructionBudget: Int?) throws(LuaSpecFailure) {
         self.file = file
         self.chunkName = chunkName
         self.pluginDirectory = pluginDirectory
         do {
-            // The budget (per resume of the case, per stub call) turns a runaway loop into a failure
-            // at its line instead of a hung test run.
-            vm = try LuaVM(configuration: LuaVM.Configuration(memoryLimit: 256 << 20, instructionBudget: 100_000_000))
+            vm = try LuaVM(configuration: LuaVM.Configuration(memoryLimit: 256 << 20, instructionBudget: instructionBudget))
         } catch {
             throw LuaSpecFailure(message: "cannot create a Lua VM: \(error)", file: file, line: 1)
         }
