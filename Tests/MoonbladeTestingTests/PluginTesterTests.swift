@@ -182,7 +182,7 @@ private struct LoadList: LuaSideEffect {
         }
         await tester.dispatch("list.load")
         await withKnownIssue {
-            await tester.finish(timeout: .seconds(5))
+            await tester.finish()
         } matching: { issue in
             message(of: issue).contains("received list.replace but did not assert it")
         }

@@ -50,10 +50,12 @@ public final class PluginTester<S: State & Codable & Equatable>: Sendable {
         createdAt = sourceLocation
     }
 
-    /// How long `receive` and `finish` wait by default. Waiting ends as soon as what is awaited
-    /// happens, so only a failing test waits this long; it is generous because a loaded machine (or a
-    /// sanitizer) can slow a side effect down by far more than a second.
-    public static var defaultTimeout: Duration { .seconds(5) }
+    /// How long `receive` and `finish` wait by default: the host's default side effect time limit.
+    /// Waiting ends as soon as what is awaited happens, so only a failing test waits this long; it is
+    /// generous because a loaded machine (or a sanitizer, or tests that block the shared thread pool
+    /// for seconds) can hold a side effect up by far more than a second, and a side effect cannot
+    /// run longer than that limit anyway.
+    public static var defaultTimeout: Duration { .seconds(30) }
 
     /// The store's current state.
     public var state: S { host.state }

@@ -1,6 +1,7 @@
 import Foundation
 import Moonblade
 import MoonbladeHost
+import MoonbladeTesting
 import Testing
 
 /// The repository's `Plugins/` folder.
@@ -10,8 +11,9 @@ let pluginsDirectory = URL(fileURLWithPath: #filePath)
 
 func plugin(_ name: String) -> String { "\(pluginsDirectory)/\(name)" }
 
-/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+/// Polls `condition` until it holds or `timeout` passes (as long as the tester's default, for the same
+/// reason); returns whether it held.
+func eventually(timeout: Duration = PluginTester<TodoState>.defaultTimeout, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         guard ContinuousClock.now < deadline else { return false }
