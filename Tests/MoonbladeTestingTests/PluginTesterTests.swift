@@ -15,10 +15,10 @@ import Testing
         let reads = dependencies.stub("storage", "read") { (_: ReadRequest) in [Todo(title: "milk")] }
         let writes = dependencies.stub("storage", "write") { (_: WriteRequest) in }
         let tester = try PluginTester(
-            plugins: [fixturePlugin("todo")], initialState: TodoState(), dependencies: dependencies)
-        await tester.dispatch("todo.load")
-        await tester.receive("todo.replace") { $0.todos = [Todo(title: "milk")] }
-        await tester.dispatch("todo.save")
+            plugins: [try ListPlugin.directory()], initialState: TodoState(), dependencies: dependencies)
+        await tester.dispatch("list.load")
+        await tester.receive("list.replace") { $0.todos = [Todo(title: "milk")] }
+        await tester.dispatch("list.save")
         await tester.finish()
         #expect(reads.calls == [ReadRequest(key: "todos")])
         #expect(writes.calls == [WriteRequest(key: "todos", value: [Todo(title: "milk")])])
@@ -41,34 +41,66 @@ import Testing
             await gate.wait()
             return [Todo(title: "late")]
         }
-        let tester = try PluginTester(plugins: [fixturePlugin("todo")], initialState: TodoState(), dependencies: dependencies)
-        await tester.dispatch("todo.load")
+        let tester = try PluginTester(plugins: [try ListPlugin.directory()], initialState: TodoState(), dependencies: dependencies)
+        await tester.dispatch("list.load")
         // The load is suspended in the stub; updaters still run meanwhile.
-        await tester.dispatch("todo.add", ["title": "now"]) { $0.todos = [Todo(title: "now")] }
+        await tester.dispatch("list.add", ["title": "now"]) { $0.todos = [Todo(title: "now")] }
         gate.open()
-        await tester.receive("todo.replace") { $0.todos = [Todo(title: "late")] }
+        await tester.receive("list.replace") { $0.todos = [Todo(title: "late")] }
         await tester.finish()
     }
 
     @Test func aFailingUpdaterCanBeExpectedAndLeavesTheStateAlone() async throws {
-        let tester = try PluginTester(plugins: [fixturePlugin("todo")], initialState: TodoState())
-        let error = await tester.dispatchExpectingError("todo.add", ["title": ""])
+        let tester = try PluginTester(plugins: [try ListPlugin.directory()], initialState: TodoState())
+        let error = await tester.dispatchExpectingError("list.add", ["title": ""])
         let failure = try #require(error as? PluginError)
-        #expect(failure.description.contains("todo/plugin.lua:"))
-        #expect(failure.message.contains("needs a payload"))
+        #expect(failure.description.contains("list/plugin.lua:\(ListPlugin.line(of: ListPlugin.missingTitle)): \(ListPlugin.missingTitle)"))
         #expect(tester.state == TodoState())
     }
 
     @Test func withExhaustivityOffOnlyWhatIsStatedIsChecked() async throws {
         var dependencies = PluginDependencies()
         dependencies.stub("storage", "read") { (_: ReadRequest) in [Todo(title: "milk"), Todo(title: "eggs")] }
-        let tester = try PluginTester(plugins: [fixturePlugin("todo")], initialState: TodoState(), dependencies: dependencies)
+        let tester = try PluginTester(plugins: [try ListPlugin.directory()], initialState: TodoState(), dependencies: dependencies)
         tester.exhaustivity = .off
-        await tester.dispatch("todo.load")
-        await tester.receive("todo.replace") { $0.todos[1].title = "eggs" }
-        await tester.dispatch("todo.add", ["title": "tea"])  // a change, unstated
+        await tester.dispatch("list.load")
+        await tester.receive("list.replace") { $0.todos[1].title = "eggs" }
+        await tester.dispatch("list.add", ["title": "tea"])  // a change, unstated
         await tester.finish()
     }
+}
+
+/// The tester watches the store without hiding items from the plugins' own interceptors and rules.
+@Suite struct PluginTesterRuleTests {
+    @Test func aLuaInterceptorRefusingASideEffectFailsTheDispatch() async throws {
+        let tester = try PluginTester(plugins: [try ListPlugin.directory()], initialState: TodoState())
+        let error = await tester.dispatchExpectingError("list.ping", ["refuse": true])
+        let failure = try #require(error as? PluginError)
+        #expect(failure.description.contains("list/plugin.lua:\(ListPlugin.line(of: ListPlugin.refusedPing)): \(ListPlugin.refusedPing)"))
+        await tester.finish()
+    }
+
+    @Test func anOnDispatchRuleForASideEffectFiresUnderTheTester() async throws {
+        let tester = try PluginTester(plugins: [try ListPlugin.directory()], initialState: TodoState())
+        await tester.dispatch("list.ping")
+        await tester.receive("list.keep")
+        await tester.finish()
+    }
+}
+
+/// A tester on the list plugin whose `list.load` waits at `gate` in its storage read.
+private func testerWithLoad(waitingAt gate: Gate) throws -> PluginTester<TodoState> {
+    var dependencies = PluginDependencies()
+    dependencies.stub("storage", "read") { (_: ReadRequest) -> [Todo] in
+        await gate.wait()
+        return []
+    }
+    return try PluginTester(plugins: [try ListPlugin.directory()], initialState: TodoState(), dependencies: dependencies)
+}
+
+/// The typed Swift face of `list.load`.
+private struct LoadList: LuaSideEffect {
+    static let luaItem = "list.load"
 }
 
 @Suite struct PluginTesterFailureTests {
@@ -117,87 +149,89 @@ import Testing
     }
 
     @Test func anUnknownItemAndAnUnexpectedErrorFail() async throws {
-        let tester = try PluginTester(plugins: [fixturePlugin("todo")], initialState: TodoState())
+        let tester = try PluginTester(plugins: [try ListPlugin.directory()], initialState: TodoState())
         await withKnownIssue {
-            await tester.dispatch("todo.nope")
+            await tester.dispatch("list.nope")
         } matching: { issue in
-            message(of: issue).contains("dispatching todo.nope failed: todo.nope: no such item is registered")
+            message(of: issue).contains("dispatching list.nope failed: list.nope: no such item is registered")
         }
         await withKnownIssue {
-            await tester.dispatch("todo.toggle", ["index": 4])
+            await tester.dispatch("list.add", ["title": 4])
         } matching: { issue in
-            message(of: issue).contains("todo/plugin.lua:23: no todo at index 4")
+            message(of: issue).contains("list/plugin.lua:\(ListPlugin.line(of: ListPlugin.missingTitle)): \(ListPlugin.missingTitle)")
         }
         await withKnownIssue {
-            await tester.dispatchExpectingError("todo.add", ["title": "milk"])
+            await tester.dispatchExpectingError("list.add", ["title": "milk"])
         } matching: { issue in
-            message(of: issue).contains("todo.add was expected to fail, but it succeeded")
-                || message(of: issue).contains("todo.add changed the state, but no change was expected")
+            message(of: issue).contains("list.add was expected to fail, but it succeeded")
+                || message(of: issue).contains("list.add changed the state, but no change was expected")
         }
     }
 
     @Test func anUnreceivedItemFailsAtTheNextDispatchAndAtTheEnd() async throws {
         var dependencies = PluginDependencies()
         dependencies.stub("storage", "read") { (_: ReadRequest) in [Todo(title: "milk")] }
-        let tester = try PluginTester(plugins: [fixturePlugin("todo")], initialState: TodoState(), dependencies: dependencies)
-        await tester.dispatch("todo.load")
-        while tester.receivedItems.isEmpty { await Task.yield() }
-        #expect(tester.receivedItems == ["todo.replace"])
+        let tester = try PluginTester(plugins: [try ListPlugin.directory()], initialState: TodoState(), dependencies: dependencies)
+        await tester.dispatch("list.load")
+        #expect(await eventually { !tester.receivedItems.isEmpty })
+        #expect(tester.receivedItems == ["list.replace"])
         await withKnownIssue {
-            await tester.dispatch("todo.clear_done")
+            await tester.dispatch("list.keep")
         } matching: { issue in
-            message(of: issue).contains("received todo.replace but did not assert it")
+            message(of: issue).contains("received list.replace but did not assert it")
         }
-        await tester.dispatch("todo.load")
+        await tester.dispatch("list.load")
         await withKnownIssue {
-            await tester.finish(timeout: .seconds(5))
+            await tester.finish()
         } matching: { issue in
-            message(of: issue).contains("received todo.replace but did not assert it")
+            message(of: issue).contains("received list.replace but did not assert it")
         }
     }
 
     @Test func receivingAnotherItemOrNothingFails() async throws {
         var dependencies = PluginDependencies()
         dependencies.stub("storage", "read") { (_: ReadRequest) in [Todo(title: "milk")] }
-        let tester = try PluginTester(plugins: [fixturePlugin("todo")], initialState: TodoState(), dependencies: dependencies)
-        await tester.dispatch("todo.load")
+        let tester = try PluginTester(plugins: [try ListPlugin.directory()], initialState: TodoState(), dependencies: dependencies)
+        await tester.dispatch("list.load")
         await withKnownIssue {
-            await tester.receive("todo.add")
+            await tester.receive("list.add")
         } matching: { issue in
-            message(of: issue).contains("expected to receive todo.add, but received todo.replace")
+            message(of: issue).contains("expected to receive list.add, but received list.replace")
         }
         await withKnownIssue {
-            await tester.receive("todo.replace", timeout: .milliseconds(20))
+            await tester.receive("list.replace", timeout: .milliseconds(20))
         } matching: { issue in
-            message(of: issue).contains("expected to receive todo.replace, but nothing was received within")
+            message(of: issue).contains("expected to receive list.replace, but nothing was received within")
         }
         await tester.finish()
     }
 
-    @Test func aSideEffectLeftRunningFailsNamingIt() async throws {
+    /// A typed Swift face is tracked too, once the host has turned it into the Lua side effect.
+    @Test(arguments: [false, true]) func aSideEffectLeftRunningFailsNamingIt(dispatchedAsTypedFace: Bool) async throws {
         let gate = Gate()
-        var dependencies = PluginDependencies()
-        dependencies.stub("storage", "read") { (_: ReadRequest) -> [Todo] in
-            await gate.wait()
-            return []
+        let tester = try testerWithLoad(waitingAt: gate)
+        if dispatchedAsTypedFace {
+            tester.host.store.dispatch(LoadList())
+            await tester.receive("list.load")
+        } else {
+            await tester.dispatch("list.load")
         }
-        let tester = try PluginTester(plugins: [fixturePlugin("todo")], initialState: TodoState(), dependencies: dependencies)
-        await tester.dispatch("todo.load")
         await withKnownIssue {
             await tester.finish(timeout: .milliseconds(20))
         } matching: { issue in
-            message(of: issue).contains("side effect todo.load is still running at the end of the test")
+            message(of: issue).contains("side effect list.load is still running at the end of the test")
         }
         gate.open()
     }
 
     @Test func aFailedSideEffectFails() async throws {
-        let tester = try PluginTester(plugins: [fixturePlugin("todo")], initialState: TodoState())
-        await tester.dispatch("todo.load")  // storage is not exposed
+        let tester = try PluginTester(plugins: [try ListPlugin.directory()], initialState: TodoState())
+        await tester.dispatch("list.load")  // storage is not exposed
         await withKnownIssue {
             await tester.finish()
         } matching: { issue in
-            message(of: issue).contains("side effect todo.load failed: todo.load: todo/plugin.lua:")
+            message(of: issue).contains(
+                "side effect list.load failed: list.load: list/plugin.lua:\(ListPlugin.line(of: "ctx.deps.storage.read")):")
                 && message(of: issue).contains("attempt to index a nil value (field 'storage')")
         }
     }
@@ -226,16 +260,16 @@ import Testing
         let line = #line + 2
         try await withKnownIssue {
             var tester: PluginTester<TodoState>? = try PluginTester(
-                plugins: [fixturePlugin("todo")], initialState: TodoState(), dependencies: dependencies)
-            await tester?.dispatch("todo.load")
-            while tester?.receivedItems.isEmpty == true { await Task.yield() }
+                plugins: [try ListPlugin.directory()], initialState: TodoState(), dependencies: dependencies)
+            await tester?.dispatch("list.load")
+            #expect(await eventually { tester?.receivedItems.isEmpty == false })
             tester = nil
         } matching: { issue in
-            // Released while todo.load may still be finishing: both kinds of left-over work are reported.
+            // Released while list.load may still be finishing: both kinds of left-over work are reported.
             let text = message(of: issue)
             return issue.sourceLocation?.line == line
-                && (text.contains("received todo.replace but did not assert it")
-                    || text.contains("side effect todo.load is still running at the end of the test"))
+                && (text.contains("received list.replace but did not assert it")
+                    || text.contains("side effect list.load is still running at the end of the test"))
         }
     }
 }

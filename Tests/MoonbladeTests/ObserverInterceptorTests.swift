@@ -43,9 +43,6 @@ struct Notified: NotificationObserverDispatchable, StateUpdater {
     func updateState(_ state: inout TestState) { state.log.append("notified \(name)") }
 }
 
-/// Counts how often a state-change predicate is evaluated.
-let predicateCalls = Recorder<Int>()
-
 @Suite("ObserverInterceptor", .timeLimit(.minutes(1)))
 struct ObserverInterceptorTests {
     @Test("onStart dispatches its types at startup; nil is skipped, a type listed twice runs twice")

@@ -82,12 +82,28 @@ public final class PluginHost<S: State & Codable>: Sendable {
     ///   - interceptors: Swift interceptors, outermost first.
     ///   - dependencies: the Swift functions side effects reach as `ctx.deps`.
     /// - Throws: only when the Lua VM cannot be created; plugin problems go to ``loadErrors``.
-    public init(
+    public convenience init(
         plugins directories: [String],
         initialState: S = S(),
         dependencies: PluginDependencies = PluginDependencies(),
         interceptors: [StoreInterceptor] = [],
         configuration: Configuration = Configuration()
+    ) throws(PluginError) {
+        try self.init(
+            plugins: directories, initialState: initialState, dependencies: dependencies, interceptors: interceptors,
+            innerInterceptors: [], configuration: configuration)
+    }
+
+    /// Loads the plugins like the public initializer, and also puts `innerInterceptors` innermost:
+    /// after the plugins' Lua interceptors and rules, where items reach the store as they will run
+    /// (the test harness tracks side effects there without hiding them from the rules).
+    package init(
+        plugins directories: [String],
+        initialState: S,
+        dependencies: PluginDependencies,
+        interceptors: [StoreInterceptor],
+        innerInterceptors: [StoreInterceptor],
+        configuration: Configuration
     ) throws(PluginError) {
         let runtime = try PluginRuntime<S>(
             configuration: configuration.vm, sideEffectTimeLimit: configuration.sideEffectTimeLimit,
@@ -105,7 +121,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
         logger = configuration.logger
         loadErrors = errors
         store = Store(
-            interceptors: interceptors + [Self.bindingInterceptor(runtime), runtime.ruleInterceptor()],
+            interceptors: interceptors + [Self.bindingInterceptor(runtime), runtime.ruleInterceptor()] + innerInterceptors,
             stateInitializer: { initialState },
             dependenciesInitializer: PluginHostDependencies.init(dispatch:getState:))
     }

@@ -2,7 +2,7 @@ import Moonblade
 import MoonbladeLua
 
 /// What a registered item name stands for; kept where any thread can look it up without the VM.
-enum PluginItemKind: Sendable {
+package enum PluginItemKind: Sendable {
     case luaUpdater
     case luaSideEffect
     /// A Swift `Decodable` dispatchable: builds it from the payload Lua passes at `payloadIndex`.
@@ -11,7 +11,7 @@ enum PluginItemKind: Sendable {
         make: @Sendable (_ stack: LuaStack, _ payloadIndex: Int32, _ decoder: LuaDecoder) throws -> any Dispatchable)
 
     /// Whether the store applies it as a state updater.
-    var isUpdater: Bool {
+    package var isUpdater: Bool {
         switch self {
         case .luaUpdater: true
         case .luaSideEffect: false

@@ -16,7 +16,7 @@ public struct LuaLocation: Sendable, Hashable, CustomStringConvertible {
     /// Reads the `source:line:` prefix Lua puts on syntax and `error()` messages.
     ///
     /// Chunk names may themselves contain colons, so this looks for the first `:<digits>:`.
-    init?(messagePrefix message: String) {
+    package init?(messagePrefix message: String) {
         var searchStart = message.startIndex
         while let colon = message[searchStart...].firstIndex(of: ":") {
             let digitsStart = message.index(after: colon)

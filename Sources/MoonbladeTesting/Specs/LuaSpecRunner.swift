@@ -20,8 +20,18 @@ import Foundation
 /// `state()`, `set_state(table)` and `stub("group.name", function(arguments) … end)`, which answers
 /// `ctx.deps.group.name` and returns a table whose `calls` lists the arguments it received.
 public struct LuaSpecRunner: Sendable {
+    /// The budget a runner has unless told otherwise: far above any sane spec, low enough that a
+    /// runaway loop fails within a second or so.
+    public static let defaultInstructionBudget = 100_000_000
+
+    /// The most Lua instructions a case may run between two waits for the store, and a stub in one
+    /// call; nil for no limit. Past it the case fails with a limit error at the line it was running.
+    public var instructionBudget: Int?
+
     /// A runner; each ``run(_:)`` makes its own VM and store, so one runner can run cases concurrently.
-    public init() {}
+    public init(instructionBudget: Int? = LuaSpecRunner.defaultInstructionBudget) {
+        self.instructionBudget = instructionBudget
+    }
 
     /// The cases of every plugin folder in `directory` (folders holding a `plugin.lua`), by folder name.
     public static func discover(pluginsIn directory: String) -> [LuaSpecCase] {
@@ -44,7 +54,9 @@ public struct LuaSpecRunner: Sendable {
                 plugin: plugin, pluginDirectory: directory, file: "\(specDirectory)/\(fileName)", names: [fileName],
                 line: 1, index: 0)
             do throws(LuaSpecFailure) {
-                let session = try SpecSession(file: template.file, chunkName: template.chunkName, pluginDirectory: directory)
+                let session = try SpecSession(
+                    file: template.file, chunkName: template.chunkName, pluginDirectory: directory,
+                    instructionBudget: defaultInstructionBudget)
                 return try session.cases().enumerated().map { index, declared in
                     var specCase = template
                     specCase.names = declared.names
@@ -65,9 +77,11 @@ public struct LuaSpecRunner: Sendable {
     public func run(_ specCase: LuaSpecCase) async -> LuaSpecResult {
         if let failure = specCase.loadFailure { return .failed(failure) }
         let session: SpecSession
-        let declared: [(names: [String], line: Int)]
+        let declared: [SpecSession.DeclaredCase]
         do throws(LuaSpecFailure) {
-            session = try SpecSession(file: specCase.file, chunkName: specCase.chunkName, pluginDirectory: specCase.pluginDirectory)
+            session = try SpecSession(
+                file: specCase.file, chunkName: specCase.chunkName, pluginDirectory: specCase.pluginDirectory,
+                instructionBudget: instructionBudget)
             declared = try session.cases()
         } catch {
             return .failed(error)

@@ -27,18 +27,6 @@ extension SpecSession {
         runner = stack.popReference()
     }
 
-    /// Calls the prelude's runner function `name` with no arguments.
-    func call(_ name: String) throws(LuaError) -> [LuaValue] {
-        guard let runner else { return [] }
-        let stack = vm.stack
-        let base = stack.top
-        runner.push(onto: stack)
-        stack.rawGet(table: -1, field: name)
-        stack.remove(at: -2)
-        try stack.call(results: nil)
-        return try stack.popValues(stack.top - base)
-    }
-
     /// `dispatch(name, payload)`: records the store work for the case to await.
     private func startDispatch(_ stack: LuaStack) throws -> Int32 {
         guard let coroutine = caseCoroutine, coroutine.stack.state == stack.state else {
@@ -61,15 +49,26 @@ extension SpecSession {
         return 1
     }
 
-    /// `set_state(table)`: the state the case's store starts from, or replaces the current one.
+    /// `set_state(table)`: the state the case's store starts from, or, once the store has started,
+    /// store work that replaces the current one and settles what that sets off (the prelude then
+    /// yields for it, as `dispatch` does). Returns whether there is work to await.
     private func setState(_ stack: LuaStack) throws -> Int32 {
         let state = try json(stack, at: 1, "set_state")
-        if let host {
-            host.store.dispatch(ReplaceState(state: state))
-        } else {
+        guard let host else {
             initialState = state
+            stack.push(false)
+            return 1
         }
-        return 0
+        guard let coroutine = caseCoroutine, coroutine.stack.state == stack.state else {
+            throw placedError(stack, "set_state after the store has started can only be called inside it, before_each or after_each")
+        }
+        pending = {
+            try await host.store.dispatch(ReplaceState(state: state)).value
+            await host.store.waitUntilIdle()
+            return .null
+        }
+        stack.push(true)
+        return 1
     }
 
     /// `stub("group.name", function)`: answers `ctx.deps.group.name` with the function.

@@ -30,13 +30,15 @@ final class SpecSession: @unchecked Sendable {
 
     /// Loads the spec prelude and runs the spec file, which declares its cases.
     ///
+    /// - Parameter instructionBudget: the most instructions one resume of the case, or one stub call,
+    ///   may run: a runaway loop then fails at its line instead of hanging the run.
     /// - Throws: the file's load error, placed at its line.
-    init(file: String, chunkName: String, pluginDirectory: String) throws(LuaSpecFailure) {
+    init(file: String, chunkName: String, pluginDirectory: String, instructionBudget: Int?) throws(LuaSpecFailure) {
         self.file = file
         self.chunkName = chunkName
         self.pluginDirectory = pluginDirectory
         do {
-            vm = try LuaVM(configuration: LuaVM.Configuration(memoryLimit: 256 << 20))
+            vm = try LuaVM(configuration: LuaVM.Configuration(memoryLimit: 256 << 20, instructionBudget: instructionBudget))
         } catch {
             throw LuaSpecFailure(message: "cannot create a Lua VM: \(error)", file: file, line: 1)
         }
@@ -49,24 +51,31 @@ final class SpecSession: @unchecked Sendable {
                 try vm.run(source, chunkName: chunkName)
             }
         } catch {
-            throw failure(error.description, defaultLine: 1)
+            throw failure(error, defaultLine: 1)
         }
     }
 
-    /// The cases the file declared: their `describe`/`it` names and lines, in order.
-    func cases() throws(LuaSpecFailure) -> [(names: [String], line: Int)] {
-        let listed: LuaValue
+    /// A case as the spec file declared it: its `describe`/`it` names and the line of its `it`.
+    struct DeclaredCase: Decodable, Equatable {
+        var names: [String]
+        var line: Int
+    }
+
+    /// The cases the file declared, in order.
+    func cases() throws(LuaSpecFailure) -> [DeclaredCase] {
         do {
-            listed = try lock.withLock { () throws(LuaError) in try call("list").first ?? .nil }
-        } catch {
-            throw failure(error.description, defaultLine: 1)
-        }
-        return elements(of: listed).compactMap { entry in
-            guard case .integer(let line) = entry["line"] else { return nil }
-            let names = elements(of: entry["names"]).compactMap { name -> String? in
-                if case .string(let name) = name { name } else { nil }
+            return try lock.withLock {
+                let stack = vm.stack
+                let base = stack.top
+                defer { stack.top = base }
+                pushRunnerFunction("list", onto: stack)
+                try stack.call(results: 1)
+                return try decoder.decode([DeclaredCase].self, from: stack, at: -1)
             }
-            return (names, Int(line))
+        } catch let error as LuaError {
+            throw failure(error, defaultLine: 1)
+        } catch {
+            throw LuaSpecFailure(message: "the spec runner cannot list the cases: \(error)", file: file, line: 1)
         }
     }
 
@@ -76,10 +85,10 @@ final class SpecSession: @unchecked Sendable {
         var awaited: Result<JSONValue, any Error>?
         while true {
             switch lock.withLock({ resume(caseAt: index, with: awaited) }) {
-            case .finished(nil):
+            case .passed:
                 return .passed
-            case .finished(let message?):
-                return .failed(failure(message, defaultLine: line))
+            case .failed(let message, let location):
+                return .failed(failure(message, at: location, defaultLine: line))
             case .awaiting(let work):
                 do {
                     awaited = .success(try await work())
@@ -90,10 +99,11 @@ final class SpecSession: @unchecked Sendable {
         }
     }
 
-    /// Where a case is after running until it suspends: done (nil when it passed, else the failure
-    /// message) or waiting for store work.
+    /// Where a case is after running until it suspends: passed, failed (with the place the message
+    /// names, if any) or waiting for store work.
     private enum Step {
-        case finished(String?)
+        case passed
+        case failed(String, LuaLocation?)
         case awaiting(@Sendable () async throws -> JSONValue)
     }
 
@@ -107,9 +117,7 @@ final class SpecSession: @unchecked Sendable {
         } else {
             coroutine = LuaCoroutine(in: vm.stack)
             caseCoroutine = coroutine
-            runner?.push(onto: coroutine.stack)
-            coroutine.stack.rawGet(table: -1, field: "run")
-            coroutine.stack.remove(at: -2)
+            pushRunnerFunction("run", onto: coroutine.stack)
             coroutine.stack.push(Int64(index + 1))
             arguments = 1
         }
@@ -118,13 +126,13 @@ final class SpecSession: @unchecked Sendable {
         do {
             outcome = try coroutine.resume(arguments: arguments, from: vm.stack)
         } catch {
-            return .finished(error.description)
+            return .failed(error.description, error.location)
         }
         switch outcome {
         case .yielded(let count):
             stack.pop(count)
             guard let work = pending else {
-                return .finished("a spec cannot yield by itself; it waits only by calling dispatch")
+                return .failed("a spec cannot yield by itself; it waits only by calling dispatch or set_state", nil)
             }
             pending = nil
             return .awaiting(work)
@@ -132,9 +140,10 @@ final class SpecSession: @unchecked Sendable {
             defer { stack.pop(count) }
             let base = stack.top - count
             if count >= 1, stack.type(at: base + 1) == .boolean, (try? stack.value(at: base + 1)) == .boolean(true) {
-                return .finished(nil)
+                return .passed
             }
-            return .finished(count >= 2 ? stack.string(at: base + 2) ?? "the case failed" : "the case failed")
+            let message = count >= 2 ? stack.string(at: base + 2) ?? "the case failed" : "the case failed"
+            return .failed(message, LuaLocation(messagePrefix: message))
         }
     }
 
@@ -159,25 +168,26 @@ final class SpecSession: @unchecked Sendable {
         }
     }
 
-    /// A failure at the spec line `message` starts with (`<chunk>:<line>: `), else at `defaultLine`.
-    private func failure(_ message: String, defaultLine: Int) -> LuaSpecFailure {
-        let prefix = "\(chunkName):"
-        if message.hasPrefix(prefix) {
-            let rest = message.dropFirst(prefix.count)
-            let digits = rest.prefix { $0.isNumber }
-            if let line = Int(digits), rest.dropFirst(digits.count).hasPrefix(": ") {
-                return LuaSpecFailure(message: String(rest.dropFirst(digits.count + 2)), file: file, line: line)
-            }
-        }
-        return LuaSpecFailure(message: message, file: file, line: defaultLine)
+    /// Pushes the prelude's runner function `name` (`list` or `run`).
+    private func pushRunnerFunction(_ name: String, onto stack: LuaStack) {
+        runner?.push(onto: stack)
+        stack.rawGet(table: -1, field: name)
+        stack.remove(at: -2)
     }
 
-    /// The elements `1…n` of a Lua sequence.
-    private func elements(of sequence: LuaValue) -> [LuaValue] {
-        var elements: [LuaValue] = []
-        while case let element = sequence[.integer(Int64(elements.count + 1))], element != .nil {
-            elements.append(element)
+    /// A failure at the spec line `error` was raised at, else at `defaultLine`.
+    private func failure(_ error: LuaError, defaultLine: Int) -> LuaSpecFailure {
+        failure(error.description, at: error.location, defaultLine: defaultLine)
+    }
+
+    /// A failure at `location` when it is in the spec file (the message then loses its
+    /// `<chunk>:<line>: ` prefix), else at `defaultLine`.
+    private func failure(_ message: String, at location: LuaLocation?, defaultLine: Int) -> LuaSpecFailure {
+        guard let location, location.source == chunkName else {
+            return LuaSpecFailure(message: message, file: file, line: defaultLine)
         }
-        return elements
+        let prefix = "\(location): "
+        let text = message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message
+        return LuaSpecFailure(message: text, file: file, line: location.line)
     }
 }

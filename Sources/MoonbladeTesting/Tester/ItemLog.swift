@@ -1,29 +1,34 @@
 import Moonblade
 import MoonbladeHost
 
-/// One item the store handled, with the state around it.
-struct ItemRecord<S: Sendable>: Sendable {
-    var name: String
+/// One item the store handled, as it was dispatched, with the state around it and how it went.
+struct ItemRecord<S> {
+    /// The item before any interceptor changed it.
+    var item: any Dispatchable
     var before: S
     var after: S
+    /// The error the dispatcher got from the store while it handled the item (an updater's, or an
+    /// interceptor's that refused it); nil when the item was applied or started.
+    var failure: (any Error)?
 }
 
-/// What a ``PluginTester`` saw happen in its store, written by its interceptor on the store's
+/// What a ``PluginTester`` saw happen in its store, written by its interceptors on the store's
 /// draining thread and by running side effects, read by the test.
+///
+/// Items are kept as they are: the tester names them through its host when it reads them, since the
+/// host is not there yet when the first items (those of `on_start` rules) run.
 final class ItemLog<S: State & Equatable>: @unchecked Sendable {
     // @unchecked Sendable: every stored property is touched only inside `lock` (a pthread lock, which
     // ThreadSanitizer sees, unlike `Mutex`).
     private let lock = Lock()
     private var storedExhaustivity = Exhaustivity.on
     private var finished = false
-    /// The name of the item the test is dispatching, until the interceptor has seen it.
-    private var awaitedDirect: String?
-    private var directRecord: ItemRecord<S>?
-    private var receivedRecords: [ItemRecord<S>] = []
+    /// Items handled and not yet taken by the test, oldest first.
+    private var records: [ItemRecord<S>] = []
     /// Side effects in flight, by a number given when they start.
-    private var runningSideEffects: [Int: String] = [:]
+    private var runningSideEffects: [Int: any Dispatchable] = [:]
     private var nextRunNumber = 0
-    private var sideEffectFailures: [String] = []
+    private var sideEffectFailures: [(sideEffect: any Dispatchable, error: any Error)] = []
 
     var exhaustivity: Exhaustivity {
         get { lock.withLock { storedExhaustivity } }
@@ -35,111 +40,96 @@ final class ItemLog<S: State & Equatable>: @unchecked Sendable {
         set { lock.withLock { finished = newValue } }
     }
 
-    var direct: ItemRecord<S>? { lock.withLock { directRecord } }
-    var received: [ItemRecord<S>] { lock.withLock { receivedRecords } }
+    /// The items handled and not yet taken, oldest first.
+    var pending: [ItemRecord<S>] { lock.withLock { records } }
 
-    /// The names of the side effects still running, oldest first; nil when none is.
-    var running: [String]? {
-        lock.withLock {
-            runningSideEffects.isEmpty ? nil : runningSideEffects.sorted { $0.key < $1.key }.map(\.value)
-        }
+    /// The side effects still running, oldest first.
+    var running: [any Dispatchable] {
+        lock.withLock { runningSideEffects.sorted { $0.key < $1.key }.map(\.value) }
     }
 
-    /// Marks the next item named `name` as the test's own dispatch (nil: no longer expected).
-    func expectDirect(_ name: String?) {
+    /// Removes and returns the oldest record that `matches`, and with `skipping` every record before it.
+    func take(skipping: Bool = false, where matches: (ItemRecord<S>) -> Bool) -> ItemRecord<S>? {
         lock.withLock {
-            awaitedDirect = name
-            directRecord = nil
-        }
-    }
-
-    func takeDirect() -> ItemRecord<S>? {
-        lock.withLock {
-            defer { directRecord = nil }
-            return directRecord
-        }
-    }
-
-    /// Removes and returns the oldest received item, or with `name` the oldest of that name and every
-    /// item before it.
-    func takeReceived(named name: String?) -> ItemRecord<S>? {
-        lock.withLock {
-            guard let index = receivedRecords.firstIndex(where: { name == nil || $0.name == name }) else { return nil }
-            let record = receivedRecords[index]
-            receivedRecords.removeFirst(index + 1)
+            guard let index = records.firstIndex(where: matches) else { return nil }
+            let record = records[index]
+            if skipping { records.removeFirst(index + 1) } else { records.remove(at: index) }
             return record
         }
     }
 
     /// Failures left over from earlier steps that must not pass unnoticed before the next dispatch:
-    /// items not received (exhaustive only) and failed side effects. Clears them.
-    func leftoverFailures() -> [String] {
-        lock.withLock {
-            var failures = sideEffectFailures
-            if storedExhaustivity == .on, !receivedRecords.isEmpty {
-                failures.append(
-                    "received \(receivedRecords.map(\.name).joined(separator: ", ")) but did not assert it: "
-                        + "every item a side effect dispatches must be checked with receive, in order")
+    /// items not taken (exhaustive only) and failed side effects. Clears them.
+    func leftoverFailures(naming name: (any Dispatchable) -> String) -> [String] {
+        let (exhaustivity, untaken, failed) = lock.withLock {
+            defer {
+                records.removeAll()
+                sideEffectFailures.removeAll()
             }
-            receivedRecords.removeAll()
-            sideEffectFailures.removeAll()
-            return failures
+            return (storedExhaustivity, records, sideEffectFailures)
         }
-    }
-
-    /// The failures of a test that ends now, with `stillRunning` side effects.
-    func endOfTestFailures(stillRunning: [String]?) -> [String] {
-        var failures = leftoverFailures()
-        if exhaustivity == .on, let stillRunning {
-            failures += stillRunning.map { "side effect \($0) is still running at the end of the test" }
+        var failures = failed.map { "side effect \(name($0.sideEffect)) failed: \($0.error)" }
+        if exhaustivity == .on, !untaken.isEmpty {
+            failures.append(
+                "received \(untaken.map { name($0.item) }.joined(separator: ", ")) but did not assert it: "
+                    + "every item a side effect dispatches must be checked with receive, in order")
         }
         return failures
+    }
+
+    /// The failures of a test that ends now: the leftovers, and (exhaustive only) the side effects
+    /// still running.
+    func endOfTestFailures(naming name: (any Dispatchable) -> String) -> [String] {
+        let stillRunning = exhaustivity == .on ? running : []
+        return leftoverFailures(naming: name)
+            + stillRunning.map { "side effect \(name($0)) is still running at the end of the test" }
     }
 }
 
 // MARK: - Watching the store
 
 extension ItemLog {
-    /// The interceptor that records every item with its change and tracks side effects in flight.
-    var interceptor: StoreInterceptor {
+    /// The outermost interceptor: records every item as it was dispatched, with its change or the
+    /// error the store handed back.
+    var recorder: StoreInterceptor {
         { context in { next in { item in
-            let name = pluginItemName(of: item) ?? String(describing: type(of: item))
             let before = context.getAnyState() as! S
-            // A typed face of a Lua side effect must reach the host's binding interceptor as it is.
-            let isTypedFace = item is any LuaSideEffect || item is any LuaReturningSideEffect
-            if let sideEffect = item as? any AnySideEffect, !isTypedFace {
-                try next(TrackedSideEffect(wrapped: sideEffect, name: name, runNumber: self.beginSideEffect(name), log: self))
-            } else {
+            do {
                 try next(item)
+            } catch {
+                self.record(ItemRecord(item: item, before: before, after: context.getAnyState() as! S, failure: error))
+                throw error
             }
-            self.record(ItemRecord(name: name, before: before, after: context.getAnyState() as! S))
+            self.record(ItemRecord(item: item, before: before, after: context.getAnyState() as! S))
+        } } }
+    }
+
+    /// The innermost interceptor: tracks each side effect while it runs. Innermost, so the plugins'
+    /// interceptors and rules see the side effect itself rather than the tracking wrapper.
+    var sideEffectTracker: StoreInterceptor {
+        { _ in { next in { item in
+            guard let sideEffect = item as? any AnySideEffect else { return try next(item) }
+            try next(TrackedSideEffect(wrapped: sideEffect, runNumber: self.beginSideEffect(sideEffect), log: self))
         } } }
     }
 
     private func record(_ record: ItemRecord<S>) {
-        lock.withLock {
-            if awaitedDirect == record.name {
-                awaitedDirect = nil
-                directRecord = record
-            } else {
-                receivedRecords.append(record)
-            }
-        }
+        lock.withLock { records.append(record) }
     }
 
-    func beginSideEffect(_ name: String) -> Int {
+    private func beginSideEffect(_ sideEffect: any Dispatchable) -> Int {
         lock.withLock {
             nextRunNumber += 1
-            runningSideEffects[nextRunNumber] = name
+            runningSideEffects[nextRunNumber] = sideEffect
             return nextRunNumber
         }
     }
 
-    func endSideEffect(_ runNumber: Int, failure: (any Error)?) {
+    fileprivate func endSideEffect(_ runNumber: Int, failure: (any Error)?) {
         lock.withLock {
-            let name = runningSideEffects.removeValue(forKey: runNumber) ?? "?"
-            if let failure {
-                sideEffectFailures.append("side effect \(name) failed: \(failure)")
+            let sideEffect = runningSideEffects.removeValue(forKey: runNumber)
+            if let sideEffect, let failure {
+                sideEffectFailures.append((sideEffect, failure))
             }
         }
     }
@@ -148,7 +138,6 @@ extension ItemLog {
 /// A side effect run on behalf of another so that the tester knows while it is in flight.
 private struct TrackedSideEffect<S: State & Equatable>: AnySideEffect {
     let wrapped: any AnySideEffect
-    let name: String
     let runNumber: Int
     let log: ItemLog<S>
 

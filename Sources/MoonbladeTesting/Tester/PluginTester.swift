@@ -42,24 +42,27 @@ public final class PluginTester<S: State & Codable & Equatable>: Sendable {
         let log = ItemLog<S>()
         let host = try PluginHost<S>(
             plugins: directories, initialState: initialState, dependencies: dependencies,
-            interceptors: [log.interceptor])
+            interceptors: [log.recorder], innerInterceptors: [log.sideEffectTracker],
+            configuration: PluginHost.Configuration())
         if let failure = host.loadErrors.first { throw failure }
         self.host = host
         self.log = log
         createdAt = sourceLocation
     }
 
-    /// How long `receive` and `finish` wait by default. Waiting ends as soon as what is awaited
-    /// happens, so only a failing test waits this long; it is generous because a loaded machine (or a
-    /// sanitizer) can slow a side effect down by far more than a second.
-    public static var defaultTimeout: Duration { .seconds(5) }
+    /// How long `receive` and `finish` wait by default: the host's default side effect time limit.
+    /// Waiting ends as soon as what is awaited happens, so only a failing test waits this long; it is
+    /// generous because a loaded machine (or a sanitizer, or tests that block the shared thread pool
+    /// for seconds) can hold a side effect up by far more than a second, and a side effect cannot
+    /// run longer than that limit anyway.
+    public static var defaultTimeout: Duration { .seconds(30) }
 
     /// The store's current state.
     public var state: S { host.state }
 
     /// The names of the items side effects dispatched that no ``receive(_:timeout:sourceLocation:assert:)``
     /// has asserted yet, oldest first.
-    public var receivedItems: [String] { log.received.map(\.name) }
+    public var receivedItems: [String] { log.pending.map { name(of: $0.item) } }
 
     /// How strictly changes, received items and running side effects are checked; `.on` by default.
     public var exhaustivity: Exhaustivity {
@@ -69,9 +72,14 @@ public final class PluginTester<S: State & Codable & Equatable>: Sendable {
 
     deinit {
         guard !log.isFinished else { return }
-        for failure in log.endOfTestFailures(stillRunning: log.running) {
+        for failure in log.endOfTestFailures(naming: name(of:)) {
             Issue.record(Comment(rawValue: failure), sourceLocation: createdAt)
         }
+    }
+
+    /// The plugin item name of `item`, or its Swift type for an item Lua does not know.
+    func name(of item: any Dispatchable) -> String {
+        host.itemName(of: item) ?? String(describing: type(of: item))
     }
 }
 
@@ -93,7 +101,7 @@ extension PluginTester {
         assert expected: ((inout S) throws -> Void)? = nil
     ) async {
         switch await start(name, payload, sourceLocation: sourceLocation) {
-        case .success(let record): check(record, expected, sourceLocation: sourceLocation)
+        case .success(let record): check(record, named: name, expected, sourceLocation: sourceLocation)
         case .failure(let error): fail("dispatching \(name) failed: \(error)", at: sourceLocation)
         case nil: break
         }
@@ -108,7 +116,7 @@ extension PluginTester {
         switch await start(name, payload, sourceLocation: sourceLocation) {
         case .success(let record):
             fail("dispatching \(name) was expected to fail, but it succeeded", at: sourceLocation)
-            check(record, nil, sourceLocation: sourceLocation)
+            check(record, named: name, nil, sourceLocation: sourceLocation)
             return nil
         case .failure(let error):
             return error
@@ -129,27 +137,34 @@ extension PluginTester {
     ) async {
         let exhaustive = exhaustivity == .on
         let arrived = await waitUntil(timeout: timeout) {
-            exhaustive ? !self.log.received.isEmpty : self.log.received.contains { $0.name == name }
+            exhaustive ? !self.log.pending.isEmpty : self.log.pending.contains { self.name(of: $0.item) == name }
         }
         guard arrived else {
-            let running = log.running.map { " (still running: \($0.joined(separator: ", ")))" } ?? ""
-            fail("expected to receive \(name), but nothing was received within \(timeout)\(running)", at: sourceLocation)
+            let running = log.running.map(name(of:))
+            let stillRunning = running.isEmpty ? "" : " (still running: \(running.joined(separator: ", ")))"
+            fail("expected to receive \(name), but nothing was received within \(timeout)\(stillRunning)", at: sourceLocation)
             return
         }
-        let record = log.takeReceived(named: exhaustive ? nil : name)!
-        guard record.name == name else {
-            fail("expected to receive \(name), but received \(record.name)", at: sourceLocation)
+        let record = log.take(skipping: true) { exhaustive || self.name(of: $0.item) == name }!
+        let receivedName = self.name(of: record.item)
+        guard receivedName == name else {
+            fail("expected to receive \(name), but received \(receivedName)", at: sourceLocation)
             return
         }
-        check(record, expected, sourceLocation: sourceLocation)
+        if let failure = record.failure {
+            fail("received \(name), but it failed: \(failure)", at: sourceLocation)
+            return
+        }
+        check(record, named: name, expected, sourceLocation: sourceLocation)
     }
 
-    /// Ends the test: waits up to `timeout` for running side effects, then (when exhaustive) fails
-    /// for any still running, any item received but not asserted, and any side effect that failed.
+    /// Ends the test: waits up to `timeout` for the store to be idle (every side effect finished, every
+    /// item handled, on any thread), then (when exhaustive) fails for any side effect still running,
+    /// any item received but not asserted, and any side effect that failed.
     public func finish(timeout: Duration = PluginTester.defaultTimeout, sourceLocation: SourceLocation = #_sourceLocation) async {
-        _ = await waitUntil(timeout: timeout) { self.log.running == nil }
+        _ = await waitUntilIdle(host.store, timeout: timeout)
         log.isFinished = true
-        for failure in log.endOfTestFailures(stillRunning: log.running) {
+        for failure in log.endOfTestFailures(naming: name(of:)) {
             fail(failure, at: sourceLocation)
         }
     }
@@ -159,32 +174,27 @@ extension PluginTester {
     private func start(
         _ name: String, _ payload: (any Encodable & Sendable)?, sourceLocation: SourceLocation
     ) async -> Result<ItemRecord<S>, any Error>? {
-        for failure in log.leftoverFailures() {
+        for failure in log.leftoverFailures(naming: self.name(of:)) {
             fail(failure, at: sourceLocation)
         }
-        log.expectDirect(name)
         let handle: DispatchHandle<Void>
         do {
             handle = try host.dispatch(name, payload)
         } catch {
-            log.expectDirect(nil)
             return .failure(error)
         }
-        // An updater is done when its handle is; a side effect only has to have been started.
-        let isUpdater = host.plugins.contains { $0.updaters.contains(name) }
-        if isUpdater {
-            do {
-                try await handle.value
-            } catch {
-                log.expectDirect(nil)
-                return .failure(error)
-            }
+        // An updater's record is there once its handle is done (its error is in the record too); a
+        // side effect's once it has been started, or refused by an interceptor.
+        if host.kind(of: name)?.isUpdater == true {
+            try? await handle.value
         }
-        guard await waitUntil(timeout: Self.defaultTimeout, { self.log.direct != nil }) else {
-            log.expectDirect(nil)
+        let isDirect: @Sendable (ItemRecord<S>) -> Bool = { self.name(of: $0.item) == name }
+        guard await waitUntil(timeout: Self.defaultTimeout, { self.log.pending.contains(where: isDirect) }) else {
             fail("\(name) was dispatched but never reached the store", at: sourceLocation)
             return nil
         }
-        return .success(log.takeDirect()!)
+        let record = log.take(where: isDirect)!
+        if let failure = record.failure { return .failure(failure) }
+        return .success(record)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Moonblade
 import MoonbladeHost
+import MoonbladeTesting
 import Testing
 
 /// The repository's `Plugins/` folder.
@@ -10,11 +11,15 @@ let pluginsDirectory = URL(fileURLWithPath: #filePath)
 
 func plugin(_ name: String) -> String { "\(pluginsDirectory)/\(name)" }
 
-/// A plugin frozen for the harness's own tests (`Fixtures/<name>`), so they do not change when the
-/// shipped plugin does: `todo` is the shipped todo list before it learned to save on every change.
-func fixturePlugin(_ name: String) -> String {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures").appendingPathComponent(name).path
+/// Polls `condition` until it holds or `timeout` passes (as long as the tester's default, for the same
+/// reason); returns whether it held.
+func eventually(timeout: Duration = PluginTester<TodoState>.defaultTimeout, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return true
 }
 
 struct CounterState: State, Codable, Equatable {

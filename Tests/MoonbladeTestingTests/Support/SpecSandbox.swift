@@ -19,11 +19,11 @@ struct SpecSandbox {
 
     var cases: [LuaSpecCase] { LuaSpecRunner.discover(plugin: pluginDirectory) }
 
-    /// Runs the only case and returns its failure, nil when it passed.
-    func failure() async throws -> LuaSpecFailure? {
+    /// Runs the only case with `runner` and returns its failure, nil when it passed.
+    func failure(runner: LuaSpecRunner = LuaSpecRunner()) async throws -> LuaSpecFailure? {
         let cases = self.cases
         guard cases.count == 1 else { throw SandboxError.expectedOneCase(cases.map(\.name)) }
-        if case .failed(let failure) = await LuaSpecRunner().run(cases[0]) { return failure }
+        if case .failed(let failure) = await runner.run(cases[0]) { return failure }
         return nil
     }
 

@@ -1,0 +1,17 @@
+import Moonblade
+
+extension PluginHost {
+    /// The plugin item name `dispatchable` runs, for tools that watch the host's store from an
+    /// interceptor (the test harness): a Lua item's, a typed Swift face's, or the name its Swift type
+    /// is registered under with ``register(_:as:)``; nil for other items.
+    package func itemName(of dispatchable: any Dispatchable) -> String? {
+        if let face = dispatchable as? any LuaItemFace { return type(of: face).luaItem }
+        return runtime.name(of: dispatchable)
+    }
+
+    /// What the item `name` is (a Lua updater or side effect, or a registered Swift item); nil when
+    /// no item has that name.
+    package func kind(of name: String) -> PluginItemKind? {
+        runtime.kind(of: name)
+    }
+}
