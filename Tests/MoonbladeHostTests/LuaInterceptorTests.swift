@@ -2,24 +2,12 @@ import Moonblade
 import MoonbladeHost
 import Testing
 
-/// Writes a plugin named `name` whose only content is `interceptors = { <interceptors> }`.
-func interceptorPlugin(_ scratch: ScratchPlugins, _ name: String, _ interceptors: String) throws -> String {
-    try scratch.write(name, """
-        return {
-          name = "\(name)",
-          interceptors = {
-        \(interceptors)
-          },
-        }
-        """)
-}
-
 @Suite("Lua interceptors")
 struct LuaInterceptorTests {
     let scratch = ScratchPlugins()
 
     @Test func anInterceptorSeesTheItemAndPassesItOnWithAChangedPayload() async throws {
-        let guardPlugin = try interceptorPlugin(scratch, "tenfold", """
+        let guardPlugin = try listPlugin(scratch, "tenfold", "interceptors", """
             function(item, next)
               assert(item.name == "counter.increment" and item.kind == "updater", item.name)
               item.payload.by = item.payload.by * 10
@@ -32,7 +20,7 @@ struct LuaInterceptorTests {
     }
 
     @Test func anInterceptorMayRenameTheItem() async throws {
-        let rename = try interceptorPlugin(scratch, "rename", """
+        let rename = try listPlugin(scratch, "rename", "interceptors", """
             function(item, next)
               if item.name == "counter.increment" then item.name = "counter.reset" end
               next(item)
@@ -45,7 +33,7 @@ struct LuaInterceptorTests {
     }
 
     @Test func returningWithoutNextDropsTheItem() async throws {
-        let drop = try interceptorPlugin(scratch, "drop", "function(item, next) end,")
+        let drop = try listPlugin(scratch, "drop", "interceptors", "function(item, next) end,")
         let host = try PluginHost<AppState>(plugins: [shippedPlugin("counter"), drop])
         let changes = ChangeRecorder()
         changes.attach(to: host.store)
@@ -55,7 +43,7 @@ struct LuaInterceptorTests {
     }
 
     @Test func raisingRejectsTheItemWithThePluginAndItsLine() async throws {
-        let reject = try interceptorPlugin(scratch, "limits", """
+        let reject = try listPlugin(scratch, "limits", "interceptors", """
             function(item, next)
               if item.payload and item.payload.by > 100 then error("too big a step: " .. item.payload.by) end
               next(item)
@@ -76,7 +64,7 @@ struct LuaInterceptorTests {
     }
 
     @Test func anUpdatersOwnErrorPassesThroughTheInterceptorUnchanged() async throws {
-        let pass = try interceptorPlugin(scratch, "pass", "function(item, next) next(item) end,")
+        let pass = try listPlugin(scratch, "pass", "interceptors", "function(item, next) next(item) end,")
         let host = try PluginHost<AppState>(plugins: [shippedPlugin("todo"), pass])
         let error = try await #require(throws: PluginError.self) {
             try await host.dispatch("todo.add", ["title": ""]).value
@@ -87,7 +75,7 @@ struct LuaInterceptorTests {
     }
 
     @Test func callingNextTwiceIsAnErrorNotADoubleDispatch() async throws {
-        let twice = try interceptorPlugin(scratch, "twice", """
+        let twice = try listPlugin(scratch, "twice", "interceptors", """
             function(item, next)
               next(item)
               next(item)
@@ -120,11 +108,11 @@ struct LuaInterceptorTests {
     }
 
     @Test func swiftAndLuaInterceptorsFormOneChainInTheDocumentedOrder() async throws {
-        let first = try interceptorPlugin(scratch, "first", """
+        let first = try listPlugin(scratch, "first", "interceptors", """
             function(item, next) table.insert(item.payload.trail, "first.a"); next(item) end,
             function(item, next) table.insert(item.payload.trail, "first.b"); next(item) end,
             """)
-        let second = try interceptorPlugin(scratch, "second", """
+        let second = try listPlugin(scratch, "second", "interceptors", """
             function(item, next) table.insert(item.payload.trail, "second"); next(item) end,
             """)
         let recorder = try scratch.write("recorder", """
@@ -146,7 +134,7 @@ struct LuaInterceptorTests {
     }
 
     @Test func aRegisteredSwiftItemPassesLuaInterceptorsByName() async throws {
-        let double = try interceptorPlugin(scratch, "double", """
+        let double = try listPlugin(scratch, "double", "interceptors", """
             function(item, next)
               if item.name == "app.set" then item.payload.value = item.payload.value * 2 end
               next(item)

@@ -2,17 +2,6 @@ import Moonblade
 import MoonbladeHost
 import Testing
 
-/// Writes a plugin named `name` with `updaters`/`side_effects` from counter-like code and `observers`.
-func observerPlugin(_ scratch: ScratchPlugins, _ name: String, _ observers: String) throws -> String {
-    try scratch.write(name, """
-        return {
-          name = "\(name)",
-          observers = {
-        \(observers)
-          },
-        }
-        """)
-}
 
 /// A typed Swift face of `counter.increment`: Swift observer rules see Lua items through these.
 struct Increment: LuaStateUpdater {
@@ -49,7 +38,7 @@ struct LuaObserverTests {
     }
 
     @Test func onStartItemsRunBeforeTheHostIsReturned() throws {
-        let rules = try observerPlugin(scratch, "boot", """
+        let rules = try listPlugin(scratch, "boot", "observers", """
             { on_start = { "counter.increment", { "counter.increment", { by = 10 } } } },
             { on_start = true, dispatch = { "counter.increment" } },
             """)
@@ -58,7 +47,7 @@ struct LuaObserverTests {
     }
 
     @Test func onDispatchFiresAfterTheItemEveryMatchingRuleAndEveryListedName() async throws {
-        let rules = try observerPlugin(scratch, "echo", """
+        let rules = try listPlugin(scratch, "echo", "observers", """
             { on_dispatch = "counter.reset", dispatch = { "counter.increment", "counter.increment" } },
             { on_dispatch = "counter.reset", dispatch = { { "counter.increment", { by = 100 } } } },
             { on_dispatch = "counter.increment", dispatch = { "app.never" } },
@@ -69,7 +58,7 @@ struct LuaObserverTests {
     }
 
     @Test func payloadFunctionsBuildThePayloadFromTheEvent() async throws {
-        let rules = try observerPlugin(scratch, "mirror", """
+        let rules = try listPlugin(scratch, "mirror", "observers", """
             { on_dispatch = "app.set", dispatch = { { "counter.increment", function(item, old, new)
                 return { by = item.payload.value + old.counter + new.counter }
               end } } },
@@ -117,7 +106,7 @@ struct LuaObserverTests {
     }
 
     @Test func onNotificationFiresWithThePostedPayload() async throws {
-        let rules = try observerPlugin(scratch, "ticks", """
+        let rules = try listPlugin(scratch, "ticks", "observers", """
             { on_notification = "app.tick", dispatch = { { "counter.increment", function(tick) return { by = tick.seconds } end } } },
             { on_notification = "app.other", dispatch = { "counter.reset" } },
             """)
@@ -128,7 +117,7 @@ struct LuaObserverTests {
     }
 
     @Test func aRunawayObserverIsStoppedWithAnErrorNamingTheRule() async throws {
-        let rules = try observerPlugin(scratch, "loop", """
+        let rules = try listPlugin(scratch, "loop", "observers", """
             { on_dispatch = "counter.increment", dispatch = { "counter.increment" } },
             """)
         let host = try host([shippedPlugin("counter"), rules], maxCascadeDepth: 5)
@@ -159,7 +148,7 @@ struct LuaObserverTests {
     }
 
     @Test func aRunawayThroughASwiftSideEffectIsStoppedToo() async throws {
-        let rules = try observerPlugin(scratch, "echo", """
+        let rules = try listPlugin(scratch, "echo", "observers", """
             { on_dispatch = "app.ping", dispatch = { "app.pong" } },
             """)
         let host = try host([rules], maxCascadeDepth: 6)
@@ -173,7 +162,7 @@ struct LuaObserverTests {
     }
 
     @Test func aRaisingPredicateIsReportedAndTheOtherRulesStillFire() async throws {
-        let rules = try observerPlugin(scratch, "shaky", """
+        let rules = try listPlugin(scratch, "shaky", "observers", """
             { on_state_change = function(old, new) return new.missing.field end, dispatch = { "counter.reset" } },
             { on_dispatch = "counter.increment", dispatch = { { "counter.increment", function() error("no payload today") end } } },
             { on_state_change = function(old, new) return new.counter == 1 end, dispatch = { { "counter.increment", { by = 10 } } } },
@@ -187,7 +176,7 @@ struct LuaObserverTests {
     }
 
     @Test func aFailingItemDispatchedByARuleIsReportedWithTheRule() async throws {
-        let rules = try observerPlugin(scratch, "strict", """
+        let rules = try listPlugin(scratch, "strict", "observers", """
             { on_dispatch = "counter.reset", dispatch = { { "todo.add", { title = "" } } } },
             """)
         let host = try host([shippedPlugin("counter"), shippedPlugin("todo"), rules])
@@ -213,7 +202,7 @@ struct LuaObserverTests {
         ("{ on_start = { \"a.b\" }, dispatch = { \"c.d\" } }", "observers[1] has both an on_start list and a dispatch list", 4),
     ])
     func aMalformedRuleIsALoadErrorAtItsLine(rule: String, message: String, line: Int) throws {
-        let plugin = try observerPlugin(scratch, "bad", rule + ",")
+        let plugin = try listPlugin(scratch, "bad", "observers", rule + ",")
         let host = try host([plugin])
         let error = try #require(host.loadErrors.first)
         #expect(error.kind == .shape)
@@ -234,7 +223,7 @@ struct LuaObserverTests {
     }
 
     @Test func anInterceptorThatIsNotAFunctionIsALoadError() throws {
-        let plugin = try interceptorPlugin(scratch, "bad", "\"not a function\",")
+        let plugin = try listPlugin(scratch, "bad", "interceptors", "\"not a function\",")
         let host = try host([plugin])
         let error = try #require(host.loadErrors.first)
         #expect(error.message == "interceptors[1] must be a function, found string \"not a function\"")

@@ -85,3 +85,16 @@ func waitUntil(
     }
     #expect(condition(), "timed out waiting", sourceLocation: sourceLocation)
 }
+
+/// Writes a plugin named `name` whose only field is the list `field = { <entries> }` (its
+/// interceptors or observers).
+func listPlugin(_ scratch: ScratchPlugins, _ name: String, _ field: String, _ entries: String) throws -> String {
+    try scratch.write(name, """
+        return {
+          name = "\(name)",
+          \(field) = {
+        \(entries)
+          },
+        }
+        """)
+}
