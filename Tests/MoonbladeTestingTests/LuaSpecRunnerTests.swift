@@ -20,8 +20,8 @@ import Testing
     }
 
     @Test func everyShippedSpecFolderYieldsCasesThatLoad() throws {
-        let folders = try FileManager.default.contentsOfDirectory(atPath: pluginsDirectory)
-            .map { "\(pluginsDirectory)/\($0)" }
+        let folders = try FileManager.default.contentsOfDirectory(atPath: shippedPluginsDirectory)
+            .map { "\(shippedPluginsDirectory)/\($0)" }
             .filter { FileManager.default.fileExists(atPath: "\($0)/spec") }
         #expect(!folders.isEmpty)
         for folder in folders {
