@@ -32,8 +32,12 @@ extension PluginRuntime {
             self.observe(item, name: name, old: old, new: context.getAnyState(), cascadeDepth: cascadeDepth, on: stack)
         }
         guard kinds.interceptors, let name = catalog.name(of: dispatchable) else { return try deliver(dispatchable, nil) }
-        try withLua { lua in
-            try passThroughInterceptors(dispatchable, name: name, cascadeDepth: cascadeDepth, lua, deliver: deliver)
+        // One transaction: an interceptor failing after its `next` (calling it twice, say) undoes the
+        // change that `next` applied, and no listener hears of it.
+        try context.transaction {
+            try withLua { lua in
+                try passThroughInterceptors(dispatchable, name: name, cascadeDepth: cascadeDepth, lua, deliver: deliver)
+            }
         }
     }
 
