@@ -153,6 +153,10 @@ public final class LuaResidentState {
         try cache.decode(T.self, root: version.root, changes: nil, on: vm.stack, options: decoder)
     }
 
+    /// How many decoded values the decoding cache holds (entries of collected tables are swept once
+    /// the cache has doubled).
+    var cachedValueCount: Int { cache.count }
+
     private func requireCurrent() throws(LuaError) -> LuaStateVersion {
         guard let current else { throw LuaError(.runtime, message: "the resident state has no version yet") }
         return current
