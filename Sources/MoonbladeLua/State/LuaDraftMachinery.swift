@@ -15,8 +15,8 @@ enum LuaDraftMachinery {
     static let chunkName = "moonblade/state.lua"
 
     static let source = #"""
-local next, type, rawequal, error, setmetatable, format, tostring =
-  next, type, rawequal, error, setmetatable, string.format, tostring
+local next, type, rawequal, error, setmetatable, format, tostring, unpack, move, mathtype =
+  next, type, rawequal, error, setmetatable, string.format, tostring, table.unpack, table.move, math.type
 
 local REC = setmetatable({}, { __mode = "k" })    -- draft proxy -> record
 local VIEW = setmetatable({}, { __mode = "k" })   -- view proxy -> resident table
@@ -24,6 +24,11 @@ local VIEWOF = setmetatable({}, { __mode = "k" }) -- resident table -> its view 
 -- The decoding cache's identities (LuaDecodingCache): table -> id, and id -> table.
 local IDS = setmetatable({}, { __mode = "k" })
 local TABLES = setmetatable({}, { __mode = "v" })
+-- Resident tables known to be exactly the sequence 1..n, with n: they are copied in one C call
+-- instead of a Lua loop over every key.
+local SEQ = setmetatable({}, { __mode = "k" })
+-- Up to this length a sequence is copied through the stack (`{ unpack(t, 1, n) }`, presized).
+local UNPACK_LIMIT = 200000
 
 local Draft = { __metatable = "state draft" }
 local View = { __metatable = "state view" }
@@ -39,11 +44,27 @@ local function newdraft(base, parent, key, session)
   return proxy
 end
 
+-- Copies t key by key, and remembers in SEQ whether it is exactly a sequence.
+local function copyall(t)
+  local copy, n, count, other = {}, #t, 0, false
+  for k, v in next, t do
+    copy[k] = v
+    if mathtype(k) == "integer" and k >= 1 and k <= n then count = count + 1 else other = true end
+  end
+  if not other and count == n then SEQ[t] = n end
+  return copy
+end
+
+local function shallowcopy(t)
+  local n = SEQ[t]
+  if not n then return copyall(t) end
+  if n <= UNPACK_LIMIT then return { unpack(t, 1, n) } end
+  return move(t, 1, n, 1, {})
+end
+
 -- Makes rec writable: a shallow copy of its base, put in place of the base in its parent's copy.
 local function prepare(rec)
-  local copy = {}
-  for k, v in next, rec.base do copy[k] = v end
-  rec.copy, rec.changed = copy, {}
+  rec.copy, rec.changed = shallowcopy(rec.base), {}
   local parent = rec.parent
   if parent then
     if not parent.copy then prepare(parent) end
@@ -54,6 +75,26 @@ local function prepare(rec)
       parent.changed[key] = true
     end
   end
+end
+
+-- Whether copy, made from the sequence base of n items by the changes in record, is a sequence too
+-- (the same checks as LuaTableChanges.patchedArray); its length if so.
+local function sequencelength(copy, n, record)
+  local m, grown, shrunk = #copy, 0, 0
+  for i = 1, #record do
+    local k = record[i]
+    if mathtype(k) ~= "integer" then return nil end
+    if copy[k] ~= nil then
+      if k < 1 or k > m then return nil end
+      if k > n then grown = grown + 1 end
+    elseif k <= m then
+      return nil
+    elseif k <= n then
+      shrunk = shrunk + 1
+    end
+  end
+  if grown == (m > n and m - n or 0) and shrunk == (n > m and n - m or 0) then return m end
+  return nil
 end
 
 local function index(proxy, k)
@@ -154,9 +195,12 @@ local function own(t, context)
   end
   owned = {}
   context.owned[t], context.busy[t] = owned, true
+  local n, count, other = #t, 0, false
   for k, v in next, t do
     owned[resolve(k, context)] = resolve(v, context)
+    if mathtype(k) == "integer" and k >= 1 and k <= n then count = count + 1 else other = true end
   end
+  if not other and count == n then SEQ[owned] = n end
   context.busy[t] = nil
   return owned
 end
@@ -181,7 +225,11 @@ local function finalize(rec, context)
   end
   rec.busy = nil
   final = record and copy or base
-  if record then context.changes[copy] = record end
+  if record then
+    context.changes[copy] = record
+    local n = SEQ[base]
+    if n then SEQ[copy] = sequencelength(copy, n, record) end
+  end
   rec.final = final
   return final
 end
