@@ -57,6 +57,8 @@ let package = Package(
         benchmarkTarget("Mapping"),
         // 3: a Lua updater as the state grows.
         benchmarkTarget("StateGrowth"),
+        // Issue 16: Lua updaters on the resident state (drafts) against the full mapping and native.
+        benchmarkTarget("ResidentState", dependencies: [.product(name: "Moonblade", package: "Moonblade")]),
         // 5: hot-reload latency, file write to new code active, under a steady dispatch load.
         benchmarkTarget("Reloading"),
     ],
