@@ -58,12 +58,14 @@ public final class LuaResidentState {
 
     /// Pushes `value` whole as the new current version (when Swift code changed the state).
     ///
-    /// Host work: the VM's limits do not apply. On an encoding error the current version stays.
+    /// Host work: the VM's limits do not apply. On an encoding error the current version stays. The
+    /// decoding cache starts over: the next decode reads the new tables in full once.
     @discardableResult
     public func replace<T: Encodable>(with value: T, version: UInt64, encoder: LuaEncoder = LuaEncoder()) throws
         -> LuaStateVersion
     {
         try encoder.push(value, onto: vm.stack)
+        cache.removeAll()
         let replaced = LuaStateVersion(version: version, root: vm.stack.popReference())
         current = replaced
         return replaced

@@ -147,8 +147,8 @@ struct LuaDecodingCacheTests {
                 #expect(try harness.resident.decode(CountedState.self, of: current) == expected)
             }
         }
-        // Entries of collected versions are swept once the cache has doubled, from a floor of 1,024.
-        #expect(harness.resident.cachedValueCount <= 2_100)
+        // Entries of collected versions are swept once the cache has doubled, from a floor of 256.
+        #expect(harness.resident.cachedValueCount <= 600)
     }
 
     @Test func aDynamicStateIsPatchedThroughItsEnumCases() throws {
