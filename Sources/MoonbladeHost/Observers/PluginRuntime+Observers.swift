@@ -143,7 +143,7 @@ extension PluginRuntime {
     /// Dispatches what rules made, with the VM released (a store at rest runs them on this thread), and
     /// logs the failure of any of them once it has run: nobody else awaits them.
     private func dispatch(_ reactions: [RuleReaction]) {
-        guard let store, !reactions.isEmpty else { return }
+        guard !reactions.isEmpty, let store = withLua({ $0.store }) else { return }
         let logger = logger
         for reaction in reactions {
             let handle = store.anyDispatch(reaction.item, cascadeDepth: reaction.cascadeDepth)

@@ -135,7 +135,7 @@ extension PluginRuntime {
         } catch {
             throw placedError(stack, "ctx.dispatch: \(error.message)")
         }
-        guard let store else {
+        guard let store = withLua({ $0.store }) else {
             throw placedError(stack, "ctx.dispatch: the host has no store yet")
         }
         coroutine.suspend {
@@ -163,7 +163,7 @@ extension PluginRuntime {
     /// `ctx.state()`: pushes a read-only view of the store's current state, in O(1) when the resident
     /// state is that state (Lua code made it); else the state is pushed, and becomes resident.
     func readState(_ stack: LuaStack) throws -> Int32 {
-        guard let (state, generation) = store?.anyStateWithGeneration, let state = state as? S else {
+        guard let (state, generation) = withLua({ $0.store })?.anyStateWithGeneration, let state = state as? S else {
             throw placedError(stack, "ctx.state: the host has no store yet")
         }
         try withLua { lua in

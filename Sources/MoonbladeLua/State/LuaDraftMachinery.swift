@@ -271,6 +271,22 @@ end
 
 function M.close(session) session.live = false end
 
+-- Runs `updater(draft, payload)` on a draft of `root` and finishes it: one call from the host per
+-- dispatch. The session is kept in `running` so that, if the updater fails, `abandon` closes it.
+local running
+function M.apply(root, updater, payload)
+  local draft, session = M.begin(root)
+  running = session
+  local result = updater(draft, payload)
+  running = nil
+  return M.finish(session, result)
+end
+
+function M.abandon()
+  if running then running.live = false end
+  running = nil
+end
+
 function M.view(v)
   if type(v) == "table" then return view(v) end
   return v
