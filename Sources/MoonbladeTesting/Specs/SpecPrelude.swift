@@ -2,7 +2,7 @@
 /// run once in each spec VM before the spec file.
 ///
 /// It is called with a table of Swift functions (`caller_line`, `start_dispatch`, `read_state`,
-/// `set_state`, `add_stub`) and returns `{ list = …, run = … }` for the runner. `dispatch` (and
+/// `settle_start`, `set_state`, `add_stub`) and returns `{ list = …, run = … }` for the runner. `dispatch` (and
 /// `set_state` once the store has started) awaits the store by yielding from Lua (boundary rule 2):
 /// `start_dispatch` (`set_state`) records the work, the runner does it with the VM released and
 /// resumes the case with `(true, result)` or `(false, message)`.
@@ -150,7 +150,13 @@ enum SpecPrelude {
           error(result, 2)
         end
 
-        function state() return host.read_state() end
+        function state()
+          if host.settle_start() then
+            local ok, message = yield()
+            if not ok then error(message, 2) end
+          end
+          return host.read_state()
+        end
         function set_state(value)
           if not host.set_state(value) then return end
           local ok, message = yield()
