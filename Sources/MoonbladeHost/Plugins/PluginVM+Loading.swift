@@ -19,6 +19,8 @@ extension PluginVM {
         do {
             try stack.load(source, chunkName: chunkName)
             try stack.pushSandbox()  // its own globals, read-only shared libraries
+            try stack.pushTableKindLibrary()  // moonblade.array(), moonblade.object()
+            stack.rawSet(table: -2, field: "moonblade")
             stack.setEnvironment(ofChunkAt: -2)
             try stack.call(results: 1)
         } catch {

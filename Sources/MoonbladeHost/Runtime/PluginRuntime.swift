@@ -190,6 +190,13 @@ extension PluginRuntime {
                 throw vm.valueError(error, item: item, root: "payload")
             }
             let resultIndex = stack.type(at: -1) == .nil ? base + 1 : stack.top
+            // A state that is a table stays one: a returned number or string is a slip, not a new state.
+            if stack.type(at: base + 1) == .table, stack.type(at: resultIndex) != .table {
+                throw PluginError(
+                    .invalidState, plugin: pluginName(ofItem: item), item: item,
+                    message: "returned a \(stack.type(at: resultIndex)); an updater changes the state table in place or returns a new table",
+                    location: vm.definition(of: item))
+            }
             do {
                 return try vm.decoder.decode(S.self, from: stack, at: resultIndex)
             } catch {

@@ -26,6 +26,11 @@ extension SpecSession {
         }
         try stack.call(arguments: 1, results: 1)
         runner = stack.popReference()
+        // Specs build states and payloads with empty tables of a kind as plugins do.
+        stack.pushGlobals()
+        try stack.pushTableKindLibrary()
+        stack.rawSet(table: -2, field: "moonblade")
+        stack.pop()
     }
 
     /// `dispatch(name, payload)`: records the store work for the case to await.
