@@ -42,7 +42,7 @@ extension PluginVM {
                 message: "a plugin named \(info.name) is already loaded from \(existing.info.directory)",
                 location: LuaLocation(source: chunkName, line: 1))
         }
-        let rules = try shape.rules(ofTableAt: stack.top, plugin: info.name)
+        let rules = try shape.rules(ofTableAt: stack.top, plugin: info.name, items: Set(info.updaters + info.sideEffects))
         return CompiledPlugin(info: info, functions: functions(of: info, tableAt: stack.top), rules: rules)
     }
 

@@ -70,15 +70,26 @@ extension PluginHost {
     ///
     /// A failed reload leaves the earlier version running; the failure goes to ``reloadEvents()`` and the
     /// log, and the next save tries again. Its events have the cause ``PluginReloadCause/watcher``.
+    ///
+    /// The folders of plugins that did not load at start are watched too: a change there loads the
+    /// plugin (``load(plugin:)``) once it is fixed, and reloads it from then on.
     public func watchPlugins(
         debounce: Duration = .milliseconds(50), pollingInterval: Duration? = nil
     ) -> PluginWatcher {
-        let directories = Dictionary(plugins.map { ($0.directory, $0.name) }) { first, _ in first }
+        var directories: [String] = []
+        for directory in plugins.map(\.directory) + unloadedDirectories where !directories.contains(directory) {
+            directories.append(directory)
+        }
         return PluginWatcher(
-            directories: Array(directories.keys), debounce: debounce, pollingInterval: pollingInterval
+            directories: directories, debounce: debounce, pollingInterval: pollingInterval
         ) { [weak self] directory in
-            guard let self, let name = directories[directory] else { return }
-            Task { try? await self.reload(plugin: name, cause: .watcher) }
+            guard let self else { return }
+            // Looked up at each change: a plugin loaded since then reloads.
+            if let name = plugins.first(where: { $0.directory == directory })?.name {
+                Task { try? await self.reload(plugin: name, cause: .watcher) }
+            } else {
+                Task { try? self.load(plugin: directory, cause: .watcher) }
+            }
         }
     }
 }
