@@ -28,7 +28,7 @@ struct PluginSession {
         if !host.loadErrors.isEmpty, !keepingBrokenPlugins {
             throw ExitStatus.pluginFailed.code
         }
-        await host.store.waitUntilIdle()
+        await host.settle()
     }
 
     var state: JSONValue { host.state }

@@ -135,9 +135,12 @@ extension PluginRuntime {
     private func dispatch(_ reactions: [RuleReaction]) {
         guard let store, !reactions.isEmpty else { return }
         let logger = logger
+        let pendingReports = pendingReports
         for reaction in reactions {
             let handle = store.anyDispatch(reaction.item, cascadeDepth: reaction.cascadeDepth)
+            pendingReports.begin()
             Task {
+                defer { pendingReports.end() }
                 do {
                     _ = try await handle.value
                 } catch {
