@@ -140,19 +140,7 @@ struct RunCommand: AsyncParsableCommand {
     /// each whole, so the state saved is always one the store had).
     private func apply(_ line: String, _ session: PluginSession, stop: StopSignals) async {
         let dispatch = Task { try await session.dispatch(DispatchRequest(line: line)) }
-        let settled = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                _ = await dispatch.result
-                return true
-            }
-            group.addTask {
-                guard await stop.wait() != nil else { return true }
-                return (try? await Task.sleep(for: StopSignals.grace)) == nil
-            }
-            let first = await group.next() ?? true
-            group.cancelAll()
-            return first
-        }
+        let settled = await stop.settles(dispatch)
         guard settled else {
             Console.printError("error: \(line): abandoned, still running \(StopSignals.grace) after the stop")
             return
