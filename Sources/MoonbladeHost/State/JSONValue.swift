@@ -52,7 +52,9 @@ extension JSONValue: Codable {
         } else if let value = try? container.decode(Double.self) {
             guard value.isFinite else {
                 throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "JSON has no \(value.isNaN ? "NaN" : "infinity"), found number \(value)")
+                    in: container,
+                    debugDescription: value.isNaN
+                        ? "JSON has no NaN, found number nan" : "JSON has no infinity, found number \(value)")
             }
             self = .double(value)
         } else if let value = try? container.decode(String.self) {
