@@ -24,9 +24,9 @@ extension PluginHost {
                 errors.append(error)
             }
         }
-        let plugins = runtime.loadedPlugins
+        let plugins = runtime.catalog.plugins
         let known = Set(plugins.flatMap { $0.updaters + $0.sideEffects })
-        let rules = runtime.withVM { vm in vm.loadOrder.compactMap { vm.installed[$0] }.flatMap(\.rules.observers) }
+        let rules = runtime.withLua { lua in lua.code.observers }
         let warnings = rules.flatMap { rule in
             rule.itemNames.filter { !known.contains($0) }.map { name in
                 PluginError(

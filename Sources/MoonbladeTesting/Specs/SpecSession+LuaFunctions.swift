@@ -8,7 +8,9 @@ extension SpecSession {
     func installPrelude() throws(LuaError) {
         let stack = vm.stack
         try stack.load(SpecPrelude.source, chunkName: SpecPrelude.chunkName)
-        stack.pushTable(fieldCount: 6)
+        stack.pushTable(fieldCount: 7)
+        try stack.pushAwaitFunction()
+        stack.rawSet(table: -2, field: "await")
         let functions: [(String, LuaFunction)] = [
             ("caller_line", { stack in
                 stack.push(Int64(stack.callerLocation(skipping: SpecPrelude.chunkName)?.line ?? 0))
@@ -35,7 +37,7 @@ extension SpecSession {
 
     /// `dispatch(name, payload)`: records the store work for the case to await.
     private func startDispatch(_ stack: LuaStack) throws -> Int32 {
-        guard let coroutine = caseCoroutine, coroutine.stack.state == stack.state else {
+        guard let coroutine = CaseCoroutine.running(on: stack) else {
             throw placedError(stack, "dispatch can only be called inside it, before_each or after_each")
         }
         guard let name = stack.string(at: 1) else {
@@ -46,7 +48,7 @@ extension SpecSession {
         let settle = takeStartUp()
         // Done means done: what the item set off (an observer's save, say) has finished too, so the
         // case sees its effects and nothing outlives the case.
-        pending = {
+        coroutine.suspend {
             if settle { await host.store.waitUntilIdle() }
             return try await host.dispatchAndSettle(name, payload) ?? .null
         }
@@ -64,11 +66,11 @@ extension SpecSession {
     /// there is work to await: not outside a case, where nothing can wait.
     private func settleStart(_ stack: LuaStack) throws -> Int32 {
         let host = try storeHost(stack)
-        guard let coroutine = caseCoroutine, coroutine.stack.state == stack.state, takeStartUp() else {
+        guard let coroutine = CaseCoroutine.running(on: stack), takeStartUp() else {
             stack.push(false)
             return 1
         }
-        pending = {
+        coroutine.suspend {
             await host.store.waitUntilIdle()
             return .null
         }
@@ -92,11 +94,11 @@ extension SpecSession {
             stack.push(false)
             return 1
         }
-        guard let coroutine = caseCoroutine, coroutine.stack.state == stack.state else {
+        guard let coroutine = CaseCoroutine.running(on: stack) else {
             throw placedError(stack, "set_state after the store has started can only be called inside it, before_each or after_each")
         }
         let settle = takeStartUp()
-        pending = {
+        coroutine.suspend {
             if settle { await host.store.waitUntilIdle() }
             try await host.store.dispatch(ReplaceState(state: state)).value
             await host.store.waitUntilIdle()
@@ -169,7 +171,7 @@ extension SpecSession {
 
     /// An error raised at the spec line that called into the runner, past the prelude.
     private func placedError(_ stack: LuaStack, _ message: String) -> LuaError {
-        let location = stack.callerLocation(skipping: SpecPrelude.chunkName)
+        let location = stack.callerLocation(skipping: [SpecPrelude.chunkName, LuaStack.awaitChunkName])
         return LuaError(.runtime, message: location.map { "\($0): \(message)" } ?? message, location: location)
     }
 }
