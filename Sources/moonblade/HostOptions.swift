@@ -4,7 +4,7 @@ import MoonbladeHost
 
 /// The options of every command that runs plugins: which plugins, and where their data lives.
 struct HostOptions: ParsableArguments {
-    @Argument(help: "Plugin folders, each with a plugin.lua.")
+    @Argument(help: "Plugin folders, each with a plugin.lua; or a folder of plugin folders.")
     var plugins: [String]
 
     @Option(
@@ -16,10 +16,12 @@ struct HostOptions: ParsableArguments {
     var logLevel: Logger.Level = .info
 
     /// Loads the plugins on `initialState` and lets their `on_start` work finish; reports and exits on a
+    /// folder that is not a plugin (see ``PluginFolders``) and, unless `keepingBrokenPlugins`, on a
     /// plugin that does not load.
-    func session(initialState: JSONValue = JSONValue()) async throws -> PluginSession {
+    func session(initialState: JSONValue = JSONValue(), keepingBrokenPlugins: Bool = false) async throws -> PluginSession {
         try await PluginSession(
-            plugins: plugins, initialState: initialState, dataDirectory: dataDir, logLevel: logLevel)
+            plugins: try PluginFolders.resolve(plugins), initialState: initialState, dataDirectory: dataDir,
+            logLevel: logLevel, keepingBrokenPlugins: keepingBrokenPlugins)
     }
 }
 

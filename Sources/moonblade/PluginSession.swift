@@ -10,21 +10,25 @@ struct PluginSession {
     /// `log`) and waits until what the plugins' `on_start` rules set off is done; plugin log entries and
     /// the host's own (a failing `on_start` item, say) go to standard error from `logLevel` up.
     ///
-    /// - Throws: ``ExitStatus/pluginFailed`` after reporting every plugin that did not load.
-    init(plugins: [String], initialState: JSONValue, dataDirectory: String, logLevel: Logger.Level)
-        async throws
-    {
+    /// Every plugin that did not load is reported; with `keepingBrokenPlugins` the session starts with
+    /// the others (the repl, whose watcher loads a broken one once it is fixed).
+    ///
+    /// - Throws: ``ExitStatus/pluginFailed`` when a plugin did not load, unless `keepingBrokenPlugins`.
+    init(
+        plugins: [String], initialState: JSONValue, dataDirectory: String, logLevel: Logger.Level,
+        keepingBrokenPlugins: Bool
+    ) async throws {
         let dependencies = PluginDependencies.standard(
             dataDirectory: URL(fileURLWithPath: dataDirectory),
             logger: ConsoleLogHandler.pluginLogger(level: logLevel))
         host = try PluginHost(
             plugins: plugins, initialState: initialState, dependencies: dependencies,
             configuration: .init(logger: ConsoleLogHandler.hostLogger(level: logLevel)))
-        guard host.loadErrors.isEmpty else {
-            host.loadErrors.forEach(Console.report)
+        host.loadErrors.forEach(Console.report)
+        if !host.loadErrors.isEmpty, !keepingBrokenPlugins {
             throw ExitStatus.pluginFailed.code
         }
-        await host.store.waitUntilIdle()
+        await host.settle()
     }
 
     var state: JSONValue { host.state }

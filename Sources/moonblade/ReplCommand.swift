@@ -12,7 +12,8 @@ struct ReplCommand: AsyncParsableCommand {
 
             Plugins reload by themselves when their folder's Lua files change (--no-watch turns \
             that off), each reload reported on standard error; the `reload` command reloads them all \
-            at once. The state survives a reload; a reload that fails keeps the earlier version.
+            at once. The state survives a reload; a reload that fails keeps the earlier version. A \
+            plugin that does not load is reported and left out, and loads once its files are fixed.
 
             \(ExitStatus.help)
             """
@@ -26,7 +27,8 @@ struct ReplCommand: AsyncParsableCommand {
     var watch = true
 
     func run() async throws {
-        let session = try await host.session()
+        // A broken plugin is reported and left out; the watcher (or `reload`) loads it once fixed.
+        let session = try await host.session(keepingBrokenPlugins: true)
         let hotReload = watch ? HotReload(session.host) : nil
         defer { hotReload?.stop() }
         let repl = Repl(session: session)

@@ -18,7 +18,13 @@ struct RunCommand: AsyncParsableCommand {
             run goes on. A side effect's result, if any, is printed as one line of JSON. Meanwhile \
             a plugin reloads whenever its folder's Lua files change: `reloaded cart (version 2)` \
             on standard error, or the error with its place while the earlier version keeps running. \
-            The state survives a reload.
+            The state survives a reload. Ctrl-C (SIGINT) or SIGTERM stops the run in order: the \
+            dispatch in flight gets 5 seconds to settle, the state is saved (--save) or printed, and \
+            the run exits 130 or 143; a second signal ends it at once.
+
+            A failure that nobody awaits reaches only the log (a failing observer rule or what it \
+            dispatched, a failing on_start item, a cascade stopped for running away); the run then \
+            exits 6 once it has printed or saved the state, unless --allow-logged-failures.
 
             \(ExitStatus.help)
             """
@@ -65,7 +71,16 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
+    @Flag(
+        help: """
+            Exit 0 even when a failure reached only the log (a failing observer rule or what it dispatched, \
+            a failing on_start item, a stopped cascade); without it the run exits 6.
+            """)
+    var allowLoggedFailures = false
+
     func run() async throws {
+        // Caught from the start, so a stop during start-up waits for the watch loop to save.
+        let stop = watch ? StopSignals() : nil
         let initialState = try stateFile.map(StateFile.read) ?? JSONValue()
         let session = try await host.session(initialState: initialState)
         for request in try requests() {
@@ -76,9 +91,9 @@ struct RunCommand: AsyncParsableCommand {
                 throw ExitStatus.dispatchFailed.code
             }
         }
-        if watch {
+        if let stop {
             let hotReload = HotReload(session.host)
-            await watchInput(session)
+            await watchInput(session, stop: stop)
             hotReload.stop()
         }
         if let save {
@@ -87,22 +102,59 @@ struct RunCommand: AsyncParsableCommand {
         if save == nil || printState {
             Console.print(session.state.jsonString(pretty: true))
         }
+        if let stop, let code = stop.exitCode {
+            throw ExitCode(code)
+        }
+        let logged = LoggedFailures.shared.total
+        if logged > 0, !allowLoggedFailures {
+            Console.printError(
+                "error: \(logged) failure\(logged == 1 ? "" : "s") reached only the log (above); "
+                    + "--allow-logged-failures exits 0 for them")
+            throw ExitStatus.loggedFailure.code
+        }
     }
 
-    /// Applies one dispatch per line of standard input, reporting failures and going on, until end of file.
-    private func watchInput(_ session: PluginSession) async {
-        for await line in Console.inputLines() where !line.allSatisfy(\.isWhitespace) {
-            do {
-                let result = try await session.dispatch(DispatchRequest(line: line))
-                if let result {
-                    Console.print(result.jsonString())
-                }
-                if printState {
-                    Console.print(session.state.jsonString())
-                }
-            } catch {
-                Console.report(error)
+    /// Applies one dispatch per line of standard input, reporting failures and going on, until end of
+    /// file or a stop signal.
+    private func watchInput(_ session: PluginSession, stop: StopSignals) async {
+        let (lines, continuation) = AsyncStream<String>.makeStream()
+        let reading = Task {
+            for await line in Console.inputLines() { continuation.yield(line) }
+            continuation.finish()
+        }
+        let stopping = Task {
+            if await stop.wait() != nil { continuation.finish() }
+        }
+        defer {
+            reading.cancel()
+            stopping.cancel()
+        }
+        for await line in lines where !line.allSatisfy(\.isWhitespace) {
+            if stop.received != nil { return }
+            await apply(line, session, stop: stop)
+        }
+    }
+
+    /// Dispatches one line and reports its result or error; if a stop comes meanwhile, the dispatch
+    /// has ``StopSignals/grace`` to settle before it is abandoned (its updaters are applied or not,
+    /// each whole, so the state saved is always one the store had).
+    private func apply(_ line: String, _ session: PluginSession, stop: StopSignals) async {
+        let dispatch = Task { try await session.dispatch(DispatchRequest(line: line)) }
+        let settled = await stop.settles(dispatch)
+        guard settled else {
+            Console.printError("error: \(line): abandoned, still running \(StopSignals.grace) after the stop")
+            return
+        }
+        switch await dispatch.result {
+        case .success(let result):
+            if let result {
+                Console.print(result.jsonString())
             }
+            if printState {
+                Console.print(session.state.jsonString())
+            }
+        case .failure(let error):
+            Console.report(error)
         }
     }
 }

@@ -12,8 +12,9 @@ struct TestCommand: AsyncParsableCommand {
         discussion: """
             Each case runs in a fresh store holding its plugin. Prints `ok   <plugin>: <case>` or \
             `FAIL <plugin>: <case> — <file>:<line>: <message>` for each case, then a summary. A folder \
-            without a plugin.lua stands for the plugin folders in it (moonblade test Plugins); a folder \
-            that does not exist is an error. \
+            without a plugin.lua stands for the plugin folders in it (moonblade test Plugins), as in \
+            every command; a folder that does not exist, a folder with no plugin, and a plugin with no \
+            spec case, however it was named, are errors. \
             --junit also writes the results as JUnit XML, atomically, for CI systems.
 
             \(ExitStatus.help)
@@ -36,13 +37,13 @@ struct TestCommand: AsyncParsableCommand {
     func run() async throws {
         // The runner's stores log through swift-log's global handler: a side effect that an observer
         // started and the end of its case cut short is logged as an error, noise next to the report.
-        LoggingSystem.bootstrap { [logLevel] label in ConsoleLogHandler(label: label, logLevel: logLevel) }
+        LoggingSystem.bootstrap { [logLevel] label in ConsoleLogHandler(label: label, shownLevel: logLevel) }
+        let folders = try PluginFolders.resolve(plugins)
         let runner = LuaSpecRunner()
         var outcomes: [SpecOutcome] = []
         var foldersWithoutSpecs: [String] = []
-        let missingFolders = plugins.filter { !Self.isFolder($0) }
-        for folder in plugins where !missingFolders.contains(folder) {
-            let cases = Self.cases(in: folder)
+        for folder in folders {
+            let cases = LuaSpecRunner.discover(plugin: folder)
             if cases.isEmpty {
                 foldersWithoutSpecs.append(folder)
             }
@@ -54,9 +55,6 @@ struct TestCommand: AsyncParsableCommand {
         }
         let failed = outcomes.count { !$0.passed }
         Console.print("\(outcomes.count - failed) passed, \(failed) failed")
-        for folder in missingFolders {
-            Console.printError("error: no such folder: \(folder)")
-        }
         for folder in foldersWithoutSpecs {
             Console.printError("error: no spec case in \(folder) (expected spec/*_spec.lua with an `it`)")
         }
@@ -69,20 +67,6 @@ struct TestCommand: AsyncParsableCommand {
             }
         }
         if failed > 0 { throw ExitStatus.specFailed.code }
-        if !missingFolders.isEmpty { throw ExitStatus.fileFailed.code }
         if !foldersWithoutSpecs.isEmpty { throw ExitStatus.noSpecs.code }
-    }
-
-    private static func isFolder(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
-    }
-
-    /// The cases of the plugin in `folder`, or of the plugins in it when it holds no plugin.lua itself.
-    private static func cases(in folder: String) -> [LuaSpecCase] {
-        if FileManager.default.fileExists(atPath: "\(folder)/plugin.lua") {
-            return LuaSpecRunner.discover(plugin: folder)
-        }
-        return LuaSpecRunner.discover(pluginsIn: folder)
     }
 }

@@ -88,12 +88,6 @@ struct RunCommandTests {
         )
     }
 
-    @Test func aMissingPluginFolderExits3() async throws {
-        let outcome = try await workspace.run("run", "no-such-plugin")
-        #expect(outcome.status == 3)
-        #expect(outcome.stderr.hasPrefix("error: plugin no-such-plugin: cannot read"))
-    }
-
     @Test(
         arguments: [
             ("missing.json", nil, "error: cannot read the state file missing.json"),
@@ -127,7 +121,8 @@ struct RunCommandTests {
         #expect(outcome.status == 0)
         for code in [
             "0   success", "1   a dispatch failed", "2   a spec case failed", "3   a plugin failed",
-            "4   a file or folder cannot", "5   a plugin folder has no spec", "64  the command line",
+            "4   a folder given does not exist", "5   a plugin has no spec", "6   a failure reached only the log",
+            "64  the command line", "130 run --watch stopped by SIGINT",
         ] {
             #expect(outcome.stdout.contains(code))
         }

@@ -65,9 +65,13 @@ public struct PluginError: Error, CustomStringConvertible {
         case .runtime: .runtime
         }
         // Lua's message often starts with the place; keep the message alone, the place apart.
+        // A message re-raised on the line that caught it (`assert(pcall(f))`, where Lua adds the place
+        // again) names it more than once: once is enough.
         var message = String(error.message.prefix { $0 != "\n" })
-        if let location = error.location, message.hasPrefix("\(location): ") {
-            message.removeFirst("\(location): ".count)
+        if let location = error.location {
+            while message.hasPrefix("\(location): ") {
+                message.removeFirst("\(location): ".count)
+            }
         }
         self.init(
             kind, plugin: plugin, item: item, message: message, location: error.location,

@@ -66,8 +66,10 @@ public final class PluginHost<S: State & Codable>: Sendable {
     public let store: Store<S, PluginHostDependencies>
     /// The running version of each plugin that loaded, in load order.
     public var plugins: [PluginInfo] { runtime.catalog.plugins }
-    /// Why each plugin that did not load was refused.
+    /// Why each plugin that did not load at start was refused.
     public let loadErrors: [PluginError]
+    /// The folders of the plugins that did not load at start, in order.
+    let refusedDirectories: [String]
     let runtime: PluginRuntime<S>
     let logger: Logger
     let reloadEventHub = ReloadEventHub()
@@ -109,17 +111,20 @@ public final class PluginHost<S: State & Codable>: Sendable {
             configuration: configuration.vm, sideEffectTimeLimit: configuration.sideEffectTimeLimit,
             dependencies: dependencies, maxCascadeDepth: configuration.maxCascadeDepth, logger: configuration.logger)
         var errors: [PluginError] = []
+        var refused: [String] = []
         for directory in directories {
             do {
                 try runtime.loadPlugin(from: directory)
             } catch {
                 configuration.logger.error("plugin refused: \(error)", metadata: ["load": "refused"])
                 errors.append(error)
+                refused.append(directory)
             }
         }
         self.runtime = runtime
         logger = configuration.logger
         loadErrors = errors
+        refusedDirectories = refused
         store = Store(
             interceptors: interceptors + [Self.bindingInterceptor(runtime), runtime.ruleInterceptor()] + innerInterceptors,
             stateInitializer: { initialState },

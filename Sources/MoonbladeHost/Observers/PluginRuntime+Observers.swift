@@ -145,9 +145,12 @@ extension PluginRuntime {
     private func dispatch(_ reactions: [RuleReaction]) {
         guard !reactions.isEmpty, let store = withLua({ $0.store }) else { return }
         let logger = logger
+        let pendingReports = pendingReports
         for reaction in reactions {
             let handle = store.anyDispatch(reaction.item, cascadeDepth: reaction.cascadeDepth)
+            pendingReports.begin()
             Task {
+                defer { pendingReports.end() }
                 do {
                     _ = try await handle.value
                 } catch {

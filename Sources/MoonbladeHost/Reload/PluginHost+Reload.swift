@@ -99,17 +99,28 @@ extension PluginHost {
     /// log, and the next save tries again. Its events have the cause ``PluginReloadCause/watcher``.
     /// The new code is compiled and its swap queued on the watcher's own thread, so a reload gets in
     /// between two dispatches however busy the dispatching tasks keep the cooperative pool.
+    ///
+    /// The folders of plugins that did not load at start are watched too: a change there loads the
+    /// plugin (``load(plugin:)``) once it is fixed, and reloads it from then on.
     public func watchPlugins(
         debounce: Duration = .milliseconds(50), pollingInterval: Duration? = nil
     ) -> PluginWatcher {
-        let directories = Dictionary(plugins.map { ($0.directory, $0.name) }) { first, _ in first }
+        var directories: [String] = []
+        for directory in plugins.map(\.directory) + unloadedDirectories where !directories.contains(directory) {
+            directories.append(directory)
+        }
         return PluginWatcher(
-            directories: Array(directories.keys), debounce: debounce, pollingInterval: pollingInterval
+            directories: directories, debounce: debounce, pollingInterval: pollingInterval
         ) { [weak self] directory in
-            guard let self, let name = directories[directory] else { return }
-            // Swapped in from the watcher's own thread, however busy the pool is; only the report waits.
-            let reload = startReload(plugin: name, cause: .watcher)
-            Task { _ = try? await self.finishReload(reload) }
+            guard let self else { return }
+            // Looked up at each change: a plugin loaded since then reloads.
+            if let name = plugins.first(where: { $0.directory == directory })?.name {
+                // Swapped in from the watcher's own thread, however busy the pool is; only the report waits.
+                let reload = startReload(plugin: name, cause: .watcher)
+                Task { _ = try? await self.finishReload(reload) }
+            } else {
+                _ = try? load(plugin: directory, cause: .watcher)
+            }
         }
     }
 }

@@ -37,6 +37,8 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     let maxCascadeDepth: Int
     /// Where problems that reach no dispatcher (a raising observer predicate) are reported.
     let logger: Logger
+    /// The failures of rule reactions still to be logged, which settling waits for.
+    let pendingReports = PendingReports()
 
     init(
         configuration: LuaVM.Configuration, sideEffectTimeLimit: Duration?, dependencies: PluginDependencies,

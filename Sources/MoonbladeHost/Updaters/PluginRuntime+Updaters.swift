@@ -30,6 +30,12 @@ extension PluginRuntime {
                 }
             } catch let error as LuaError {
                 throw lua.code.pluginError(error, item: item, on: stack)
+            } catch let error as LuaStateReturnError {
+                // A state that is a table stays one: a returned number or string is a slip, not a new state.
+                throw PluginError(
+                    .invalidState, plugin: pluginName(ofItem: item), item: item,
+                    message: "returned a \(error.returned); an updater changes the state table in place or returns a new table",
+                    location: lua.code.definition(of: item, on: stack))
             } catch {
                 throw lua.code.valueError(error, item: item, root: "payload", on: stack)
             }

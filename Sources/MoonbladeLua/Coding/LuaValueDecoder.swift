@@ -379,3 +379,7 @@ private struct KeyTypeProbe: Decoder {
         throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "probe"))
     }
 }
+
+extension LuaValueDecoder: LuaTableKindDecoding {
+    var tableKind: LuaTableKind? { LuaStack(L).tableKind(at: index) }
+}

@@ -10,13 +10,26 @@
 /// draft handed out per key, so `d.a == d.a`) and its `parent`/`key`. Writes go to `copy` and mark the
 /// path up to the root. `finish` turns every modified draft into its `copy`, with child drafts
 /// resolved, unmodified ones into their `base` (so an unchanged subtree keeps its identity), and
-/// deep-copies tables the plugin created, so the resident tree is owned by the host.
+/// deep-copies tables the plugin created, so the resident tree is owned by the host. Copies keep the
+/// kind marker of their table (``LuaTableKind``), so an object stays one when emptied. The chunk is
+/// called with the array and object markers.
 enum LuaDraftMachinery {
     static let chunkName = "moonblade/state.lua"
 
     static let source = #"""
+local array_marker, object_marker = ...
 local next, type, rawequal, error, setmetatable, format, tostring, unpack, move, mathtype =
   next, type, rawequal, error, setmetatable, string.format, tostring, table.unpack, table.move, math.type
+local getmetatable = getmetatable
+
+-- The kind markers (LuaTableKind) by what `getmetatable` shows of them: a copy keeps its table's kind.
+local MARKERS = { ["moonblade.array"] = array_marker, ["moonblade.object"] = object_marker }
+
+local function keepkind(t, copy)
+  local marker = MARKERS[getmetatable(t)]
+  if marker then setmetatable(copy, marker) end
+  return copy
+end
 
 local REC = setmetatable({}, { __mode = "k" })    -- draft proxy -> record
 local VIEW = setmetatable({}, { __mode = "k" })   -- view proxy -> resident table
@@ -57,9 +70,9 @@ end
 
 local function shallowcopy(t)
   local n = SEQ[t]
-  if not n then return copyall(t) end
-  if n <= UNPACK_LIMIT then return { unpack(t, 1, n) } end
-  return move(t, 1, n, 1, {})
+  if not n then return keepkind(t, copyall(t)) end
+  if n <= UNPACK_LIMIT then return keepkind(t, { unpack(t, 1, n) }) end
+  return keepkind(t, move(t, 1, n, 1, {}))
 end
 
 -- Makes rec writable: a shallow copy of its base, put in place of the base in its parent's copy.
@@ -193,7 +206,7 @@ local function own(t, context)
     if context.busy[t] then error("the new state contains a table that contains itself (a cycle)", 0) end
     return owned
   end
-  owned = {}
+  owned = keepkind(t, {})
   context.owned[t], context.busy[t] = owned, true
   local n, count, other = #t, 0, false
   for k, v in next, t do
@@ -279,6 +292,10 @@ function M.apply(root, updater, payload)
   running = session
   local result = updater(draft, payload)
   running = nil
+  if result ~= nil and type(root) == "table" and type(result) ~= "table" then
+    session.live = false
+    return nil, nil, type(result)
+  end
   return M.finish(session, result)
 end
 

@@ -44,7 +44,9 @@ public final class LuaResidentState {
         let base = stack.top
         defer { stack.top = base }
         try stack.load(LuaDraftMachinery.source, chunkName: LuaDraftMachinery.chunkName)
-        try stack.call(results: 1)
+        stack.pushTableKindMarker(.array)
+        stack.pushTableKindMarker(.object)
+        try stack.call(arguments: 2, results: 1)
         func field(_ name: String) -> LuaReference {
             stack.rawGet(table: -1, field: name)
             return stack.popReference()
@@ -148,7 +150,8 @@ public final class LuaResidentState {
     /// returns how many values it pushed.
     ///
     /// On error (the updater's, a limit's, a cycle in the new state) the draft is closed, drafts the
-    /// plugin kept are read-only, and the current version is untouched.
+    /// plugin kept are read-only, and the current version is untouched. An updater of a table state
+    /// that returns something other than a table or nil throws ``LuaStateReturnError``.
     public func apply(
         _ updater: LuaReference, on stack: LuaStack, pushArguments: (LuaStack) throws -> Int32
     ) throws -> LuaPendingState {
@@ -160,12 +163,17 @@ public final class LuaResidentState {
         updater.push(onto: stack)
         do {
             let count = try pushArguments(stack)
-            try stack.call(arguments: 2 + count, results: 2)
+            try stack.call(arguments: 2 + count, results: 3)
         } catch {
             stack.top = base
             try? stack.call(arguments: 0, results: 0, function: abandonFunction)
             throw error
         }
+        if let returned = stack.string(at: -1) {
+            stack.top = base
+            throw LuaStateReturnError(returned: returned)
+        }
+        stack.pop()
         let changes = stack.popReference()
         return LuaPendingState(root: stack.popReference(), changes: changes)
     }

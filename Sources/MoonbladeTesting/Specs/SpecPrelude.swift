@@ -2,10 +2,11 @@
 /// run once in each spec VM before the spec file.
 ///
 /// It is called with a table of host functions (`await`, `caller_line`, `start_dispatch`,
-/// `read_state`, `set_state`, `add_stub`) and returns `{ list = …, run = … }` for the runner.
-/// `dispatch` (and `set_state` once the store has started) awaits the store through the shared
-/// `await` of ``LuaAwaitingCoroutine`` (boundary rule 2): `start_dispatch` (`set_state`) records the
-/// work, the runner does it with the VM released and resumes the case with its outcome.
+/// `read_state`, `settle_start`, `set_state`, `add_stub`) and returns `{ list = …, run = … }` for the
+/// runner. `dispatch` (and `set_state` once the store has started, and the case's first `state()`)
+/// awaits the store through the shared `await` of ``LuaAwaitingCoroutine`` (boundary rule 2):
+/// `start_dispatch` (`set_state`, `settle_start`) records the work, the runner does it with the VM
+/// released and resumes the case with its outcome.
 enum SpecPrelude {
     static let chunkName = "moonblade/spec.lua"
 
@@ -145,8 +146,11 @@ enum SpecPrelude {
         -- The store of the running case.
         function dispatch(name, payload) return await(host.start_dispatch, name, payload) end
 
-        function state() return host.read_state() end
-        local function settle() end -- set_state has recorded the work already
+        local function settle() end -- set_state or settle_start has recorded the work already
+        function state()
+          if host.settle_start() then await(settle) end
+          return host.read_state()
+        end
         function set_state(value)
           if host.set_state(value) then await(settle) end
         end

@@ -24,6 +24,9 @@ final class SpecSession: @unchecked Sendable {
     let pluginDirectory: String
     /// The case's store, made at its first `dispatch` or `state()`.
     var host: PluginHost<JSONValue>?
+    /// Whether the store was just made and what its plugins' `on_start` rules set off may still be
+    /// running: the case's first `dispatch` or `state()` waits for it, as `moonblade run` does.
+    var startingUp = false
     var initialState = JSONValue()
     /// Stubbed dependencies by `group.name`.
     var stubs: [String: LuaReference] = [:]

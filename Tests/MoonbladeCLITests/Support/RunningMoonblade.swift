@@ -48,6 +48,17 @@ final class RunningMoonblade {
         return false
     }
 
+    /// Sends the process the signal `number` (SIGINT, SIGTERM).
+    func send(signal number: Int32) {
+        kill(process.processIdentifier, number)
+    }
+
+    /// Waits for the process to exit by itself, standard input still open.
+    func waitForExit() async throws -> Outcome {
+        await MoonbladeProcess.waitForExit(process, arguments: arguments)
+        return try output.outcome(status: process.terminationStatus)
+    }
+
     /// Ends standard input and waits for the process to exit.
     func finish() async throws -> Outcome {
         try input.fileHandleForWriting.close()

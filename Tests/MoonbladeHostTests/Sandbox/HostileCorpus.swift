@@ -201,7 +201,7 @@ enum HostileCorpus {
             says: "state.counter: expected Int, found string \"seven\"", line: 4),
         HostileCase(
             name: "returns a non-table", body: "return 42", kind: .invalidState,
-            says: "left a state that is not a AppState", line: 4),
+            says: "returned a number; an updater changes the state table in place", line: 4),
         HostileCase(
             name: "yield in an updater", body: "coroutine.yield()", kind: .runtime,
             says: "attempt to yield from outside a coroutine", line: 5),
