@@ -47,6 +47,9 @@ public final class LuaResidentState {
             stack.rawGet(table: -1, field: name)
             return stack.popReference()
         }
+        stack.rawGet(table: -1, field: "proxies")
+        stack.registerStateProxies(tableAt: -1)
+        stack.pop()
         beginFunction = field("begin")
         finishFunction = field("finish")
         closeFunction = field("close")
@@ -64,11 +67,19 @@ public final class LuaResidentState {
     public func replace<T: Encodable>(with value: T, version: UInt64, encoder: LuaEncoder = LuaEncoder()) throws
         -> LuaStateVersion
     {
-        try encoder.push(value, onto: vm.stack)
+        let replaced = try self.version(of: value, stamped: version, encoder: encoder)
         cache.removeAll()
-        let replaced = LuaStateVersion(version: version, root: vm.stack.popReference())
         current = replaced
         return replaced
+    }
+
+    /// Pushes `value` whole as a version of its own, without making it current: a state Swift code
+    /// made that Lua must see (an observer's old state, say).
+    public func version<T: Encodable>(of value: T, stamped version: UInt64, encoder: LuaEncoder = LuaEncoder()) throws
+        -> LuaStateVersion
+    {
+        try encoder.push(value, onto: vm.stack)
+        return LuaStateVersion(version: version, root: vm.stack.popReference())
     }
 
     /// Makes `pending` the current version, stamped `version`.
