@@ -113,7 +113,9 @@ end
 local function index(proxy, k)
   local rec = REC[proxy]
   local v = (rec.copy or rec.base)[k]
-  if type(v) ~= "table" or REC[v] or VIEW[v] or rec.session.fresh[v] then return v end
+  if type(v) ~= "table" or REC[v] or VIEW[v] then return v end
+  local fresh = rec.session.fresh
+  if fresh and fresh[v] then return v end
   local children = rec.children
   if children then
     local child = children[k]
@@ -142,7 +144,14 @@ Draft.__newindex = function(proxy, k, v)
   elseif rawequal(copy[k], v) then
     return
   end
-  if type(v) == "table" and not REC[v] and not VIEW[v] then session.fresh[v] = true end
+  if type(v) == "table" and not REC[v] and not VIEW[v] then
+    local fresh = session.fresh
+    if not fresh then
+      fresh = {}
+      session.fresh = fresh
+    end
+    fresh[v] = true
+  end
   copy[k] = v
   rec.changed[k] = true
 end
@@ -198,27 +207,31 @@ View.__pairs = function(proxy)
 end
 
 local resolve
+-- What one `finish` builds (it runs no plugin code, so it is never re-entered): the change records,
+-- and the copies of plugin-built tables with those still being copied; made on first use.
+local CHANGES, OWNED, BUSY
 
 -- A table the plugin built (a payload, a returned state): copied, so the resident tree is the host's.
-local function own(t, context)
-  local owned = context.owned[t]
+local function own(t)
+  if not OWNED then OWNED, BUSY = {}, {} end
+  local owned = OWNED[t]
   if owned then
-    if context.busy[t] then error("the new state contains a table that contains itself (a cycle)", 0) end
+    if BUSY[t] then error("the new state contains a table that contains itself (a cycle)", 0) end
     return owned
   end
   owned = keepkind(t, {})
-  context.owned[t], context.busy[t] = owned, true
+  OWNED[t], BUSY[t] = owned, true
   local n, count, other = #t, 0, false
   for k, v in next, t do
-    owned[resolve(k, context)] = resolve(v, context)
+    owned[resolve(k)] = resolve(v)
     if mathtype(k) == "integer" and k >= 1 and k <= n then count = count + 1 else other = true end
   end
   if not other and count == n then SEQ[owned] = n end
-  context.busy[t] = nil
+  BUSY[t] = nil
   return owned
 end
 
-local function finalize(rec, context)
+local function finalize(rec)
   local final = rec.final
   if final then return final end
   local copy = rec.copy
@@ -230,7 +243,7 @@ local function finalize(rec, context)
   rec.busy = true
   local base, record = rec.base, nil
   for k in next, rec.changed do
-    local v = resolve(copy[k], context)
+    local v = resolve(copy[k])
     copy[k] = v
     if not rawequal(v, base[k]) then
       if record then record[#record + 1] = k else record = { base = base, k } end
@@ -239,7 +252,8 @@ local function finalize(rec, context)
   rec.busy = nil
   final = record and copy or base
   if record then
-    context.changes[copy] = record
+    if not CHANGES then CHANGES = {} end
+    CHANGES[copy] = record
     local n = SEQ[base]
     if n then SEQ[copy] = sequencelength(copy, n, record) end
   end
@@ -247,13 +261,13 @@ local function finalize(rec, context)
   return final
 end
 
-resolve = function(v, context)
+resolve = function(v)
   if type(v) ~= "table" then return v end
   local rec = REC[v]
-  if rec then return finalize(rec, context) end
+  if rec then return finalize(rec) end
   local viewed = VIEW[v]
   if viewed then return viewed end
-  return own(v, context)
+  return own(v)
 end
 
 local M = { ids = IDS, tables = TABLES }
@@ -261,7 +275,7 @@ local M = { ids = IDS, tables = TABLES }
 -- Starts a draft of `root`; returns what the updater gets (the draft, or a non-table root itself)
 -- and the session, which `finish` and `close` take.
 function M.begin(root)
-  local session = { live = true, fresh = {}, base = root }
+  local session = { live = true, base = root }
   if type(root) ~= "table" then return root, session end
   local proxy = newdraft(root, nil, nil, session)
   session.root = proxy
@@ -269,17 +283,20 @@ function M.begin(root)
 end
 
 -- Ends the session (its drafts become read-only) and returns the new root (the updater's `result`,
--- or the draft when it is nil) and the changes: new table -> { base = base table, changed keys... }.
+-- or the draft when it is nil) and the changes: new table -> { base = base table, changed keys... },
+-- nil when no table came from an older one.
 function M.finish(session, result)
   session.live = false
-  local context = { changes = {}, owned = {}, busy = {} }
+  CHANGES, OWNED, BUSY = nil, nil, nil
   local root
   if result == nil then
-    root = session.root and finalize(REC[session.root], context) or session.base
+    root = session.root and finalize(REC[session.root]) or session.base
   else
-    root = resolve(result, context)
+    root = resolve(result)
   end
-  return root, context.changes
+  local changes = CHANGES
+  CHANGES, OWNED, BUSY = nil, nil, nil
+  return root, changes
 end
 
 function M.close(session) session.live = false end
