@@ -162,8 +162,8 @@ extension Store {
             storedGeneration &+= 1
             return self.listeners
         }
-        if currentTransaction != nil {
-            currentTransaction!.record(old: oldState, new: newState, listeners: listeners)
+        if let transaction = currentTransaction {
+            transaction.record(old: oldState, new: newState, listeners: listeners)
             return
         }
         for listener in listeners {
