@@ -12,7 +12,9 @@ extension Dispatcher {
     public func dispatch(
         _ updater: some AnyStateUpdater, retries: Int, delay: Duration = .zero
     ) -> DispatchHandle<Void> {
-        .retrying(retries: retries, delay: delay) { self.dispatch(updater) }
+        // No closure (an allocation) when there is nothing to retry.
+        guard retries != 0 else { return dispatch(updater) }
+        return .retrying(retries: retries, delay: delay) { self.dispatch(updater) }
     }
 
     /// Dispatches a plain side effect, and again up to `retries` times, `delay` apart, while it fails.
@@ -20,7 +22,9 @@ extension Dispatcher {
     public func dispatch(
         _ sideEffect: some AnySideEffect, retries: Int, delay: Duration = .zero
     ) -> DispatchHandle<Void> {
-        .retrying(retries: retries, delay: delay) { self.dispatch(sideEffect) }
+        // No closure (an allocation) when there is nothing to retry.
+        guard retries != 0 else { return dispatch(sideEffect) }
+        return .retrying(retries: retries, delay: delay) { self.dispatch(sideEffect) }
     }
 
     /// Dispatches a side effect that returns a value, and again up to `retries` times, `delay` apart,
@@ -29,7 +33,9 @@ extension Dispatcher {
     public func dispatch<Effect: ReturningSideEffect>(
         _ sideEffect: Effect, retries: Int, delay: Duration = .zero
     ) -> DispatchHandle<Effect.ReturnValue> {
-        .retrying(retries: retries, delay: delay) { self.dispatch(sideEffect) }
+        // No closure (an allocation) when there is nothing to retry.
+        guard retries != 0 else { return dispatch(sideEffect) }
+        return .retrying(retries: retries, delay: delay) { self.dispatch(sideEffect) }
     }
 
     /// Dispatches any item, and again up to `retries` times, `delay` apart, while it fails.
@@ -37,6 +43,8 @@ extension Dispatcher {
     public func anyDispatch(
         _ dispatchable: any Dispatchable, retries: Int, delay: Duration = .zero
     ) -> DispatchHandle<any Sendable> {
-        .retrying(retries: retries, delay: delay) { self.anyDispatch(dispatchable) }
+        // No closure (an allocation) when there is nothing to retry.
+        guard retries != 0 else { return anyDispatch(dispatchable) }
+        return .retrying(retries: retries, delay: delay) { self.anyDispatch(dispatchable) }
     }
 }

@@ -28,7 +28,7 @@ enum Prelude {
 
         local shared = {
           state = read_state,
-          dispatch = function(name, payload) return await(start_dispatch, name, payload) end,
+          dispatch = function(name, payload, options) return await(start_dispatch, name, payload, options) end,
           deps = read_only(deps, "ctx.deps"),
         }
         local per_run = { __index = shared, __metatable = false }
