@@ -65,16 +65,25 @@ func waitingFor<Trigger: Dispatchable>(_: Trigger.Type, errors: Recorder<StoreEr
     }
 }
 
+/// Dispatches `Trigger()` to a store whose interceptor waits for a dispatch of its own when it sees
+/// one, on a thread of its own, and returns the store and the error the wait failed with; a wait that
+/// deadlocks fails the test after the thread's timeout.
+func refusedWait<Trigger: Dispatchable & Sendable>(
+    _ trigger: Trigger, sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> (TestStore, StoreError) {
+    let errors = Recorder<StoreError>()
+    let store = TestStore(interceptors: [waitingFor(Trigger.self, errors: errors)])
+    let result = await onThread { Result { _ = try store.anyDispatch(trigger).wait() } }
+    let outcome = try #require(result, "the wait deadlocked", sourceLocation: sourceLocation)
+    #expect(throws: StoreError.self, sourceLocation: sourceLocation) { try outcome.get() }
+    return (store, try #require(errors.values.first, sourceLocation: sourceLocation))
+}
+
 @Suite("Blocking wait", .timeLimit(.minutes(1)))
 struct BlockingWaitTests {
     @Test("an interceptor waiting for an updater it dispatched, from an updater's chain, fails at once instead of deadlocking")
     func waitInAnUpdaterChainFails() async throws {
-        let errors = Recorder<StoreError>()
-        let store = TestStore(interceptors: [waitingFor(Increment.self, errors: errors)])
-        let result = await onThread { Result { try store.dispatch(Increment()).wait() } }
-        let outcome = try #require(result, "the wait deadlocked")
-        #expect(throws: StoreError.self) { try outcome.get() }
-        let error = try #require(errors.values.first)
+        let (store, error) = try await refusedWait(Increment())
         guard case .unservableWait(let place, let processing) = error else {
             Issue.record("unexpected \(error)")
             return
@@ -88,12 +97,8 @@ struct BlockingWaitTests {
 
     @Test("the same wait while a side effect is intercepted fails too, and points at SideEffectInterceptor")
     func waitInASideEffectChainFails() async throws {
-        let errors = Recorder<StoreError>()
-        let store = TestStore(interceptors: [waitingFor(AppendRan.self, errors: errors)])
-        let result = await onThread { Result { try store.dispatch(AppendRan()).wait() } }
-        let outcome = try #require(result, "the wait deadlocked")
-        #expect(throws: StoreError.self) { try outcome.get() }
-        #expect(errors.values.first?.description.contains("SideEffectInterceptor") == true)
+        let (store, error) = try await refusedWait(AppendRan())
+        #expect(error.description.contains("SideEffectInterceptor"))
         #expect(store.state.log == ["waited"])
     }
 
