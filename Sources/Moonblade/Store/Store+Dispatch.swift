@@ -176,15 +176,25 @@ extension Store {
         try updater.updateAnyState(&newState)
         let listeners = lock.withLock {
             storedState = newState
+            storedGeneration &+= 1
             return self.listeners
         }
+        if currentTransaction != nil {
+            currentTransaction!.record(old: oldState, new: newState, listeners: listeners)
+            return
+        }
+        notify(listeners, old: oldState, new: newState)
+    }
+
+    /// Calls `listeners` with a change, here or where ``StoreConfiguration/listenersAsyncProvider`` says.
+    func notify(_ listeners: [StoreListenerEntry<S>], old oldState: S, new newState: S) {
         guard let provider = configuration.listenersAsyncProvider else {
             for listener in listeners {
                 listener.callback(oldState, newState)
             }
             return
         }
-        provider { [newState] in
+        provider {
             for listener in listeners {
                 listener.callback(oldState, newState)
             }
