@@ -102,4 +102,24 @@ struct ListenerTests {
         #expect(seen.values == (0..<100).flatMap { [$0, $0 + 1] })
         #expect(onQueue.values.count == 100 && onQueue.values.allSatisfy { $0 })
     }
+
+    @Test("the listeners of a transaction's changes are handed to listenersAsyncProvider when it commits, never when it fails")
+    func asyncProviderAndTransactions() async throws {
+        /// The store, for an interceptor created before it; set once, before anything is dispatched.
+        final class StoreBox: @unchecked Sendable { var store: TestStore? }
+        let box = StoreBox()
+        let held = Recorder<@Sendable () -> Void>()
+        let store = TestStore(
+            interceptors: [{ _ in { next in { item in try box.store!.transaction { try next(item) } } } }],
+            configuration: StoreConfiguration(listenersAsyncProvider: { work in held.append(work) }))
+        box.store = store
+        let pairs = Recorder<[Int]>()
+        _ = store.addListener { old, new in pairs.append([old.count, new.count]) }
+        try await store.dispatch(Increment()).value
+        await #expect(throws: TestError(message: "updater failed")) { try await store.dispatch(FailingUpdater()).value }
+        #expect(held.values.count == 1)
+        #expect(pairs.values.isEmpty)
+        for call in held.values { call() }
+        #expect(pairs.values == [[0, 1]])
+    }
 }
