@@ -40,7 +40,7 @@ extension Store {
         switch outcome {
         case .success:
             for change in transaction.changes {
-                for listener in change.listeners { listener.callback(change.old, change.new) }
+                notify(change.listeners, old: change.old, new: change.new)
             }
         case .failure(let error):
             if let original = transaction.original {

@@ -151,26 +151,37 @@ public final class PluginHost<S: State & Codable>: Sendable {
 
     /// Dispatches the Lua updater or side effect `name` with `payload` (its fields become a Lua table).
     ///
+    /// With `retries`, a failing dispatch is made again up to that many times, `delay` apart; see
+    /// ``Moonblade/Dispatcher/dispatch(_:retries:delay:)-(AnyStateUpdater,_,_)``.
+    ///
     /// - Throws: ``PluginError/Kind/unknownItem`` at once when no item has that name; the item's own
     ///   errors arrive through the handle's `value`.
     @discardableResult
-    public func dispatch(_ name: String, _ payload: (any Encodable & Sendable)? = nil) throws(PluginError) -> DispatchHandle<Void> {
+    public func dispatch(
+        _ name: String, _ payload: (any Encodable & Sendable)? = nil, retries: Int = 0, delay: Duration = .zero
+    ) throws(PluginError) -> DispatchHandle<Void> {
         let value = PluginValue(payload: payload)
         switch runtime.catalog.kind(of: name) {
-        case .luaUpdater: return store.dispatch(LuaItemUpdater(runtime: runtime, item: name, payload: value))
-        case .luaSideEffect: return store.dispatch(LuaItemSideEffect<S, Void>(runtime: runtime, item: name, payload: value))
+        case .luaUpdater:
+            return store.dispatch(LuaItemUpdater(runtime: runtime, item: name, payload: value), retries: retries, delay: delay)
+        case .luaSideEffect:
+            return store.dispatch(
+                LuaItemSideEffect<S, Void>(runtime: runtime, item: name, payload: value), retries: retries, delay: delay)
         case .swift, nil: throw unknownItemError(name)
         }
     }
 
-    /// Dispatches the Lua side effect `name` and decodes what it returns as `Result`.
+    /// Dispatches the Lua side effect `name` and decodes what it returns as `Result`; with `retries`,
+    /// again up to that many times, `delay` apart, while it fails.
     public func dispatch<Result: Decodable & Sendable>(
-        _ name: String, _ payload: (any Encodable & Sendable)? = nil, returning: Result.Type
+        _ name: String, _ payload: (any Encodable & Sendable)? = nil, returning: Result.Type,
+        retries: Int = 0, delay: Duration = .zero
     ) throws(PluginError) -> DispatchHandle<Result> {
         switch runtime.catalog.kind(of: name) {
         case .luaSideEffect:
             return store.dispatch(
-                LuaItemSideEffect<S, Result>(runtime: runtime, item: name, payload: PluginValue(payload: payload)))
+                LuaItemSideEffect<S, Result>(runtime: runtime, item: name, payload: PluginValue(payload: payload)),
+                retries: retries, delay: delay)
         case .luaUpdater:
             throw PluginError(.wrongKind, plugin: pluginName(ofItem: name), item: name, message: "is an updater; it returns nothing")
         case .swift, nil:

@@ -129,9 +129,11 @@ extension PluginRuntime {
         let run = coroutine.context
         let cascadeDepth = run.cascadeDepth + 1
         let item: any Dispatchable
+        let retry: (retries: Int, delay: Duration)
         do throws(ItemError) {
             try checkCascade(cascadeDepth, cause: "ctx.dispatch(\(name)) from \(run.item)")
             item = try makeItem(name, payloadAt: 2, of: stack)
+            retry = try Self.retryOptions(at: 3, of: stack)
         } catch {
             throw placedError(stack, "ctx.dispatch: \(error.message)")
         }
@@ -139,9 +141,39 @@ extension PluginRuntime {
             throw placedError(stack, "ctx.dispatch: the host has no store yet")
         }
         coroutine.suspend {
-            PluginValue(result: try await store.anyDispatch(item, cascadeDepth: cascadeDepth).value)
+            let handle = DispatchHandle.retrying(retries: retry.retries, delay: retry.delay) {
+                store.anyDispatch(item, cascadeDepth: cascadeDepth)
+            }
+            return PluginValue(result: try await handle.value)
         }
         return 0
+    }
+
+    /// Reads `{ retries = n, delay = seconds }` (both optional) at `index`; nil means no retry.
+    private static func retryOptions(at index: Int32, of stack: LuaStack) throws(ItemError) -> (retries: Int, delay: Duration) {
+        switch stack.type(at: index) {
+        case .nil, .none: return (0, .zero)
+        case .table: break
+        case let other: throw ItemError(message: "the options must be a table, got a \(other)")
+        }
+        let (retries, retriesFound) = option("retries", at: index, of: stack) { stack.integer(at: -1).map(Int.init) }
+        guard let retries, retries >= 0 else {
+            throw ItemError(message: "options.retries must be a non-negative integer, found \(retriesFound)")
+        }
+        let (seconds, delayFound) = option("delay", at: index, of: stack) { stack.number(at: -1) }
+        guard let seconds, seconds >= 0, seconds.isFinite else {
+            throw ItemError(message: "options.delay must be a non-negative number of seconds, found \(delayFound)")
+        }
+        return (retries, .seconds(seconds))
+    }
+
+    /// The field `name` of the table at `index` read with `read` (0 when absent), and how it looks.
+    private static func option<Value: Numeric>(
+        _ name: String, at index: Int32, of stack: LuaStack, read: () -> Value?
+    ) -> (Value?, String) {
+        defer { stack.pop() }
+        guard stack.rawGet(table: index, field: name) != .nil else { return (0, "nil") }
+        return (read(), stack.describe(at: -1))
     }
 
     /// `ctx.deps.<group>.<name>(arguments)`: decodes the arguments and records the call to await.
