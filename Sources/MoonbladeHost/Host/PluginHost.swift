@@ -82,6 +82,8 @@ public final class PluginHost<S: State & Codable>: Sendable {
     ///
     /// - Parameters:
     ///   - interceptors: Swift interceptors, outermost first.
+    ///   - sideEffectInterceptors: Swift interceptors that side effects pass in their own task, after
+    ///     the synchronous chain, and that may await dispatches (see `SideEffectInterceptor`).
     ///   - dependencies: the Swift functions side effects reach as `ctx.deps`.
     /// - Throws: only when the Lua VM cannot be created; plugin problems go to ``loadErrors``.
     public convenience init(
@@ -89,11 +91,12 @@ public final class PluginHost<S: State & Codable>: Sendable {
         initialState: S = S(),
         dependencies: PluginDependencies = PluginDependencies(),
         interceptors: [StoreInterceptor] = [],
+        sideEffectInterceptors: [SideEffectInterceptor] = [],
         configuration: Configuration = Configuration()
     ) throws(PluginError) {
         try self.init(
             plugins: directories, initialState: initialState, dependencies: dependencies, interceptors: interceptors,
-            innerInterceptors: [], configuration: configuration)
+            innerInterceptors: [], sideEffectInterceptors: sideEffectInterceptors, configuration: configuration)
     }
 
     /// Loads the plugins like the public initializer, and also puts `innerInterceptors` innermost:
@@ -105,6 +108,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
         dependencies: PluginDependencies,
         interceptors: [StoreInterceptor],
         innerInterceptors: [StoreInterceptor],
+        sideEffectInterceptors: [SideEffectInterceptor] = [],
         configuration: Configuration
     ) throws(PluginError) {
         let runtime = try PluginRuntime<S>(
@@ -127,6 +131,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
         refusedDirectories = refused
         store = Store(
             interceptors: interceptors + [Self.bindingInterceptor(runtime), runtime.ruleInterceptor()] + innerInterceptors,
+            sideEffectInterceptors: sideEffectInterceptors,
             stateInitializer: { initialState },
             dependenciesInitializer: PluginHostDependencies.init(dispatch:getState:))
     }
