@@ -86,7 +86,7 @@ let package = Package(
         ),
         .testTarget(name: "MoonbladeTestingTests", dependencies: ["MoonbladeTesting", "MoonbladeHost", "Moonblade"]),
         // End-to-end: runs the built `moonblade` executable (the dependency makes SwiftPM build it).
-        .testTarget(name: "MoonbladeCLITests", dependencies: ["moonblade", "MoonbladeHost"]),
+        .testTarget(name: "MoonbladeCLITests", dependencies: ["moonblade", "MoonbladeHost", "MoonbladeJournal"]),
         .testTarget(
             name: "MoonbladeLuaTests",
             dependencies: [

@@ -8,6 +8,8 @@ enum ExitStatus: Int32, CaseIterable {
     case pluginFailed = 3
     case fileFailed = 4
     case noSpecs = 5
+    case journalFailed = 6
+    case replayDiverged = 7
 
     var code: ExitCode { ExitCode(rawValue) }
 
@@ -19,6 +21,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .pluginFailed: "a plugin failed to load or to pass its shape check"
         case .fileFailed: "a file or folder cannot be read or written (--state, --save, --junit)"
         case .noSpecs: "a plugin folder has no spec case (test: spec/*_spec.lua with an `it`)"
+        case .journalFailed: "a journal is missing, corrupted or cannot be written (--journal, journal, replay)"
+        case .replayDiverged: "a replayed dispatch gave another result than the recorded one (replay)"
         }
     }
 

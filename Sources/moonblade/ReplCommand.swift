@@ -1,5 +1,6 @@
 import ArgumentParser
 import MoonbladeHost
+import MoonbladeJournal
 
 /// `moonblade repl`: an interactive session with a store on the given plugins.
 struct ReplCommand: AsyncParsableCommand {
@@ -14,11 +15,17 @@ struct ReplCommand: AsyncParsableCommand {
             that off), each reload reported on standard error; the `reload` command reloads them all \
             at once. The state survives a reload; a reload that fails keeps the earlier version.
 
+            Every dispatch is journaled (in memory, or in the --journal file, which a later session \
+            starts from): `history` lists them, `goto N` brings back the state as of N and goes on \
+            from there, `undo` steps back, `diff N` compares the state with the one as of N.
+
             \(ExitStatus.help)
             """
     )
 
     @OptionGroup var host: HostOptions
+
+    @OptionGroup var journalOptions: JournalOptions
 
     @Flag(
         inversion: .prefixedNo,
@@ -26,7 +33,9 @@ struct ReplCommand: AsyncParsableCommand {
     var watch = true
 
     func run() async throws {
-        let session = try await host.session()
+        let journal = try journalOptions.open() ?? JournalFailure.guarding { () throws(JournalError) in try Journal.inMemory() }
+        defer { JournalFailure.close(journal) }
+        let session = try await host.session(journal: journal)
         let hotReload = watch ? HotReload(session.host) : nil
         defer { hotReload?.stop() }
         let repl = Repl(session: session)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import MoonbladeHost
+import MoonbladeJournal
 
 /// `moonblade run`: a store on the given plugins, a few dispatches, the final state.
 struct RunCommand: AsyncParsableCommand {
@@ -20,11 +21,17 @@ struct RunCommand: AsyncParsableCommand {
             on standard error, or the error with its place while the earlier version keeps running. \
             The state survives a reload.
 
+            With --journal, every dispatch is recorded in that file and a later run with the same \
+            journal starts from the state it recorded (its last snapshot plus the changes after it; \
+            no plugin code runs to get there).
+
             \(ExitStatus.help)
             """
     )
 
     @OptionGroup var host: HostOptions
+
+    @OptionGroup var journalOptions: JournalOptions
 
     @Option(
         name: .customLong("state"),
@@ -66,8 +73,13 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let initialState = try stateFile.map(StateFile.read) ?? JSONValue()
-        let session = try await host.session(initialState: initialState)
+        let journal = try journalOptions.open()
+        defer { JournalFailure.close(journal) }
+        if let journal, stateFile != nil, try JournalFailure.guarding({ () throws(JournalError) in try journal.state() }) != nil {
+            throw ValidationError("--state: the journal \(journal.file) already holds a state to start from")
+        }
+        let initialState = try stateFile.map(StateFile.read)
+        let session = try await host.session(initialState: initialState, journal: journal)
         for request in try requests() {
             do {
                 try await session.dispatch(request)

@@ -48,6 +48,13 @@ final class RunningMoonblade {
         return false
     }
 
+    /// Kills the process with SIGKILL (no chance to clean up, like a crash) and waits for it to end.
+    func kill() async throws -> Outcome {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        await MoonbladeProcess.waitForExit(process, arguments: arguments)
+        return try output.outcome(status: process.terminationStatus)
+    }
+
     /// Ends standard input and waits for the process to exit.
     func finish() async throws -> Outcome {
         try input.fileHandleForWriting.close()
