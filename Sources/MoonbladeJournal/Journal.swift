@@ -149,4 +149,9 @@ public final class Journal: Sendable {
         defer { database.close() }
         try writer.close()
     }
+
+    /// A journal released without ``close()`` still commits what it holds and stops its writer.
+    deinit {
+        try? close()
+    }
 }

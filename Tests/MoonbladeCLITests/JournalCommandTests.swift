@@ -52,7 +52,7 @@ struct JournalCommandTests {
             "run", shippedPlugin("counter"), "--journal", "app.journal", "--dispatch", "counter.increment")
         #expect(try second.json() == ["counter": 6])
         let check = try await workspace.run("journal", "check", "app.journal")
-        #expect(check.stdout == "app.journal: ok, 2 entries (last 2), 3 snapshots\n")
+        #expect(check.stdout == "app.journal: ok (entries: 2, last: 2, snapshots: 3)\n")
     }
 
     @Test func aStateFileCannotOverrideAJournalsState() async throws {

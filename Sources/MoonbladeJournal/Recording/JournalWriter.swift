@@ -73,6 +73,7 @@ final class JournalWriter: @unchecked Sendable {
             return
         }
         recordedSequence += 1
+        let writerIsWaiting = pending.isEmpty
         pending.append(
             Pending(
                 sequence: recordedSequence, time: Date(), item: item, outcome: outcome, duration: duration,
@@ -80,7 +81,8 @@ final class JournalWriter: @unchecked Sendable {
         let strict = configuration.durability == .strict
         if !strict {
             startThreadIfNeeded()
-            condition.signal()
+            // The writer only waits on an empty queue: waking it per entry would cost more than the entry.
+            if writerIsWaiting { condition.signal() }
         }
         condition.unlock()
         if strict {

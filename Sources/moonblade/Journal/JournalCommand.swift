@@ -22,7 +22,7 @@ struct JournalCommand: ParsableCommand {
         func run() throws {
             let summary = try JournalFailure.guarding { () throws(JournalError) in try Journal.existing(at: file).check() }
             Console.print(
-                "\(file): ok, \(summary.entries) entries (last \(summary.lastSequence)), \(summary.snapshots) snapshots")
+                "\(file): ok (entries: \(summary.entries), last: \(summary.lastSequence), snapshots: \(summary.snapshots))")
         }
     }
 
