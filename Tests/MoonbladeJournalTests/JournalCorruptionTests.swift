@@ -58,11 +58,7 @@ import Testing
 
     @Test func aDamagedPatchNamesItsEntry() async throws {
         let workspace = Workspace()
-        let path = workspace.path("app.journal")
-        try await record(5, into: path, workspace)
-        let queue = try DatabaseQueue(path: path)
-        try await queue.write { try $0.execute(sql: #"UPDATE entries SET patch = '[[["items", 7], "x"]]' WHERE seq = 3"#) }
-        try queue.close()
+        let path = try await recordDamaged(workspace, #"UPDATE entries SET patch = '[[["items", 7], "x"]]' WHERE seq = 3"#)
         let journal = try Journal.existing(at: path)
         expectJournalError(path, "entry 3 (tally.push): its patch does not fit the state") { _ = try journal.check() }
         expectJournalError(path, "entry 3 (tally.push): its patch does not fit") { _ = try journal.state(at: 4) }
@@ -72,22 +68,24 @@ import Testing
 
     @Test func aMissingEntryIsReported() async throws {
         let workspace = Workspace()
-        let path = workspace.path("app.journal")
-        try await record(5, into: path, workspace)
-        let queue = try DatabaseQueue(path: path)
-        try await queue.write { try $0.execute(sql: "DELETE FROM entries WHERE seq = 2") }
-        try queue.close()
+        let path = try await recordDamaged(workspace, "DELETE FROM entries WHERE seq = 2")
         expectJournalError(path, "entry 2 is missing") { _ = try Journal.existing(at: path).check() }
     }
 
     @Test func garbageInARowIsReported() async throws {
         let workspace = Workspace()
-        let path = workspace.path("app.journal")
-        try await record(3, into: path, workspace)
-        let queue = try DatabaseQueue(path: path)
-        try await queue.write { try $0.execute(sql: "UPDATE entries SET payload = '{oops' WHERE seq = 2") }
-        try queue.close()
+        let path = try await recordDamaged(workspace, "UPDATE entries SET payload = '{oops' WHERE seq = 2")
         expectJournalError(path, "entry 2's payload is not valid JSON") { _ = try Journal.existing(at: path).entries() }
+    }
+
+    /// Records five pushes into `app.journal`, then damages it with `sql`; returns its path.
+    private func recordDamaged(_ workspace: Workspace, _ sql: String) async throws -> String {
+        let path = workspace.path("app.journal")
+        try await record(5, into: path, workspace)
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { try $0.execute(sql: sql) }
+        try queue.close()
+        return path
     }
 
     /// Records `count` pushes of `item N` into a journal at `path` and closes it.

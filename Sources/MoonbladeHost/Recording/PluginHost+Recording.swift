@@ -1,4 +1,3 @@
-import Foundation
 import Moonblade
 import MoonbladeLua
 
@@ -66,13 +65,10 @@ extension PluginHost {
 }
 
 extension JSONValue {
-    /// The JSON form of any `Encodable` value (through `JSONEncoder`).
+    /// The JSON form of any `Encodable` value, built directly (no JSON text on the way); the same
+    /// value `JSONEncoder` would write, with integers and floats kept apart.
     package init(encoding value: any Encodable) throws {
-        if let json = value as? JSONValue {
-            self = json
-            return
-        }
-        self = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
+        self = try JSONValueEncoder().encode(value)
     }
 
     /// The JSON form of a Lua value: a table with keys 1…n is an array, one with string keys an

@@ -104,11 +104,13 @@ final class JournalDatabase: Sendable {
             case .failed(let message): ("failed", message)
             }
         let duration = Double(entry.duration.components.seconds) + Double(entry.duration.components.attoseconds) * 1e-18
-        try db.execute(
+        // Cached: compiled once per connection, not once per entry.
+        let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO entries (seq, time, name, kind, payload, plugin, plugin_version, outcome, error, duration, patch, target)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+                """)
+        try statement.execute(
             arguments: [
                 entry.sequence, entry.time.timeIntervalSince1970, entry.name, entry.kind.rawValue,
                 entry.payload?.jsonString(), entry.plugin, entry.pluginVersion, outcome, error, duration,
