@@ -46,11 +46,11 @@ private protocol RuntimeBoundItem: LuaItem {
 }
 
 extension LuaItemUpdater: RuntimeBoundItem {
-    fileprivate var loadedPlugins: [PluginInfo] { runtime.loadedPlugins }
+    fileprivate var loadedPlugins: [PluginInfo] { runtime.catalog.plugins }
 }
 
 extension LuaItemSideEffect: RuntimeBoundItem {
-    fileprivate var loadedPlugins: [PluginInfo] { runtime.loadedPlugins }
+    fileprivate var loadedPlugins: [PluginInfo] { runtime.catalog.plugins }
 }
 
 extension PluginHost {
@@ -59,7 +59,7 @@ extension PluginHost {
     ///
     /// - Throws: ``PluginError/Kind/unknownItem`` when `item` is not a Lua updater, or the updater's error.
     package func applyUpdater(_ item: String, payload: JSONValue?, to state: S) throws(PluginError) -> S {
-        guard case .luaUpdater? = runtime.kind(of: item) else { throw unknownItemError(item) }
+        guard case .luaUpdater? = runtime.catalog.kind(of: item) else { throw unknownItemError(item) }
         return try runtime.applyUpdater(item, to: state, payload: PluginValue(payload: payload))
     }
 }

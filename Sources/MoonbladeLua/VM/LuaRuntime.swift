@@ -13,6 +13,8 @@ final class LuaRuntime {
     let limits: UnsafeMutablePointer<moonblade_limits>
     /// The last Swift error turned into a Lua error, so the host can hand it back when it surfaces.
     var pendingSwiftError: (message: String, error: any Error)?
+    /// The ``LuaAwaitingCoroutine``s alive in this VM, by the identity of their threads.
+    var awaitingCoroutines: [UnsafeRawPointer: AnyObject] = [:]
 
     init(configuration: LuaVM.Configuration) {
         limits = .allocate(capacity: 1)

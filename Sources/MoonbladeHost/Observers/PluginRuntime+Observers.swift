@@ -1,22 +1,13 @@
 import Moonblade
 import MoonbladeLua
 
-/// An item an observer rule dispatches, made with the VM held and dispatched after it is released.
-struct RuleReaction {
-    let item: any Dispatchable
-    let cascadeDepth: Int
-    let rule: String
-    let plugin: String
-    let itemName: String
-}
-
 extension PluginRuntime {
     /// Fires the `on_start` rules; their items wait in the store's queue until it is ready.
     func dispatchStartRules() {
-        let reactions = withVM { vm in
-            vm.observers.flatMap { rule -> [RuleReaction] in
+        let reactions = withLua { lua in
+            lua.code.observers.flatMap { rule -> [RuleReaction] in
                 guard case .start = rule.trigger else { return [] }
-                return fire(rule, cascadeDepth: 0, vm) { _ in 0 }
+                return fire(rule, cascadeDepth: 0, on: lua.stack, lua) { _ in 0 }
             }
         }
         dispatch(reactions)
@@ -24,11 +15,11 @@ extension PluginRuntime {
 
     /// Fires the `on_notification` rules for `notification`, their payload functions given `payload`.
     func post(_ notification: String, payload: PluginValue) {
-        let reactions = withVM { vm in
-            vm.observers.flatMap { rule -> [RuleReaction] in
+        let reactions = withLua { lua in
+            lua.code.observers.flatMap { rule -> [RuleReaction] in
                 guard case .notification(let name) = rule.trigger, name == notification else { return [] }
-                return fire(rule, cascadeDepth: 0, vm) { stack in
-                    try payload.push(onto: stack, encoder: vm.encoder)
+                return fire(rule, cascadeDepth: 0, on: lua.stack, lua) { stack in
+                    try payload.push(onto: stack, encoder: lua.encoder)
                     return 1
                 }
             }
@@ -37,20 +28,22 @@ extension PluginRuntime {
     }
 
     /// Applies the `on_dispatch` and `on_state_change` rules to `dispatchable` (named `name`), which the
-    /// store has just handled.
+    /// store has just handled, running them on `thread` (the stack of the interceptor that handed the
+    /// item on, if one did) or the main thread.
     ///
     /// A rule that fails is reported and skipped; the others still fire and the item stays handled.
     func observe(
-        _ dispatchable: any Dispatchable, name: String?, old: any State, new: any State, cascadeDepth: Int
+        _ dispatchable: any Dispatchable, name: String?, old: any State, new: any State, cascadeDepth: Int,
+        on thread: LuaStack?
     ) {
         let isUpdater = dispatchable is any AnyStateUpdater
-        let reactions = withVM { vm -> [RuleReaction] in
-            let stack = vm.activeStack
+        let reactions = withLua { lua -> [RuleReaction] in
+            let stack = thread ?? lua.stack
             let base = stack.top
             defer { stack.top = base }
             // The states are pushed once, below everything else, if a rule may need them; each call
             // gets copies.
-            let needsStates = vm.observers.contains { rule in
+            let needsStates = lua.code.observers.contains { rule in
                 switch rule.trigger {
                 case .stateChange: isUpdater
                 case .dispatch(let observed): observed == name && rule.hasPayloadFunction
@@ -59,8 +52,8 @@ extension PluginRuntime {
             }
             if needsStates {
                 do {
-                    try vm.encoder.push(old as! S, onto: stack)
-                    try vm.encoder.push(new as! S, onto: stack)
+                    try lua.encoder.push(old as! S, onto: stack)
+                    try lua.encoder.push(new as! S, onto: stack)
                 } catch {
                     logger.error("observer rules skipped: the state cannot be mapped to Lua: \(error)")
                     return []
@@ -72,11 +65,11 @@ extension PluginRuntime {
                 stack.pushCopy(of: base + 2)
                 return 2
             }
-            return vm.observers.flatMap { rule -> [RuleReaction] in
+            return lua.code.observers.flatMap { rule -> [RuleReaction] in
                 switch rule.trigger {
                 case .dispatch(let observed) where observed == name:
-                    return fire(rule, cascadeDepth: cascadeDepth, vm) { stack in
-                        try vm.pushItemTable(for: dispatchable, name: observed, onto: stack, keepingPayload: false)
+                    return fire(rule, cascadeDepth: cascadeDepth, on: stack, lua) { stack in
+                        try pushItemTable(for: dispatchable, name: observed, onto: stack, keepingPayload: false, lua)
                         return 1 + (try pushStates())
                     }
                 case .stateChange(let predicate) where isUpdater:
@@ -86,10 +79,10 @@ extension PluginRuntime {
                         try stack.call(arguments: try pushStates(), results: 1, function: predicate)
                         guard stack.boolean(at: -1) else { return [] }
                     } catch {
-                        report(error, in: rule, doing: "on_state_change", vm)
+                        report(error, in: rule, doing: "on_state_change", on: stack, lua)
                         return []
                     }
-                    return fire(rule, cascadeDepth: cascadeDepth, vm) { _ in try pushStates() }
+                    return fire(rule, cascadeDepth: cascadeDepth, on: stack, lua) { _ in try pushStates() }
                 default:
                     return []
                 }
@@ -101,10 +94,10 @@ extension PluginRuntime {
     /// The rule's items, one reaction further down the chain than what triggered it; `pushArguments`
     /// pushes what payload functions are called with.
     private func fire(
-        _ rule: ObserverRule, cascadeDepth: Int, _ vm: PluginVM, pushArguments: (LuaStack) throws -> Int32
+        _ rule: ObserverRule, cascadeDepth: Int, on stack: LuaStack, _ lua: LuaSide,
+        pushArguments: (LuaStack) throws -> Int32
     ) -> [RuleReaction] {
         let cascadeDepth = cascadeDepth + 1
-        let stack = vm.activeStack
         var reactions: [RuleReaction] = []
         for entry in rule.dispatches {
             let base = stack.top
@@ -118,12 +111,12 @@ extension PluginRuntime {
                 case .function(let function):
                     try stack.call(arguments: try pushArguments(stack), results: 1, function: function)
                 }
-                let item = try makeItem(entry.item, payloadAt: stack.top, of: stack, vm)
+                let item = try makeItem(entry.item, payloadAt: stack.top, of: stack)
                 reactions.append(
                     RuleReaction(
                         item: item, cascadeDepth: cascadeDepth, rule: rule.name, plugin: rule.plugin, itemName: entry.item))
             } catch {
-                report(error, in: rule, doing: "dispatching \(entry.item)", vm)
+                report(error, in: rule, doing: "dispatching \(entry.item)", on: stack, lua)
                 if error is ItemError { break }  // a runaway or a bad name: the rest would fare no better
             }
         }
@@ -150,9 +143,9 @@ extension PluginRuntime {
     }
 
     /// Logs a rule's failure with the plugin and the rule's place: nobody awaits a rule.
-    private func report(_ error: any Error, in rule: ObserverRule, doing what: String, _ vm: PluginVM) {
+    private func report(_ error: any Error, in rule: ObserverRule, doing what: String, on stack: LuaStack, _ lua: LuaSide) {
         var failure: PluginError = switch error {
-        case let error as LuaError: vm.pluginError(error, item: rule.name, plugin: rule.plugin)
+        case let error as LuaError: lua.code.pluginError(error, item: rule.name, plugin: rule.plugin, on: stack)
         case let error as PluginError: error
         case let error as ItemError: PluginError(.runtime, message: error.message)
         default: PluginError(.invalidValue, message: "\(error)", underlying: error)

@@ -1,7 +1,7 @@
 import Moonblade
 import MoonbladeLua
 
-extension PluginVM {
+extension PluginRuntime {
     /// Pushes `{ name, kind = "updater"|"side_effect", payload }`: an item as interceptors and observer
     /// rules see it, its payload a copy.
     ///
@@ -9,7 +9,7 @@ extension PluginVM {
     ///   Lua changed it).
     @discardableResult
     func pushItemTable(
-        for dispatchable: any Dispatchable, name: String, onto stack: LuaStack, keepingPayload: Bool
+        for dispatchable: any Dispatchable, name: String, onto stack: LuaStack, keepingPayload: Bool, _ lua: LuaSide
     ) throws(PluginError) -> LuaValue? {
         do {
             try stack.reserve(3)
@@ -20,15 +20,15 @@ extension PluginVM {
             stack.rawSet(table: -2, field: "kind")
             var swiftPayload: LuaValue?
             if let item = dispatchable as? any LuaItem {
-                try item.payload.push(onto: stack, encoder: encoder)
+                try item.payload.push(onto: stack, encoder: lua.encoder)
             } else {
-                try PluginValue(result: dispatchable).push(onto: stack, encoder: encoder)
+                try PluginValue(result: dispatchable).push(onto: stack, encoder: lua.encoder)
                 if keepingPayload { swiftPayload = try stack.value(at: -1) }
             }
             stack.rawSet(table: -2, field: "payload")
             return swiftPayload
         } catch {
-            throw valueError(error, item: name, root: "payload")
+            throw lua.code.valueError(error, item: name, root: "payload", on: stack)
         }
     }
 }

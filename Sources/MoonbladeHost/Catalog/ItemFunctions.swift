@@ -24,17 +24,3 @@ struct ItemFunctions {
         updaters[item] ?? sideEffects[item]
     }
 }
-
-extension PluginVM {
-    /// The function of `item`, which must be of the kind asked for.
-    func function(of item: String, isUpdater: Bool) throws(PluginError) -> LuaReference {
-        let (own, other) = isUpdater ? (functions.updaters, functions.sideEffects) : (functions.sideEffects, functions.updaters)
-        if let function = own[item] { return function }
-        guard other[item] == nil else {
-            throw PluginError(
-                .wrongKind, plugin: pluginName(ofItem: item), item: item,
-                message: "is \(isUpdater ? "a side effect" : "an updater"), not \(isUpdater ? "an updater" : "a side effect")")
-        }
-        throw unknownItemError(item)
-    }
-}

@@ -4,16 +4,16 @@ import Foundation
 ///
 /// `Synchronization.Mutex` would do the same, but on Linux ThreadSanitizer cannot see it and reports
 /// what it guards as data races.
-final class Locked<Value>: @unchecked Sendable {
+public final class Locked<Value>: @unchecked Sendable {
     // @unchecked Sendable: `value` is touched only while holding `lock`.
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) {
+    public init(_ value: Value) {
         self.value = value
     }
 
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -8,22 +8,23 @@ struct ItemError: Error {
 
 extension PluginRuntime {
     /// The store item that `name` stands for, with the payload at `payloadIndex` of `stack`.
-    func makeItem(_ name: String, payloadAt payloadIndex: Int32, of stack: LuaStack, _ vm: PluginVM) throws(ItemError)
+    func makeItem(_ name: String, payloadAt payloadIndex: Int32, of stack: LuaStack) throws(ItemError)
         -> any Dispatchable
     {
-        guard let kind = kind(of: name) else {
+        guard let kind = catalog.kind(of: name) else {
             throw ItemError(message: "no item named \(name) is registered")
         }
-        return try makeItem(name, kind: kind, payloadAt: payloadIndex, of: stack, vm)
+        return try makeItem(name, kind: kind, payloadAt: payloadIndex, of: stack)
     }
 
-    /// ``makeItem(_:payloadAt:of:_:)`` for a name whose kind is already known.
+    /// ``makeItem(_:payloadAt:of:)`` for a name whose kind is already known; a Lua updater handed on
+    /// by an interceptor running on `stack` runs on that stack too.
     func makeItem(
-        _ name: String, kind: PluginItemKind, payloadAt payloadIndex: Int32, of stack: LuaStack, _ vm: PluginVM
+        _ name: String, kind: PluginItemKind, payloadAt payloadIndex: Int32, of stack: LuaStack
     ) throws(ItemError) -> any Dispatchable {
         if case .swift(_, let make) = kind {
             do {
-                return try make(stack, payloadIndex, vm.decoder)
+                return try make(stack, payloadIndex, LuaDecoder())
             } catch let error as DecodingError {
                 throw ItemError(message: "\(name): \(LuaDecoder.describe(error, root: "payload"))")
             } catch {
