@@ -105,6 +105,35 @@ import Testing
         #expect(try second.check().entries == 2)
     }
 
+    @Test func aChangeAnInterceptorRollsBackIsRecordedAsFailed() async throws {
+        let workspace = Workspace()
+        let late = try workspace.plugin(
+            "late",
+            """
+            return { name = "late", interceptors = { function(item, next)
+              next(item)
+              if item.payload and item.payload.fail then error("refused after the fact") end
+            end } }
+            """)
+        let journal = try Journal.inMemory(configuration: .init(durability: .strict))
+        let host = try PluginHost<JSONValue>(plugins: [try workspace.tally(), late], journal: journal)
+        try await host.dispatch("tally.add", ["by": 2]).value
+        await #expect(throws: PluginError.self) {
+            try await host.dispatch("tally.add", ["by": 5, "fail": true] as JSONValue).value
+        }
+        try await host.dispatch("tally.add", ["by": 1]).value
+        let entries = try journal.entries()
+        #expect(entries.map(\.sequence) == [1, 2, 3])
+        #expect(entries[1].patch.isEmpty)
+        guard case .failed(let message) = entries[1].outcome else {
+            Issue.record("a rolled-back change is recorded as \(entries[1].outcome)")
+            return
+        }
+        #expect(message.contains("refused after the fact"))
+        #expect(entries[2].patch.changes == [.init(path: [.key("count")], value: 3)])
+        #expect(try journal.state() == host.state)
+    }
+
     @Test func aPlainStoreRecordsSwiftItemsByType() async throws {
         struct Bump: StateUpdater, Encodable {
             var by: Int

@@ -29,10 +29,31 @@ extension Journal {
                     let duration = start.duration(to: .now)
                     if recorded.isUpdater {
                         try writer.record(
-                            recorded, outcome: .applied, duration: duration, newState: context.getAnyState(), target: jump)
+                            recorded, outcome: .applied, duration: duration, newState: context.getAnyState(), target: jump,
+                            generation: context.stateGeneration)
                     } else {
                         try writer.record(recorded, outcome: .started, duration: duration, newState: nil)
                     }
+                }
+            }
+        }
+    }
+
+    /// The outermost interceptor of a journaled host: holds an item's entries until every interceptor
+    /// has handed it on, so a change that an interceptor's failure rolls back (the store undoes it) is
+    /// recorded as failed, not applied. ``recorder()`` alone records each change as the store applies it.
+    func outcomeInterceptor() -> StoreInterceptor {
+        { [writer] context in
+            { next in
+                { item in
+                    writer.beginItem()
+                    do {
+                        try next(item)
+                    } catch {
+                        try writer.endItem(failure: error, generation: context.stateGeneration)
+                        throw error
+                    }
+                    try writer.endItem(failure: nil, generation: context.stateGeneration)
                 }
             }
         }
@@ -79,7 +100,8 @@ extension PluginHost {
         let start = try initialState ?? journal.state(as: S.self) ?? S()
         try journal.begin(with: start)
         try self.init(
-            plugins: directories, initialState: start, dependencies: dependencies, interceptors: interceptors,
-            innerInterceptors: [journal.recorder()], configuration: configuration)
+            plugins: directories, initialState: start, dependencies: dependencies,
+            interceptors: [journal.outcomeInterceptor()] + interceptors, innerInterceptors: [journal.recorder()],
+            configuration: configuration)
     }
 }

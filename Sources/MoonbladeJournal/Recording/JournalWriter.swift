@@ -17,6 +17,8 @@ final class JournalWriter: @unchecked Sendable {
         /// The state after an applied updater; nil when the state cannot have changed.
         var newState: (any Sendable)?
         var target: Int?
+        /// The store's state generation right after an applied updater (to tell a rollback).
+        var generation: UInt64?
     }
 
     private let database: JournalDatabase
@@ -27,6 +29,10 @@ final class JournalWriter: @unchecked Sendable {
     private var recordedSequence: Int
     private var committedSequence: Int
     private var writeError: JournalError?
+    /// How deep the outcome interceptor is in items: while above 0, entries wait in `staged` until it
+    /// sees how the item ended (an interceptor failing after the change undoes it).
+    private var stagingDepth = 0
+    private var staged: [Pending] = []
     private var closed = false
     private var threadStarted = false
     /// Held while a batch is turned into rows and committed, so batches commit in order.
@@ -59,11 +65,58 @@ final class JournalWriter: @unchecked Sendable {
         }
     }
 
-    /// Queues a dispatch; with the strict setting, commits it (and anything queued) before returning.
+    /// Records a dispatch: held back while an item's outcome is pending (``beginItem()``), else queued;
+    /// with the strict setting, queued entries are committed before this returns.
     func record(
         _ item: RecordedItem, outcome: JournalEntry.Outcome, duration: Duration, newState: (any Sendable)?,
-        target: Int? = nil
+        target: Int? = nil, generation: UInt64? = nil
     ) throws(JournalError) {
+        let entry = Pending(
+            sequence: 0, time: Date(), item: item, outcome: outcome, duration: duration, newState: newState,
+            target: target, generation: generation)
+        let isStaged = condition.withLock {
+            guard stagingDepth > 0 else { return false }
+            staged.append(entry)
+            return true
+        }
+        if !isStaged {
+            try enqueue([entry])
+        }
+    }
+
+    /// The outcome interceptor starts handing on an item: entries wait until ``endItem(failure:generation:)``.
+    func beginItem() {
+        condition.withLock { stagingDepth += 1 }
+    }
+
+    /// The item has gone through every interceptor: queues its entries. When it failed and the store's
+    /// state generation moved since the last applied entry, the store rolled its changes back: they
+    /// are recorded as failed with the item's error, and changed nothing.
+    func endItem(failure: (any Error)?, generation: UInt64) throws(JournalError) {
+        let entries = condition.withLock { () -> [Pending] in
+            stagingDepth -= 1
+            guard stagingDepth == 0 else { return [] }
+            defer { staged = [] }
+            return staged
+        }
+        guard !entries.isEmpty else { return }
+        let lastApplied = entries.last { $0.generation != nil }?.generation
+        guard let failure, let lastApplied, lastApplied != generation else {
+            return try enqueue(entries)
+        }
+        let message = Journal.oneLine(failure)
+        try enqueue(
+            entries.map { entry in
+                guard entry.outcome == .applied else { return entry }
+                var undone = entry
+                undone.outcome = .failed(message)
+                undone.newState = nil
+                return undone
+            })
+    }
+
+    /// Numbers `entries` and queues them for the writer; with the strict setting, commits them.
+    private func enqueue(_ entries: [Pending]) throws(JournalError) {
         condition.lock()
         while pending.count >= configuration.maxPendingEntries && !closed {
             condition.wait()
@@ -72,12 +125,12 @@ final class JournalWriter: @unchecked Sendable {
             condition.unlock()
             return
         }
-        recordedSequence += 1
         let writerIsWaiting = pending.isEmpty
-        pending.append(
-            Pending(
-                sequence: recordedSequence, time: Date(), item: item, outcome: outcome, duration: duration,
-                newState: newState, target: target))
+        for var entry in entries {
+            recordedSequence += 1
+            entry.sequence = recordedSequence
+            pending.append(entry)
+        }
         let strict = configuration.durability == .strict
         if !strict {
             startThreadIfNeeded()
