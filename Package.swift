@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(
             name: "MoonbladeJournalTests",
             dependencies: [
-                "MoonbladeJournal", "MoonbladeHost", "MoonbladeTesting", "Moonblade",
+                "MoonbladeJournal", "MoonbladeHost", "MoonbladeTesting", "Moonblade", "MoonbladeTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

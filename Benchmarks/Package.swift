@@ -63,7 +63,13 @@ let package = Package(
         // 5: hot-reload latency, file write to new code active, under a steady dispatch load.
         benchmarkTarget("Reloading"),
         // Issue 21: what the dispatch journal adds to a Lua updater dispatch, group commit and strict.
-        benchmarkTarget("Journaling"),
+        benchmarkTarget(
+            "Journaling",
+            dependencies: [
+                .product(name: "Moonblade", package: "Moonblade"),
+                .product(name: "MoonbladeHost", package: "Moonblade"),
+                .product(name: "MoonbladeJournal", package: "Moonblade"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import Moonblade
 import MoonbladeHost
 import MoonbladeJournal
 

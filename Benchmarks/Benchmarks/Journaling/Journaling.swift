@@ -1,4 +1,5 @@
 import Benchmark
+import Moonblade
 import BenchmarkSupport
 import MoonbladeHost
 import MoonbladeJournal

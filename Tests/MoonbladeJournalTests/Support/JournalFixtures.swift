@@ -2,18 +2,12 @@ import Foundation
 import Moonblade
 import MoonbladeHost
 import MoonbladeJournal
+import MoonbladeTestSupport
 
 /// A folder for one test's journal files and plugins, removed when the test is done.
 final class Workspace: Sendable {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("moonblade-journal-\(UUID().uuidString)")
-
-    init() {
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
+    private let scratch = ScratchDirectory()
+    var url: URL { scratch.url }
 
     /// A path in the workspace.
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
