@@ -13,9 +13,9 @@ import MoonbladeHost
 /// ```
 ///
 /// **Durability.** With ``Configuration/Durability-swift.enum/groupCommit`` (the default) entries are
-/// written by a background thread, many per transaction; a dispatch is in the file once the commit
-/// after it ends (``flush()`` waits for that), so a crash of the process loses at most the dispatches
-/// of the commit in progress and those queued behind it. With ``Configuration/Durability-swift.enum/strict``
+/// written by a background thread, many per transaction, about every ``Configuration/commitInterval``
+/// (2 ms); a dispatch is in the file once the commit after it ends (``flush()`` waits for that), so a
+/// crash of the process loses at most the dispatches of the last few milliseconds. With ``Configuration/Durability-swift.enum/strict``
 /// each dispatch is committed and synced to disk before its dispatch handle resolves: nothing that
 /// resolved is lost, even when the machine stops.
 public final class Journal: Sendable {
@@ -36,6 +36,9 @@ public final class Journal: Sendable {
         /// A snapshot of the whole state is written every this many entries (and at ``Journal/close()``),
         /// so recovery applies at most this many patches.
         public var snapshotInterval: Int
+        /// With group commit, how long the writer lets entries gather before it commits them (sooner
+        /// when 512 wait, or when ``Journal/flush()`` is called). Default 2 ms.
+        public var commitInterval: Duration
         /// With group commit, how many entries may wait for the writer before a dispatch waits for it
         /// (bounds memory and what a crash can lose).
         public var maxPendingEntries: Int
@@ -43,10 +46,11 @@ public final class Journal: Sendable {
         public var logger: Logger
 
         public init(
-            durability: Durability = .groupCommit, snapshotInterval: Int = 1000, maxPendingEntries: Int = 10_000,
-            logger: Logger = Logger(label: "moonblade.journal")
+            durability: Durability = .groupCommit, snapshotInterval: Int = 1000, commitInterval: Duration = .milliseconds(2),
+            maxPendingEntries: Int = 10_000, logger: Logger = Logger(label: "moonblade.journal")
         ) {
             self.durability = durability
+            self.commitInterval = commitInterval
             self.snapshotInterval = max(1, snapshotInterval)
             self.maxPendingEntries = max(1, maxPendingEntries)
             self.logger = logger
@@ -153,5 +157,12 @@ public final class Journal: Sendable {
     /// A journal released without ``close()`` still commits what it holds and stops its writer.
     deinit {
         try? close()
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as Foundation's timed waits and the journal's rows take it.
+    var timeInterval: TimeInterval {
+        TimeInterval(components.seconds) + TimeInterval(components.attoseconds) * 1e-18
     }
 }

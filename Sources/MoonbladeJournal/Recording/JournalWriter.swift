@@ -32,6 +32,8 @@ final class JournalWriter: @unchecked Sendable {
     /// How deep the outcome interceptor is in items: while above 0, entries wait in `staged` until it
     /// sees how the item ended (an interceptor failing after the change undoes it).
     private var stagingDepth = 0
+    /// How many ``flush()`` calls wait for the writer: it then commits at once instead of gathering.
+    private var flushWaiters = 0
     private var staged: [Pending] = []
     private var closed = false
     private var threadStarted = false
@@ -125,7 +127,7 @@ final class JournalWriter: @unchecked Sendable {
             condition.unlock()
             return
         }
-        let writerIsWaiting = pending.isEmpty
+        let wasEmpty = pending.isEmpty
         for var entry in entries {
             recordedSequence += 1
             entry.sequence = recordedSequence
@@ -134,8 +136,9 @@ final class JournalWriter: @unchecked Sendable {
         let strict = configuration.durability == .strict
         if !strict {
             startThreadIfNeeded()
-            // The writer only waits on an empty queue: waking it per entry would cost more than the entry.
-            if writerIsWaiting { condition.signal() }
+            // The writer sleeps on an empty queue, then gathers a batch: waking it per entry would cost
+            // more than the entry.
+            if wasEmpty || pending.count >= Self.batchSize { condition.signal() }
         }
         condition.unlock()
         if strict {
@@ -148,8 +151,13 @@ final class JournalWriter: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         let target = recordedSequence
-        while committedSequence < target && writeError == nil && threadStarted {
-            condition.wait()
+        if committedSequence < target && threadStarted {
+            flushWaiters += 1
+            condition.broadcast()
+            while committedSequence < target && writeError == nil {
+                condition.wait()
+            }
+            flushWaiters -= 1
         }
         if let error = writeError {
             writeError = nil
@@ -180,6 +188,9 @@ final class JournalWriter: @unchecked Sendable {
 
     private var committedSequenceValue: Int { condition.withLock { committedSequence } }
 
+    /// The writer commits at once when this many entries wait.
+    private static let batchSize = 512
+
     private func startThreadIfNeeded() {
         guard !threadStarted else { return }
         threadStarted = true
@@ -194,6 +205,11 @@ final class JournalWriter: @unchecked Sendable {
             condition.lock()
             while pending.isEmpty && !closed {
                 condition.wait()
+            }
+            // Group commit: let a batch gather for a moment, unless someone waits for it.
+            let deadline = Date().addingTimeInterval(configuration.commitInterval.timeInterval)
+            while !closed && flushWaiters == 0 && pending.count < Self.batchSize && Date() < deadline {
+                _ = condition.wait(until: deadline)
             }
             let done = pending.isEmpty && closed
             condition.unlock()

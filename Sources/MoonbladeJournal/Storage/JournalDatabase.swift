@@ -103,7 +103,6 @@ final class JournalDatabase: Sendable {
             case .started: ("started", nil)
             case .failed(let message): ("failed", message)
             }
-        let duration = Double(entry.duration.components.seconds) + Double(entry.duration.components.attoseconds) * 1e-18
         // Cached: compiled once per connection, not once per entry.
         let statement = try db.cachedStatement(
             sql: """
@@ -113,7 +112,7 @@ final class JournalDatabase: Sendable {
         try statement.execute(
             arguments: [
                 entry.sequence, entry.time.timeIntervalSince1970, entry.name, entry.kind.rawValue,
-                entry.payload?.jsonString(), entry.plugin, entry.pluginVersion, outcome, error, duration,
+                entry.payload?.jsonString(), entry.plugin, entry.pluginVersion, outcome, error, entry.duration.timeInterval,
                 entry.patch.json.jsonString(), entry.target,
             ])
     }
