@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "MoonbladeLua", targets: ["MoonbladeLua"]),
         .library(name: "MoonbladeHost", targets: ["MoonbladeHost"]),
         .library(name: "MoonbladeTesting", targets: ["MoonbladeTesting"]),
+        .library(name: "MoonbladeJournal", targets: ["MoonbladeJournal"]),
         .executable(name: "moonblade", targets: ["moonblade"]),
         // For code that needs the raw C API next to the bridge (the benchmarks' hand-written baseline).
         .library(name: "CLua", targets: ["CLua"]),
@@ -21,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Lua 5.4 from the system (Debian: liblua5.4-dev), plus the shim Swift needs to use it safely.
@@ -49,11 +51,19 @@ let package = Package(
                 .product(name: "CustomDump", package: "swift-custom-dump"),
             ]
         ),
-        // The command-line host: `moonblade run`, `repl`, `check`, `test`.
+        // The dispatch journal (SQLite through GRDB): entries, patches, snapshots, recovery, replay.
+        .target(
+            name: "MoonbladeJournal",
+            dependencies: [
+                "MoonbladeHost", "Moonblade", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The command-line host: `moonblade run`, `repl`, `check`, `test`, `replay`, `journal`.
         .executableTarget(
             name: "moonblade",
             dependencies: [
-                "Moonblade", "MoonbladeHost", "MoonbladeTesting",
+                "Moonblade", "MoonbladeHost", "MoonbladeTesting", "MoonbladeJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -70,10 +80,18 @@ let package = Package(
             dependencies: ["MoonbladeHost", "MoonbladeTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
+            name: "MoonbladeJournalTests",
+            dependencies: [
+                "MoonbladeJournal", "MoonbladeHost", "MoonbladeTesting", "Moonblade", "MoonbladeTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
             name: "MoonbladeTestingTests",
             dependencies: ["MoonbladeTesting", "MoonbladeHost", "Moonblade", "MoonbladeTestSupport"]),
         // End-to-end: runs the built `moonblade` executable (the dependency makes SwiftPM build it).
-        .testTarget(name: "MoonbladeCLITests", dependencies: ["moonblade", "MoonbladeHost", "MoonbladeTestSupport"]),
+        .testTarget(
+            name: "MoonbladeCLITests", dependencies: ["moonblade", "MoonbladeHost", "MoonbladeJournal", "MoonbladeTestSupport"]),
         .testTarget(
             name: "MoonbladeLuaTests",
             dependencies: [

@@ -10,6 +10,8 @@ enum ExitStatus: Int32, CaseIterable {
     case fileFailed = 4
     case noSpecs = 5
     case loggedFailure = 6
+    case journalFailed = 7
+    case replayDiverged = 8
 
     var code: ExitCode { ExitCode(rawValue) }
 
@@ -24,6 +26,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .loggedFailure:
             "a failure reached only the log (run: a rule, what it dispatched, an on_start item, a stopped cascade; "
                 + "--allow-logged-failures exits 0 for them)"
+        case .journalFailed: "a journal is missing, corrupted or cannot be written (--journal, journal, replay)"
+        case .replayDiverged: "a replayed dispatch gave another result than the recorded one (replay)"
         }
     }
 

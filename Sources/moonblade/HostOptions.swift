@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import MoonbladeHost
+import MoonbladeJournal
 
 /// The options of every command that runs plugins: which plugins, and where their data lives.
 struct HostOptions: ParsableArguments {
@@ -15,13 +16,15 @@ struct HostOptions: ParsableArguments {
         help: ArgumentHelp("The lowest level of log entries shown on standard error.", valueName: "level"))
     var logLevel: Logger.Level = .info
 
-    /// Loads the plugins on `initialState` and lets their `on_start` work finish; reports and exits on a
-    /// folder that is not a plugin (see ``PluginFolders``) and, unless `keepingBrokenPlugins`, on a
-    /// plugin that does not load.
-    func session(initialState: JSONValue = JSONValue(), keepingBrokenPlugins: Bool = false) async throws -> PluginSession {
+    /// Loads the plugins on `initialState` (else the journal's latest state, else `{}`) and lets their
+    /// `on_start` work finish; reports and exits on a folder that is not a plugin (see
+    /// ``PluginFolders``) and, unless `keepingBrokenPlugins`, on a plugin that does not load.
+    func session(
+        initialState: JSONValue? = nil, journal: Journal? = nil, keepingBrokenPlugins: Bool = false
+    ) async throws -> PluginSession {
         try await PluginSession(
             plugins: try PluginFolders.resolve(plugins), initialState: initialState, dataDirectory: dataDir,
-            logLevel: logLevel, keepingBrokenPlugins: keepingBrokenPlugins)
+            logLevel: logLevel, keepingBrokenPlugins: keepingBrokenPlugins, journal: journal)
     }
 }
 

@@ -12,6 +12,8 @@ struct MoonbladeCommand: AsyncParsableCommand {
 
             \(ExitStatus.help)
             """,
-        subcommands: [RunCommand.self, ReplCommand.self, CheckCommand.self, TestCommand.self]
+        subcommands: [
+            RunCommand.self, ReplCommand.self, CheckCommand.self, TestCommand.self, ReplayCommand.self, JournalCommand.self,
+        ]
     )
 }

@@ -1,29 +1,42 @@
 import Foundation
 import Logging
 import MoonbladeHost
+import MoonbladeJournal
 
 /// A plugin host on a dynamic JSON state, as the `run` and `repl` commands drive it.
 struct PluginSession {
     let host: PluginHost<JSONValue>
+    /// Where every dispatch is recorded, when the session keeps a journal.
+    let journal: Journal?
 
     /// Loads `plugins` with the standard dependencies (`storage` under `dataDirectory`, `clock` and
     /// `log`) and waits until what the plugins' `on_start` rules set off is done; plugin log entries and
     /// the host's own (a failing `on_start` item, say) go to standard error from `logLevel` up.
     ///
     /// Every plugin that did not load is reported; with `keepingBrokenPlugins` the session starts with
-    /// the others (the repl, whose watcher loads a broken one once it is fixed).
+    /// the others (the repl, whose watcher loads a broken one once it is fixed). With a `journal`, every
+    /// dispatch is recorded in it and the session starts from its latest state, unless `initialState`
+    /// is given (see `PluginHost.init(plugins:journal:...)`).
     ///
     /// - Throws: ``ExitStatus/pluginFailed`` when a plugin did not load, unless `keepingBrokenPlugins`.
     init(
-        plugins: [String], initialState: JSONValue, dataDirectory: String, logLevel: Logger.Level,
-        keepingBrokenPlugins: Bool
+        plugins: [String], initialState: JSONValue?, dataDirectory: String, logLevel: Logger.Level,
+        keepingBrokenPlugins: Bool, journal: Journal? = nil
     ) async throws {
         let dependencies = PluginDependencies.standard(
             dataDirectory: URL(fileURLWithPath: dataDirectory),
             logger: ConsoleLogHandler.pluginLogger(level: logLevel))
-        host = try PluginHost(
-            plugins: plugins, initialState: initialState, dependencies: dependencies,
-            configuration: .init(logger: ConsoleLogHandler.hostLogger(level: logLevel)))
+        let configuration = PluginHost<JSONValue>.Configuration(logger: ConsoleLogHandler.hostLogger(level: logLevel))
+        if let journal {
+            host = try PluginHost(
+                plugins: plugins, journal: journal, initialState: initialState, dependencies: dependencies,
+                configuration: configuration)
+        } else {
+            host = try PluginHost(
+                plugins: plugins, initialState: initialState ?? JSONValue(), dependencies: dependencies,
+                configuration: configuration)
+        }
+        self.journal = journal
         host.loadErrors.forEach(Console.report)
         if !host.loadErrors.isEmpty, !keepingBrokenPlugins {
             throw ExitStatus.pluginFailed.code

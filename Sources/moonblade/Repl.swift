@@ -10,6 +10,7 @@ struct Repl {
         case dispatch(DispatchRequest)
         case state
         case reload
+        case timeTravel(TimeTravelCommand)
         case help
         case quit
         case nothing
@@ -22,6 +23,7 @@ struct Repl {
         case nil: return .nothing
         case "state": return .state
         case "reload": return .reload
+        case "history", "goto", "undo", "diff": return .timeTravel(try TimeTravelCommand(words))
         case "help", "?": return .help
         case "quit", "exit": return .quit
         case "dispatch":
@@ -48,6 +50,8 @@ struct Repl {
                     Console.print(session.state.jsonString(pretty: true))
                 case .reload:
                     await reloadPlugins()
+                case .timeTravel(let command):
+                    try await travel(command)
                 case .help:
                     Console.print(help)
                 case .quit:
@@ -68,6 +72,10 @@ struct Repl {
           dispatch NAME [JSON]    the same
           state                   print the state
           reload                  reload every plugin from its folder (the state stays)
+          history [COUNT]         the last dispatches (20), numbered, with what each changed; * marks the state
+          goto N                  bring back the state as of dispatch N, and go on from there
+          undo                    step back to the state before the last change
+          diff N                  how the state differs from the state as of dispatch N
           help                    this text
           quit                    leave (end of input does too)
         items: \(session.itemNames.joined(separator: " "))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import MoonbladeHost
+import MoonbladeJournal
 
 /// `moonblade repl`: an interactive session with a store on the given plugins.
 struct ReplCommand: AsyncParsableCommand {
@@ -15,11 +16,17 @@ struct ReplCommand: AsyncParsableCommand {
             at once. The state survives a reload; a reload that fails keeps the earlier version. A \
             plugin that does not load is reported and left out, and loads once its files are fixed.
 
+            Every dispatch is journaled (in memory, or in the --journal file, which a later session \
+            starts from): `history` lists them, `goto N` brings back the state as of N and goes on \
+            from there, `undo` steps back, `diff N` compares the state with the one as of N.
+
             \(ExitStatus.help)
             """
     )
 
     @OptionGroup var host: HostOptions
+
+    @OptionGroup var journalOptions: JournalOptions
 
     @Flag(
         inversion: .prefixedNo,
@@ -27,8 +34,10 @@ struct ReplCommand: AsyncParsableCommand {
     var watch = true
 
     func run() async throws {
+        let journal = try journalOptions.open() ?? JournalFailure.guarding { () throws(JournalError) in try Journal.inMemory() }
+        defer { JournalFailure.close(journal) }
         // A broken plugin is reported and left out; the watcher (or `reload`) loads it once fixed.
-        let session = try await host.session(keepingBrokenPlugins: true)
+        let session = try await host.session(journal: journal, keepingBrokenPlugins: true)
         let hotReload = watch ? HotReload(session.host) : nil
         defer { hotReload?.stop() }
         let repl = Repl(session: session)

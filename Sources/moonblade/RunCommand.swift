@@ -1,5 +1,6 @@
 import ArgumentParser
 import MoonbladeHost
+import MoonbladeJournal
 
 /// `moonblade run`: a store on the given plugins, a few dispatches, the final state.
 struct RunCommand: AsyncParsableCommand {
@@ -26,11 +27,17 @@ struct RunCommand: AsyncParsableCommand {
             dispatched, a failing on_start item, a cascade stopped for running away); the run then \
             exits 6 once it has printed or saved the state, unless --allow-logged-failures.
 
+            With --journal, every dispatch is recorded in that file and a later run with the same \
+            journal starts from the state it recorded (its last snapshot plus the changes after it; \
+            no plugin code runs to get there).
+
             \(ExitStatus.help)
             """
     )
 
     @OptionGroup var host: HostOptions
+
+    @OptionGroup var journalOptions: JournalOptions
 
     @Option(
         name: .customLong("state"),
@@ -81,8 +88,13 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         // Caught from the start, so a stop during start-up waits for the watch loop to save.
         let stop = watch ? StopSignals() : nil
-        let initialState = try stateFile.map(StateFile.read) ?? JSONValue()
-        let session = try await host.session(initialState: initialState)
+        let journal = try journalOptions.open()
+        defer { JournalFailure.close(journal) }
+        if let journal, stateFile != nil, try JournalFailure.guarding({ () throws(JournalError) in try journal.state() }) != nil {
+            throw ValidationError("--state: the journal \(journal.file) already holds a state to start from")
+        }
+        let initialState = try stateFile.map(StateFile.read)
+        let session = try await host.session(initialState: initialState, journal: journal)
         for request in try requests() {
             do {
                 try await session.dispatch(request)

@@ -50,7 +50,13 @@ final class RunningMoonblade {
 
     /// Sends the process the signal `number` (SIGINT, SIGTERM).
     func send(signal number: Int32) {
-        kill(process.processIdentifier, number)
+        Foundation.kill(process.processIdentifier, number)
+    }
+
+    /// Kills the process with SIGKILL (no chance to clean up, like a crash) and waits for it to end.
+    func kill() async throws -> Outcome {
+        send(signal: SIGKILL)
+        return try await waitForExit()
     }
 
     /// Waits for the process to exit by itself, standard input still open.
