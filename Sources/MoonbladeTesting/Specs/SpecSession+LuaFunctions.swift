@@ -8,7 +8,7 @@ extension SpecSession {
     func installPrelude() throws(LuaError) {
         let stack = vm.stack
         try stack.load(SpecPrelude.source, chunkName: SpecPrelude.chunkName)
-        stack.pushTable(fieldCount: 6)
+        stack.pushTable(fieldCount: 7)
         try stack.pushAwaitFunction()
         stack.rawSet(table: -2, field: "await")
         let functions: [(String, LuaFunction)] = [
@@ -17,6 +17,7 @@ extension SpecSession {
                 return 1
             }),
             ("start_dispatch", { [unowned self] stack in try startDispatch(stack) }),
+            ("start_post", { [unowned self] stack in try startPost(stack) }),
             ("read_state", { [unowned self] stack in try readState(stack) }),
             ("set_state", { [unowned self] stack in try setState(stack) }),
             ("add_stub", { [unowned self] stack in try addStub(stack) }),
@@ -42,6 +43,24 @@ extension SpecSession {
         // Done means done: what the item set off (an observer's save, say) has finished too, so the
         // case sees its effects and nothing outlives the case.
         coroutine.suspend { try await host.dispatchAndSettle(name, payload) ?? .null }
+        return 0
+    }
+
+    /// `post(name, payload)`: posts the notification, for the case to await what its rules set off.
+    private func startPost(_ stack: LuaStack) throws -> Int32 {
+        guard let coroutine = CaseCoroutine.running(on: stack) else {
+            throw placedError(stack, "post can only be called inside it, before_each or after_each")
+        }
+        guard let name = stack.string(at: 1) else {
+            throw placedError(stack, "post needs a notification name, got \(stack.type(at: 1))")
+        }
+        let payload = try stack.type(at: 2) == .nil || stack.type(at: 2) == .none ? nil : json(stack, at: 2, "post payload")
+        let host = try storeHost(stack)
+        coroutine.suspend {
+            host.post(name, payload: payload)
+            await host.store.waitUntilIdle()
+            return .null
+        }
         return 0
     }
 

@@ -115,19 +115,33 @@ final class SpecSession: @unchecked Sendable {
         return coroutine
     }
 
-    /// What the runner's `run` returned: `true`, or `false` and the failure message. Call inside `lock`.
+    /// What the runner's `run` returned: `"passed"`, `"pending"`, or `"failed"` and the failure
+    /// message. Call inside `lock`.
     private func verdict(of coroutine: CaseCoroutine, returned count: Int32, defaultLine line: Int) -> LuaSpecResult {
         let stack = coroutine.stack
         defer { stack.pop(count) }
         let base = stack.top - count
-        if count >= 1, stack.type(at: base + 1) == .boolean, stack.boolean(at: base + 1) {
-            return .passed
+        switch count >= 1 ? stack.string(at: base + 1) : nil {
+        case "passed": return .passed
+        case "pending": return .pending
+        default:
+            let message = count >= 2 ? stack.string(at: base + 2) ?? "the case failed" : "the case failed"
+            return .failed(failure(message, at: LuaLocation(messagePrefix: message), defaultLine: line))
         }
-        let message = count >= 2 ? stack.string(at: base + 2) ?? "the case failed" : "the case failed"
-        return .failed(failure(message, at: LuaLocation(messagePrefix: message), defaultLine: line))
     }
 
-    /// Pushes the prelude's runner function `name` (`list` or `run`).
+    /// The names of the assertions the prelude knows (`same`, `called_with`, …), sorted.
+    func assertionNames() -> [String] {
+        lock.withLock {
+            let stack = vm.stack
+            let base = stack.top
+            defer { stack.top = base }
+            pushRunnerFunction("assertions", onto: stack)
+            return (try? decoder.decode([String].self, from: stack, at: -1)) ?? []
+        }
+    }
+
+    /// Pushes the prelude's runner value `name` (`list`, `run` or `assertions`).
     private func pushRunnerFunction(_ name: String, onto stack: LuaStack) {
         runner?.push(onto: stack)
         stack.rawGet(table: -1, field: name)
