@@ -23,6 +23,8 @@ struct PluginLoader {
         do {
             try stack.load(source, chunkName: chunkName)
             try stack.pushSandbox()  // its own globals, read-only shared libraries
+            try PluginModules.pushRequire(directory: directory, folder: folder, sandbox: -1, on: stack)
+            stack.rawSet(table: -2, field: "require")
             stack.setEnvironment(ofChunkAt: -2)
             try stack.call(results: 1)
         } catch {
