@@ -13,7 +13,12 @@ extension PluginRuntime {
         let run = try withLua { lua throws(PluginError) in
             try start(item, payload: payload, cascadeDepth: cascadeDepth, lua)
         }
-        defer { withLua { _ in run.coroutine.finish() } }
+        // The timer starts only once the run awaits something: most side effects never do.
+        var timer: SideEffectDeadline?
+        defer {
+            timer?.stop()
+            withLua { _ in run.coroutine.finish() }
+        }
         var awaited: Swift.Result<PluginValue, any Error>?
         while true {
             let step = try withLua { lua throws(PluginError) in
@@ -23,9 +28,14 @@ extension PluginRuntime {
             case .finished(let result):
                 return result
             case .awaiting(let work):
+                guard let deadline else {
+                    awaited = await Swift.Result(awaiting: work)
+                    continue
+                }
+                if timer == nil { timer = SideEffectDeadline(deadline) }
                 do {
-                    awaited = .success(try await DeadlineRace.run(work, before: deadline))
-                } catch let passed as DeadlineRace.Passed {
+                    awaited = .success(try await timer!.run(work))
+                } catch let passed as SideEffectDeadline.Passed {
                     throw withLua { lua in timeLimitError(passed.deadline, run: run.coroutine, lua) }
                 } catch {
                     awaited = .failure(error)
