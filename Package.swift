@@ -71,7 +71,10 @@ let package = Package(
         ),
         .testTarget(
             name: "MoonbladeTestingTests",
-            dependencies: ["MoonbladeTesting", "MoonbladeHost", "Moonblade", "MoonbladeTestSupport"]),
+            dependencies: [
+                "MoonbladeTesting", "MoonbladeHost", "Moonblade", "MoonbladeTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // End-to-end: runs the built `moonblade` executable (the dependency makes SwiftPM build it).
         .testTarget(name: "MoonbladeCLITests", dependencies: ["moonblade", "MoonbladeHost", "MoonbladeTestSupport"]),
         .testTarget(

@@ -12,6 +12,6 @@ struct MoonbladeCommand: AsyncParsableCommand {
 
             \(ExitStatus.help)
             """,
-        subcommands: [RunCommand.self, ReplCommand.self, CheckCommand.self, TestCommand.self]
+        subcommands: [RunCommand.self, ReplCommand.self, CheckCommand.self, TestCommand.self, TypesCommand.self]
     )
 }

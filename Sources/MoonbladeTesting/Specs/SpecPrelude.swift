@@ -3,7 +3,8 @@
 ///
 /// It is called with a table of host functions (`await`, `caller_line`, `start_dispatch`,
 /// `start_post`, `read_state`, `set_state`, `add_stub`) and returns `{ list = …, run = …,
-/// assertions = … }` for the runner. `dispatch`, `post` (and `set_state` once the store has started)
+/// assertions = …, globals = … }` for the runner (the last two for editor types). `dispatch`, `post`
+/// (and `set_state` once the store has started)
 /// await the store through the shared `await` of ``LuaAwaitingCoroutine`` (boundary rule 2):
 /// `start_dispatch` (`start_post`, `set_state`) records the work, the runner does it with the VM
 /// released and resumes the case with its outcome.
@@ -13,12 +14,6 @@
 enum SpecPrelude {
     static let chunkName = "moonblade/spec.lua"
 
-    /// The globals the prelude gives a spec file, for editor types and their tests.
-    static let globals = [
-        "describe", "context", "it", "pending", "before_each", "after_each", "setup", "teardown", "finally",
-        "assert", "spy", "stub", "dispatch", "post", "state", "set_state",
-    ]
-
     static let source = head + SpecAssertions.source + dsl
 
     private static let head = """
@@ -27,6 +22,8 @@ enum SpecPrelude {
         local pairs, ipairs, rawget, setmetatable, getmetatable = pairs, ipairs, rawget, setmetatable, getmetatable
         local select, pack, unpack, math = select, table.pack, table.unpack, math
         local sort, concat, insert, remove, format = table.sort, table.concat, table.insert, table.remove, string.format
+        local standard = {} -- the globals before the prelude, to list the ones it defines
+        for name in pairs(_G) do standard[name] = true end
 
         """
 
@@ -141,6 +138,11 @@ enum SpecPrelude {
           return "failed", type(failure) == "string" and failure or show(failure)
         end
 
-        return { list = list, run = run, assertions = assertion_names() }
+        local defined = {}
+        for name in pairs(_G) do
+          if not standard[name] then defined[#defined + 1] = name end
+        end
+        sort(defined)
+        return { list = list, run = run, assertions = assertion_names(), globals = defined }
         """
 }

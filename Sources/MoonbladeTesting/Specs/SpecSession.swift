@@ -33,7 +33,10 @@ final class SpecSession: @unchecked Sendable {
     /// - Parameter instructionBudget: the most instructions one resume of the case, or one stub call,
     ///   may run: a runaway loop then fails at its line instead of hanging the run.
     /// - Throws: the file's load error, placed at its line.
-    init(file: String, chunkName: String, pluginDirectory: String, instructionBudget: Int?) throws(LuaSpecFailure) {
+    /// - Parameter source: the spec's text, when it is not to be read from `file`.
+    init(
+        file: String, chunkName: String, pluginDirectory: String, instructionBudget: Int?, source: String? = nil
+    ) throws(LuaSpecFailure) {
         self.file = file
         self.chunkName = chunkName
         self.pluginDirectory = pluginDirectory
@@ -42,7 +45,7 @@ final class SpecSession: @unchecked Sendable {
         } catch {
             throw LuaSpecFailure(message: "cannot create a Lua VM: \(error)", file: file, line: 1)
         }
-        guard let source = try? String(contentsOfFile: file, encoding: .utf8) else {
+        guard let source = source ?? (try? String(contentsOfFile: file, encoding: .utf8)) else {
             throw LuaSpecFailure(message: "cannot read the spec file", file: file, line: 1)
         }
         do {
@@ -130,18 +133,26 @@ final class SpecSession: @unchecked Sendable {
         }
     }
 
-    /// The names of the assertions the prelude knows (`same`, `called_with`, …), sorted.
-    func assertionNames() -> [String] {
+    /// What the prelude gives spec files: the globals it defines and the assertions it knows, sorted,
+    /// read from a live spec VM.
+    static func vocabulary() -> (globals: [String], assertions: [String]) {
+        guard let session = try? SpecSession(file: "", chunkName: "vocabulary", pluginDirectory: "", instructionBudget: nil, source: "")
+        else { return ([], []) }
+        return (session.names("globals"), session.names("assertions"))
+    }
+
+    /// The list of strings the prelude's runner table holds under `field`.
+    private func names(_ field: String) -> [String] {
         lock.withLock {
             let stack = vm.stack
             let base = stack.top
             defer { stack.top = base }
-            pushRunnerFunction("assertions", onto: stack)
+            pushRunnerFunction(field, onto: stack)
             return (try? decoder.decode([String].self, from: stack, at: -1)) ?? []
         }
     }
 
-    /// Pushes the prelude's runner value `name` (`list`, `run` or `assertions`).
+    /// Pushes the prelude's runner value `name` (`list`, `run`, `globals` or `assertions`).
     private func pushRunnerFunction(_ name: String, onto stack: LuaStack) {
         runner?.push(onto: stack)
         stack.rawGet(table: -1, field: name)
