@@ -29,6 +29,11 @@ let package = Package(
             pkgConfig: "lua5.4",
             providers: [.apt(["liblua5.4-dev"])]
         ),
+        // libedit (Debian: libedit-dev) behind a small C layer: the repl's line editing and history.
+        .target(
+            name: "CLineEditor",
+            linkerSettings: [.linkedLibrary("edit")]
+        ),
         // The store: Katana's model on async/await. No Lua in it.
         .target(
             name: "Moonblade",
@@ -53,7 +58,7 @@ let package = Package(
         .executableTarget(
             name: "moonblade",
             dependencies: [
-                "Moonblade", "MoonbladeHost", "MoonbladeTesting",
+                "Moonblade", "MoonbladeHost", "MoonbladeTesting", "CLineEditor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -14,6 +14,11 @@ struct ReplCommand: AsyncParsableCommand {
             that off), each reload reported on standard error; the `reload` command reloads them all \
             at once. The state survives a reload; a reload that fails keeps the earlier version.
 
+            On a terminal, lines are edited with libedit (arrow keys, Ctrl-R to search the history, \
+            ~/.editrc); the history is kept in --history. Ctrl-C cancels the line being typed, or stops \
+            waiting for the dispatch in flight; Ctrl-D or quit ends the session. --state starts from a \
+            JSON file, --save writes the state there when the session ends.
+
             \(ExitStatus.help)
             """
     )
@@ -25,16 +30,37 @@ struct ReplCommand: AsyncParsableCommand {
         help: "Reload a plugin whenever its folder's Lua files change (on by default).")
     var watch = true
 
+    @Option(
+        name: .customLong("state"),
+        help: ArgumentHelp("A JSON file with the initial state.", valueName: "file"))
+    var stateFile: String?
+
+    @Option(help: ArgumentHelp("Save the state to this file (atomically) when the session ends.", valueName: "file"))
+    var save: String?
+
+    @Option(help: ArgumentHelp("The history file of the line editor (default: ~/.moonblade_history).", valueName: "file"))
+    var history: String?
+
     func run() async throws {
-        let session = try await host.session()
+        let initialState = try stateFile.map(StateFile.read) ?? JSONValue()
+        let session = try await host.session(initialState: initialState)
         let hotReload = watch ? HotReload(session.host) : nil
         defer { hotReload?.stop() }
-        let repl = Repl(session: session)
+        var repl = Repl(session: session)
+        let prompt = "moonblade> "
         if Console.inputIsTerminal {
             Console.print(
                 "moonblade repl: \(session.host.plugins.map(\.name).joined(separator: ", ")). Type help for the commands."
             )
+            repl.interrupts = Interrupts()
         }
-        await repl.run(lines: Console.inputLines(), prompt: Console.inputIsTerminal ? "moonblade> " : nil)
+        if Console.inputIsTerminal, let editor = LineEditor(prompt: prompt, historyFile: history ?? LineEditor.defaultHistoryFile) {
+            await repl.run(lines: editor.lines(), prompt: nil)  // libedit shows the prompt
+        } else {
+            await repl.run(lines: Console.inputLines(), prompt: Console.inputIsTerminal ? prompt : nil)
+        }
+        if let save {
+            try StateFile.save(session.state, to: save)
+        }
     }
 }
