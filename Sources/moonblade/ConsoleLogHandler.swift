@@ -1,9 +1,15 @@
 import Logging
 
-/// swift-log entries as one line each on standard error: `warning moonblade.host: message key=value`.
+import Foundation
+
+/// swift-log entries as one line each on standard error: `warning moonblade.host: message key=value`,
+/// or for a plugin's entry `info [todo] message key=value`; with `timestamps`, an ISO 8601 time first.
 struct ConsoleLogHandler: LogHandler {
     let label: String
     var logLevel: Logger.Level
+    /// Whether each line starts with the time: by default when standard error is not a terminal (a
+    /// log file or a CI log, read later).
+    var timestamps = Console.errorIsTerminal == false
     /// Whether entries the commands report themselves, in their own words, are left out: the host's
     /// refusal of a plugin (`load` metadata: an `error:` line) and its reload steps (`reload` metadata:
     /// reported from the host's event stream). Only for the host's logger: a plugin's fields are its own.
@@ -19,20 +25,28 @@ struct ConsoleLogHandler: LogHandler {
         if leavesOutCommandReports, event.metadata?["load"] != nil || event.metadata?["reload"] != nil {
             return
         }
-        let fields = metadata.merging(event.metadata ?? [:]) { _, entry in entry }
-            .sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
-        Console.printError("\(event.level) \(label): \(event.message)\(fields)")
+        var fields = metadata.merging(event.metadata ?? [:]) { _, entry in entry }
+        let source = fields.removeValue(forKey: "plugin").map { "[\($0)]" } ?? "\(label):"
+        let shown = fields.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+        let time = timestamps ? Date().formatted(.iso8601.time(includingFractionalSeconds: true).year().month().day()) + " " : ""
+        Console.printError("\(time)\(event.level) \(source) \(event.message)\(shown)")
     }
 
     /// The host's logger, leaving out what the commands report themselves, from `level` up.
-    static func hostLogger(level: Logger.Level) -> Logger {
+    static func hostLogger(level: Logger.Level, timestamps: Bool? = nil) -> Logger {
         Logger(label: "moonblade.host") { label in
-            ConsoleLogHandler(label: label, logLevel: level, leavesOutCommandReports: true)
+            var handler = ConsoleLogHandler(label: label, logLevel: level, leavesOutCommandReports: true)
+            handler.timestamps = timestamps ?? handler.timestamps
+            return handler
         }
     }
 
     /// The logger of the plugins' `ctx.deps.log`, every entry from `level` up.
-    static func pluginLogger(level: Logger.Level) -> Logger {
-        Logger(label: "moonblade.plugin") { label in ConsoleLogHandler(label: label, logLevel: level) }
+    static func pluginLogger(level: Logger.Level, timestamps: Bool? = nil) -> Logger {
+        Logger(label: "moonblade.plugin") { label in
+            var handler = ConsoleLogHandler(label: label, logLevel: level)
+            handler.timestamps = timestamps ?? handler.timestamps
+            return handler
+        }
     }
 }

@@ -15,11 +15,17 @@ struct HostOptions: ParsableArguments {
         help: ArgumentHelp("The lowest level of log entries shown on standard error.", valueName: "level"))
     var logLevel: Logger.Level = .info
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Start each log line with the time (default: when standard error is not a terminal).")
+    var timestamps: Bool?
+
     /// Loads the plugins on `initialState` and lets their `on_start` work finish; reports and exits on a
     /// plugin that does not load.
     func session(initialState: JSONValue = JSONValue()) async throws -> PluginSession {
         try await PluginSession(
-            plugins: plugins, initialState: initialState, dataDirectory: dataDir, logLevel: logLevel)
+            plugins: plugins, initialState: initialState, dataDirectory: dataDir, logLevel: logLevel,
+            timestamps: timestamps)
     }
 }
 

@@ -11,15 +11,17 @@ struct PluginSession {
     /// the host's own (a failing `on_start` item, say) go to standard error from `logLevel` up.
     ///
     /// - Throws: ``ExitStatus/pluginFailed`` after reporting every plugin that did not load.
-    init(plugins: [String], initialState: JSONValue, dataDirectory: String, logLevel: Logger.Level)
-        async throws
-    {
+    /// `timestamps` nil: log lines carry the time when standard error is not a terminal.
+    init(
+        plugins: [String], initialState: JSONValue, dataDirectory: String, logLevel: Logger.Level,
+        timestamps: Bool? = nil
+    ) async throws {
         let dependencies = PluginDependencies.standard(
             dataDirectory: URL(fileURLWithPath: dataDirectory),
-            logger: ConsoleLogHandler.pluginLogger(level: logLevel))
+            logger: ConsoleLogHandler.pluginLogger(level: logLevel, timestamps: timestamps))
         host = try PluginHost(
             plugins: plugins, initialState: initialState, dependencies: dependencies,
-            configuration: .init(logger: ConsoleLogHandler.hostLogger(level: logLevel)))
+            configuration: .init(logger: ConsoleLogHandler.hostLogger(level: logLevel, timestamps: timestamps)))
         guard host.loadErrors.isEmpty else {
             host.loadErrors.forEach(Console.report)
             throw ExitStatus.pluginFailed.code

@@ -76,3 +76,48 @@ struct ReplEditingTests {
         #expect(saved == ["total": 2], "\(screen)")
     }
 }
+
+/// Log lines say which plugin logged, and carry the time when standard error is not a terminal.
+@Suite("moonblade log lines")
+struct LogLineTests {
+    let workspace = Workspace()
+
+    @Test func aPluginsEntryNamesItAndCarriesTheTimeOffATerminal() async throws {
+        let stamp = try workspace.plugin(
+            "stamp",
+            """
+            return { name = "stamp", side_effects = {
+              note = function(ctx) ctx.deps.log.info { message = "stamped", at = "noon" } end,
+            } }
+            """)
+        let timed = try await workspace.run("run", stamp, "--dispatch", "stamp.note")
+        #expect(timed.status == 0)
+        #expect(timed.stderr.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z? info \[stamp\] stamped at=noon\n/) != nil, "\(timed.stderr)")
+        let plain = try await workspace.run("run", stamp, "--dispatch", "stamp.note", "--no-timestamps")
+        #expect(plain.stderr == "info [stamp] stamped at=noon\n")
+    }
+}
+
+@Suite("moonblade --version and types")
+struct VersionAndTypesTests {
+    let workspace = Workspace()
+
+    @Test func versionPrintsTheRelease() async throws {
+        let outcome = try await workspace.run("--version")
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.wholeMatch(of: /moonblade \d+\.\d+\.\d+ \(Lua 5\.4\)\n/) != nil, "\(outcome.stdout)")
+    }
+
+    @Test func typesWritesTheDefinitionsAndALuarcPerPlugin() async throws {
+        let tally = try workspace.plugin("plugins/tally", tallyPlugin)
+        let outcome = try await workspace.run("types", "--out", "editor/types", "plugins")
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(try workspace.read("editor/types/moonblade.lua").hasPrefix("---@meta moonblade\n"))
+        #expect(try workspace.read("editor/types/moonblade_spec.lua").hasPrefix("---@meta moonblade-spec\n"))
+        let luarc = try String(contentsOfFile: "\(tally)/.luarc.json", encoding: .utf8)
+        #expect(luarc.contains(#""workspace.library": ["../../editor/types"]"#), "\(luarc)")
+        let missing = try await workspace.run("types", "--out", "t", "nowhere")
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("no such folder: nowhere"))
+    }
+}

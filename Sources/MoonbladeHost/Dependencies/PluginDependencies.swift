@@ -57,6 +57,24 @@ public struct PluginDependencies: Sendable {
         return .any
     }
 
+    /// Exposes `body` like ``expose(_:_:_:)-(_,_,(Arguments)->Void)``, also given the folder of the
+    /// plugin whose code made the call (the first path component of the calling Lua line's file), for
+    /// dependencies that must say who used them: the log's `[todo] …`.
+    mutating func exposeNamingCaller<Arguments: Decodable & Sendable>(
+        _ group: String, _ name: String, _ body: @escaping @Sendable (Arguments, _ plugin: String?) async throws -> Void
+    ) {
+        functions[group, default: [:]][name] = { stack, index, decoder in
+            let arguments = try decoder.decode(Arguments.self, from: stack, at: index)
+            let caller = stack.callerLocation(skipping: [SideEffectPrelude.chunkName, LuaStack.awaitChunkName])
+            let plugin = caller.flatMap { $0.source.split(separator: "/").first.map(String.init) }
+            return {
+                try await body(arguments, plugin)
+                return .none
+            }
+        }
+        shapes[group, default: [:]][name] = (LuaShape.of(Arguments.self), nil)
+    }
+
     /// Decodes the arguments when Lua calls (the VM is held then) and runs `work` when awaited.
     private mutating func define<Arguments: Decodable & Sendable>(
         _ group: String, _ name: String, _ work: @escaping @Sendable (Arguments) async throws -> PluginValue
