@@ -1,3 +1,5 @@
+import Foundation
+
 extension JSONValue {
     /// The value as JSON text, object keys sorted so equal values read the same.
     ///
@@ -68,5 +70,15 @@ extension JSONValue {
             }
         }
         text += "\""
+    }
+}
+
+extension JSONValue {
+    /// `value` as JSON through its `Encodable` form; nil when it does not encode.
+    package init?(encoding value: any Encodable) {
+        guard let data = try? JSONEncoder().encode(value),
+            let decoded = try? JSONDecoder().decode(JSONValue.self, from: data)
+        else { return nil }
+        self = decoded
     }
 }
