@@ -38,6 +38,13 @@ struct PluginSession {
         try await host.dispatchAndSettle(request.name, request.payload)
     }
 
+    /// Posts the notification `request` names with its payload and waits until what its
+    /// `on_notification` rules set off is done (a rule that fails is logged).
+    func post(_ request: DispatchRequest) async {
+        host.post(request.name, payload: request.payload)
+        await host.store.waitUntilIdle()
+    }
+
     /// Every item the plugins offer, sorted: updaters and side effects alike.
     var itemNames: [String] {
         host.plugins.flatMap { $0.updaters + $0.sideEffects }.sorted()
