@@ -64,6 +64,15 @@ let package = Package(
             ]
         ),
 
+        // The embedding example (README, "Embed the host in a Swift app"): a typed state, a Swift
+        // dependency, hot reload, and a PluginTester test; built by `swift build` so it stays true.
+        .target(name: "NotesApp", dependencies: ["Moonblade", "MoonbladeHost"], path: "Examples/Notes/Sources/NotesApp"),
+        .executableTarget(
+            name: "notes-example", dependencies: ["NotesApp", "MoonbladeHost"], path: "Examples/Notes/Sources/notes-example"),
+        .testTarget(
+            name: "NotesAppTests", dependencies: ["NotesApp", "MoonbladeHost", "MoonbladeTesting"],
+            path: "Examples/Notes/Tests/NotesAppTests"),
+
         // What several test targets share: fixtures, scratch folders, waiting for other tasks.
         .target(name: "MoonbladeTestSupport", path: "Tests/MoonbladeTestSupport"),
         .testTarget(
