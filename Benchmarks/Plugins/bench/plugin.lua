@@ -8,6 +8,11 @@ return {
     increment = function(state)
       state.counter = state.counter + 1
     end,
+    -- The Lua twin of the native `ToggleItem`: flips one item of a big list.
+    toggle = function(state, p)
+      local item = state.items[p.at]
+      item.done = not item.done
+    end,
     -- Always fails: the soak run's deliberate failures.
     fail = function()
       error("deliberate failure")

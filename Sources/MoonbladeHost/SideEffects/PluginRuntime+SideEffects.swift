@@ -160,12 +160,25 @@ extension PluginRuntime {
         return 0
     }
 
-    /// `ctx.state()`: pushes a copy of the store's current state.
+    /// `ctx.state()`: pushes a read-only view of the store's current state, in O(1) when the resident
+    /// state is that state (Lua code made it); else the state is pushed, and becomes resident.
     func readState(_ stack: LuaStack) throws -> Int32 {
-        guard let state = store?.getAnyState() as? S else {
+        guard let (state, generation) = store?.anyStateWithGeneration, let state = state as? S else {
             throw placedError(stack, "ctx.state: the host has no store yet")
         }
-        try LuaEncoder().push(state, onto: stack)
+        try withLua { lua in
+            let resident = lua.resident
+            let version: LuaStateVersion
+            if let current = resident.current, current.version == generation {
+                version = current
+            } else if let current = resident.current, current.version > generation, current.version != .max {
+                // An updater is storing a newer state right now: leave its version resident.
+                version = try resident.version(of: state, stamped: generation, encoder: lua.encoder)
+            } else {
+                version = try resident.replace(with: state, version: generation, encoder: lua.encoder)
+            }
+            try resident.pushReadOnlyView(of: version, onto: stack)
+        }
         return 1
     }
 

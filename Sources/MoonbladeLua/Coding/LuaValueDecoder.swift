@@ -219,7 +219,8 @@ final class LuaValueDecoder: Decoder {
         }
         let top = lua_gettop(L)
         let saved = (self.index, valueType)
-        self.index = index
+        // A view or draft of the resident state reads as the table it shows (popped below).
+        self.index = LuaStack(L).resolveStateProxy(at: index)
         valueType = T.self
         if let key { path.append(key) }
         depth += 1

@@ -276,6 +276,9 @@ function M.view(v)
   return v
 end
 
+-- For the host's readers (LuaStack.resolveStateProxy): what a proxy stands for, read raw.
+M.proxies = { view = View, draft = Draft, views = VIEW, drafts = REC }
+
 return M
 """#
 }

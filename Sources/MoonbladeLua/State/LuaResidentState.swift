@@ -10,7 +10,7 @@ import CLua
 /// 2. ``finishDraft(_:resultAt:on:)`` turns the draft (or the table the updater returned) into a
 ///    ``LuaPendingState``: the tables on the paths that were written are new, every other subtree is
 ///    the very table of the current version (structural sharing).
-/// 3. ``decode(_:of:decoder:)-(_,LuaPendingState,_)`` reads it into Swift, reusing the values decoded
+/// 3. `decode(_:of:decoder:)` reads it into Swift, reusing the values decoded
 ///    earlier for unchanged subtrees and patching changed arrays and dictionaries at their changed keys.
 /// 4. ``commit(_:version:)`` makes it current. Any failure on the way (a raise, a limit, a decode
 ///    error) leaves the current version untouched: drop the pending state and nothing happened.
@@ -47,6 +47,9 @@ public final class LuaResidentState {
             stack.rawGet(table: -1, field: name)
             return stack.popReference()
         }
+        stack.rawGet(table: -1, field: "proxies")
+        stack.registerStateProxies(tableAt: -1)
+        stack.pop()
         beginFunction = field("begin")
         finishFunction = field("finish")
         closeFunction = field("close")
@@ -58,15 +61,25 @@ public final class LuaResidentState {
 
     /// Pushes `value` whole as the new current version (when Swift code changed the state).
     ///
-    /// Host work: the VM's limits do not apply. On an encoding error the current version stays.
+    /// Host work: the VM's limits do not apply. On an encoding error the current version stays. The
+    /// decoding cache starts over: the next decode reads the new tables in full once.
     @discardableResult
     public func replace<T: Encodable>(with value: T, version: UInt64, encoder: LuaEncoder = LuaEncoder()) throws
         -> LuaStateVersion
     {
-        try encoder.push(value, onto: vm.stack)
-        let replaced = LuaStateVersion(version: version, root: vm.stack.popReference())
+        let replaced = try self.version(of: value, stamped: version, encoder: encoder)
+        cache.removeAll()
         current = replaced
         return replaced
+    }
+
+    /// Pushes `value` whole as a version of its own, without making it current: a state Swift code
+    /// made that Lua must see (an observer's old state, say).
+    public func version<T: Encodable>(of value: T, stamped version: UInt64, encoder: LuaEncoder = LuaEncoder()) throws
+        -> LuaStateVersion
+    {
+        try encoder.push(value, onto: vm.stack)
+        return LuaStateVersion(version: version, root: vm.stack.popReference())
     }
 
     /// Makes `pending` the current version, stamped `version`.

@@ -28,7 +28,7 @@ public struct LuaTableChanges {
         let count = lua_rawlen(L, record)
         var keys: [Key] = []
         keys.reserveCapacity(Int(count))
-        for position in 1...max(1, lua_Integer(count)) where position <= count {
+        for position in stride(from: lua_Integer(1), through: lua_Integer(count), by: 1) {
             lua_rawgeti(L, record, position)
             defer { lua_settop(L, -2) }
             if lua_isinteger(L, -1) != 0 {
@@ -96,10 +96,28 @@ public struct LuaTableChanges {
         var patched = base
         if newCount < oldCount { patched.removeLast(oldCount - newCount) }
         for position in written.sorted() {
-            let item = try decode(E.self, at: .position(position))
+            let item = try movedItem(to: position, in: base) ?? decode(E.self, at: .position(position))
             if position <= oldCount { patched[position - 1] = item } else { patched.append(item) }
         }
         return patched
+    }
+
+    /// The item of `base` whose very table now stands at `position`, one place away from where it
+    /// was: what `table.remove` and `table.insert` do to every item after theirs. Reusing it keeps
+    /// such a shift from decoding every moved item again.
+    private func movedItem<E>(to position: Int, in base: [E]) -> E? {
+        guard lua_rawgeti(L, table, lua_Integer(position)) == LUA_TTABLE else {
+            lua_settop(L, -2)
+            return nil
+        }
+        defer { lua_settop(L, -3) }  // the item and the older table
+        decoder.stack.rawGet(table: record, field: "base")
+        for source in [position + 1, position - 1] where source >= 1 && source <= base.count {
+            lua_rawgeti(L, -1, lua_Integer(source))
+            defer { lua_settop(L, -2) }
+            if lua_rawequal(L, -1, -3) != 0 { return base[source - 1] }
+        }
+        return nil
     }
 
     /// `base` (an older table's dictionary) patched to the new table, or nil when a key that is not a
