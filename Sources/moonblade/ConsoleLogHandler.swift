@@ -14,6 +14,9 @@ struct ConsoleLogHandler: LogHandler {
     /// refusal of a plugin (`load` metadata: an `error:` line) and its reload steps (`reload` metadata:
     /// reported from the host's event stream). Only for the host's logger: a plugin's fields are its own.
     var leavesOutCommandReports = false
+    /// Whether an entry's `plugin` field is shown first, as `[todo]`, instead of the label: for the
+    /// plugins' own log, where it says who logged.
+    var namesPlugin = false
     var metadata: Logger.Metadata = [:]
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -26,9 +29,10 @@ struct ConsoleLogHandler: LogHandler {
             return
         }
         var fields = metadata.merging(event.metadata ?? [:]) { _, entry in entry }
-        let source = fields.removeValue(forKey: "plugin").map { "[\($0)]" } ?? "\(label):"
+        let plugin = namesPlugin ? fields.removeValue(forKey: "plugin") : nil
+        let source = plugin.map { "[\($0)]" } ?? "\(label):"
         let shown = fields.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
-        let time = timestamps ? Date().formatted(.iso8601.time(includingFractionalSeconds: true).year().month().day()) + " " : ""
+        let time = timestamps ? Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) + " " : ""
         Console.printError("\(time)\(event.level) \(source) \(event.message)\(shown)")
     }
 
@@ -44,7 +48,7 @@ struct ConsoleLogHandler: LogHandler {
     /// The logger of the plugins' `ctx.deps.log`, every entry from `level` up.
     static func pluginLogger(level: Logger.Level, timestamps: Bool? = nil) -> Logger {
         Logger(label: "moonblade.plugin") { label in
-            var handler = ConsoleLogHandler(label: label, logLevel: level)
+            var handler = ConsoleLogHandler(label: label, logLevel: level, namesPlugin: true)
             handler.timestamps = timestamps ?? handler.timestamps
             return handler
         }
