@@ -25,22 +25,22 @@ import Testing
         #expect(try luacComplaint(about: LuaSpecRunner.luaTypeDefinitions()) == nil)
     }
 
-    /// `Plugins/types` is what `moonblade types` writes today, and every shipped plugin points at it.
+    /// `Plugins/.types` is what `moonblade types` writes today, and every shipped plugin points at it.
     @Test func theShippedDefinitionsAreUpToDate() throws {
         let dependencies = PluginDependencies.standard(
             dataDirectory: URL(fileURLWithPath: ".moonblade"), logger: Logger(label: "moonblade.types"))
-        let types = "\(shippedPluginsDirectory)/types"
+        let types = "\(shippedPluginsDirectory)/.types"
         let host = try String(contentsOfFile: "\(types)/moonblade.lua", encoding: .utf8)
         let spec = try String(contentsOfFile: "\(types)/moonblade_spec.lua", encoding: .utf8)
-        #expect(host == PluginHost<JSONValue>.luaTypeDefinitions(dependencies: dependencies), "run: moonblade types --out Plugins/types Plugins")
-        #expect(spec == LuaSpecRunner.luaTypeDefinitions(), "run: moonblade types --out Plugins/types Plugins")
+        #expect(host == PluginHost<JSONValue>.luaTypeDefinitions(dependencies: dependencies), "run: moonblade types --out Plugins/.types Plugins")
+        #expect(spec == LuaSpecRunner.luaTypeDefinitions(), "run: moonblade types --out Plugins/.types Plugins")
         let plugins = try FileManager.default.contentsOfDirectory(atPath: shippedPluginsDirectory)
             .filter { FileManager.default.fileExists(atPath: "\(shippedPluginsDirectory)/\($0)/plugin.lua") }
         #expect(!plugins.isEmpty)
         for plugin in plugins {
             let luarc = try String(contentsOfFile: "\(shippedPluginsDirectory)/\(plugin)/.luarc.json", encoding: .utf8)
             let json = try JSONSerialization.jsonObject(with: Data(luarc.utf8)) as? [String: Any]
-            #expect(json?["workspace.library"] as? [String] == ["../types"], "\(plugin)/.luarc.json")
+            #expect(json?["workspace.library"] as? [String] == ["../.types"], "\(plugin)/.luarc.json")
         }
     }
 }
