@@ -75,6 +75,44 @@ struct ReplEditingTests {
         let screen = try output.read()
         #expect(saved == ["total": 2], "\(screen)")
     }
+
+    @Test(.enabled(if: script != nil, "script (util-linux) is not installed: no pseudo-terminal to test with"))
+    func ctrlCStopsWaitingForADispatchAndTheSessionGoesOn() async throws {
+        // A side effect that awaits Swift many thousand times: it runs for many seconds, never holding
+        // the VM for long, so only Ctrl-C ends the wait.
+        let slow = try workspace.plugin(
+            "slow",
+            """
+            return { name = "slow", side_effects = {
+              crawl = function(ctx)
+                for i = 1, 1000000 do ctx.deps.clock.now() end
+              end,
+            } }
+            """)
+        let command = [MoonbladeProcess.executable.path, "repl", slow, "--no-watch", "--history", "h"]
+            .map { "'\($0)'" }.joined(separator: " ")
+        let output = try OutputFiles(in: workspace.url)
+        let keys = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.script!)
+        process.arguments = ["-qfec", command, "/dev/null"]
+        process.currentDirectoryURL = workspace.url
+        process.standardInput = keys
+        process.standardOutput = try FileHandle(forWritingTo: output.stdout)
+        process.standardError = try FileHandle(forWritingTo: output.stderr)
+        try process.run()
+        func screen() -> String { (try? output.read().stdout) ?? "" }
+        await waitUntil { screen().contains("moonblade> ") }
+        keys.fileHandleForWriting.write(Data("slow.crawl\r".utf8))
+        await waitUntil { screen().contains("slow.crawl\r\n") }
+        try await Task.sleep(for: .milliseconds(200))
+        keys.fileHandleForWriting.write(Data("\u{03}".utf8))
+        await waitUntil(timeout: .seconds(10)) { screen().contains("interrupted: no longer waiting for slow.crawl") }
+        keys.fileHandleForWriting.write(Data("state\r".utf8))
+        await waitUntil { screen().contains("{}") }
+        keys.fileHandleForWriting.write(Data("quit\r".utf8))
+        await MoonbladeProcess.waitForExit(process, arguments: ["script", "repl"])
+    }
 }
 
 /// Log lines say which plugin logged, and carry the time when standard error is not a terminal.
