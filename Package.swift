@@ -31,6 +31,11 @@ let package = Package(
             pkgConfig: "lua5.4",
             providers: [.apt(["liblua5.4-dev"])]
         ),
+        // libedit (Debian: libedit-dev) behind a small C layer: the repl's line editing and history.
+        .target(
+            name: "CLineEditor",
+            linkerSettings: [.linkedLibrary("edit")]
+        ),
         // The store: Katana's model on async/await. No Lua in it.
         .target(
             name: "Moonblade",
@@ -63,11 +68,20 @@ let package = Package(
         .executableTarget(
             name: "moonblade",
             dependencies: [
-                "Moonblade", "MoonbladeHost", "MoonbladeTesting", "MoonbladeJournal",
+                "Moonblade", "MoonbladeHost", "MoonbladeTesting", "MoonbladeJournal", "CLineEditor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+
+        // The embedding example (README, "Embed the host in a Swift app"): a typed state, a Swift
+        // dependency, hot reload, and a PluginTester test; built by `swift build` so it stays true.
+        .target(name: "NotesApp", dependencies: ["Moonblade", "MoonbladeHost"], path: "Examples/Notes/Sources/NotesApp"),
+        .executableTarget(
+            name: "notes-example", dependencies: ["NotesApp", "MoonbladeHost"], path: "Examples/Notes/Sources/notes-example"),
+        .testTarget(
+            name: "NotesAppTests", dependencies: ["NotesApp", "MoonbladeHost", "MoonbladeTesting"],
+            path: "Examples/Notes/Tests/NotesAppTests"),
 
         // What several test targets share: fixtures, scratch folders, waiting for other tasks.
         .target(name: "MoonbladeTestSupport", path: "Tests/MoonbladeTestSupport"),
@@ -88,7 +102,10 @@ let package = Package(
         ),
         .testTarget(
             name: "MoonbladeTestingTests",
-            dependencies: ["MoonbladeTesting", "MoonbladeHost", "Moonblade", "MoonbladeTestSupport"]),
+            dependencies: [
+                "MoonbladeTesting", "MoonbladeHost", "Moonblade", "MoonbladeTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // End-to-end: runs the built `moonblade` executable (the dependency makes SwiftPM build it).
         .testTarget(
             name: "MoonbladeCLITests", dependencies: ["moonblade", "MoonbladeHost", "MoonbladeJournal", "MoonbladeTestSupport"]),

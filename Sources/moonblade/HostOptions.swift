@@ -16,6 +16,11 @@ struct HostOptions: ParsableArguments {
         help: ArgumentHelp("The lowest level of log entries shown on standard error.", valueName: "level"))
     var logLevel: Logger.Level = .info
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Start each log line with the time (default: when standard error is not a terminal).")
+    var timestamps: Bool?
+
     /// Loads the plugins on `initialState` (else the journal's latest state, else `{}`) and lets their
     /// `on_start` work finish; reports and exits on a folder that is not a plugin (see
     /// ``PluginFolders``) and, unless `keepingBrokenPlugins`, on a plugin that does not load.
@@ -24,7 +29,7 @@ struct HostOptions: ParsableArguments {
     ) async throws -> PluginSession {
         try await PluginSession(
             plugins: try PluginFolders.resolve(plugins), initialState: initialState, dataDirectory: dataDir,
-            logLevel: logLevel, keepingBrokenPlugins: keepingBrokenPlugins, journal: journal)
+            logLevel: logLevel, timestamps: timestamps, keepingBrokenPlugins: keepingBrokenPlugins, journal: journal)
     }
 }
 

@@ -16,17 +16,19 @@ struct PluginSession {
     /// Every plugin that did not load is reported; with `keepingBrokenPlugins` the session starts with
     /// the others (the repl, whose watcher loads a broken one once it is fixed). With a `journal`, every
     /// dispatch is recorded in it and the session starts from its latest state, unless `initialState`
-    /// is given (see `PluginHost.init(plugins:journal:...)`).
+    /// is given (see `PluginHost.init(plugins:journal:...)`). `timestamps` nil: log lines carry the time
+    /// when standard error is not a terminal.
     ///
     /// - Throws: ``ExitStatus/pluginFailed`` when a plugin did not load, unless `keepingBrokenPlugins`.
     init(
         plugins: [String], initialState: JSONValue?, dataDirectory: String, logLevel: Logger.Level,
-        keepingBrokenPlugins: Bool, journal: Journal? = nil
+        timestamps: Bool? = nil, keepingBrokenPlugins: Bool, journal: Journal? = nil
     ) async throws {
         let dependencies = PluginDependencies.standard(
             dataDirectory: URL(fileURLWithPath: dataDirectory),
-            logger: ConsoleLogHandler.pluginLogger(level: logLevel))
-        let configuration = PluginHost<JSONValue>.Configuration(logger: ConsoleLogHandler.hostLogger(level: logLevel))
+            logger: ConsoleLogHandler.pluginLogger(level: logLevel, timestamps: timestamps))
+        let configuration = PluginHost<JSONValue>.Configuration(
+            logger: ConsoleLogHandler.hostLogger(level: logLevel, timestamps: timestamps))
         if let journal {
             host = try PluginHost(
                 plugins: plugins, journal: journal, initialState: initialState, dependencies: dependencies,
@@ -51,6 +53,13 @@ struct PluginSession {
     @discardableResult
     func dispatch(_ request: DispatchRequest) async throws -> JSONValue? {
         try await host.dispatchAndSettle(request.name, request.payload)
+    }
+
+    /// Posts the notification `request` names with its payload and waits until what its
+    /// `on_notification` rules set off is done (a rule that fails is logged).
+    func post(_ request: DispatchRequest) async {
+        host.post(request.name, payload: request.payload)
+        await host.store.waitUntilIdle()
     }
 
     /// Every item the plugins offer, sorted: updaters and side effects alike.

@@ -12,7 +12,9 @@ struct RunCommand: AsyncParsableCommand {
             (plugin.item) and may give a JSON payload: --dispatch counter.increment '{"by": 2}'. \
             Put the plugin folders before the options: the words after --dispatch up to the \
             next option are item names and payloads. The first dispatch that fails stops the \
-            run: its error goes to standard error and nothing is printed or saved.
+            run: its error goes to standard error and nothing is printed or saved. Each --post \
+            then posts a notification (named like an item, app.resumed) with an optional JSON payload, firing \
+            the plugins' on_notification rules, and waits until what they set off is done.
 
             With --watch, after the --dispatch items, one dispatch per line is read from standard \
             input (`NAME` or `NAME JSON`) until end of file; a failing line is reported and the \
@@ -50,6 +52,13 @@ struct RunCommand: AsyncParsableCommand {
             "An item to dispatch and its optional JSON payload; repeatable.", valueName: "name [json]"))
     var dispatchArguments: [String] = []
 
+    @Option(
+        name: .customLong("post"), parsing: .upToNextOption,
+        help: ArgumentHelp(
+            "A notification to post after the dispatches, and its optional JSON payload; repeatable.",
+            valueName: "name [json]"))
+    var postArguments: [String] = []
+
     @Flag(help: "Print the final state even with --save; with --watch, also print the state after each line.")
     var printState = false
 
@@ -67,6 +76,16 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         _ = try requests()
+        _ = try posts()
+    }
+
+    /// The `--post` notifications, in order (a name and a payload, read like a dispatch).
+    private func posts() throws -> [DispatchRequest] {
+        do {
+            return try DispatchRequest.requests(from: postArguments)
+        } catch {
+            throw ValidationError("--post: \(error)")
+        }
     }
 
     /// The `--dispatch` requests, in order.
@@ -102,6 +121,9 @@ struct RunCommand: AsyncParsableCommand {
                 Console.report(error)
                 throw ExitStatus.dispatchFailed.code
             }
+        }
+        for notification in try posts() {
+            await session.post(notification)
         }
         if let stop {
             let hotReload = HotReload(session.host)

@@ -137,7 +137,7 @@ struct JournalCommandTests {
             outcome.stderr == """
                 error: journal :memory:: nothing to undo
                 error: journal :memory:: no entry 50 (the journal goes from 0 to 4)
-                error: usage: diff N (N: a dispatch number from history)
+                error: usage: diff N, or diff on|off (N: a dispatch number from history)
 
                 """)
     }

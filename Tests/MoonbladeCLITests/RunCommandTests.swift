@@ -55,9 +55,9 @@ struct RunCommandTests {
               say = function(ctx) ctx.deps.log.info { message = "hi", reload = "soon" } end,
             } }
             """)
-        let outcome = try await workspace.run("run", chatty, "--dispatch", "chatty.say")
+        let outcome = try await workspace.run("run", chatty, "--dispatch", "chatty.say", "--no-timestamps")
         #expect(outcome.status == 0)
-        #expect(outcome.stderr == "info moonblade.plugin: hi reload=soon\n")
+        #expect(outcome.stderr == "info [chatty] hi reload=soon\n")
     }
 
     @Test func aFailedDispatchExits1WithOneLineNamingThePlace() async throws {

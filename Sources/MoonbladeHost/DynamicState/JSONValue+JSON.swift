@@ -1,3 +1,5 @@
+import Foundation
+
 extension JSONValue {
     /// The value as JSON text, object keys sorted so equal values read the same.
     ///

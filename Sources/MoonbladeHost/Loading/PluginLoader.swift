@@ -25,6 +25,8 @@ struct PluginLoader {
             try stack.pushSandbox()  // its own globals, read-only shared libraries
             try stack.pushTableKindLibrary()  // moonblade.array(), moonblade.object()
             stack.rawSet(table: -2, field: "moonblade")
+            try PluginModules.pushRequire(directory: directory, folder: folder, sandbox: -1, on: stack)
+            stack.rawSet(table: -2, field: "require")
             stack.setEnvironment(ofChunkAt: -2)
             try stack.call(results: 1)
         } catch {

@@ -92,8 +92,12 @@ extension PluginHost {
 }
 
 extension PluginHost {
-    /// Starts reloading each plugin whenever its folder's Lua files change (see ``PluginWatcher``);
-    /// watching lasts as long as the returned watcher.
+    /// Starts reloading each plugin whenever a Lua file in its folder or a subfolder changes (see
+    /// ``PluginWatcher``): a module `require` loads reloads the whole plugin.
+    ///
+    /// Keep the returned watcher for as long as you want reloads: watching stops when it is freed (so
+    /// a dropped result, which the compiler warns about, watches nothing) or when you call
+    /// ``PluginWatcher/stop()``.
     ///
     /// A failed reload leaves the earlier version running; the failure goes to ``reloadEvents()`` and the
     /// log, and the next save tries again. Its events have the cause ``PluginReloadCause/watcher``.

@@ -17,6 +17,7 @@ extension SpecSession {
                 return 1
             }),
             ("start_dispatch", { [unowned self] stack in try startDispatch(stack) }),
+            ("start_post", { [unowned self] stack in try startPost(stack) }),
             ("read_state", { [unowned self] stack in try readState(stack) }),
             ("settle_start", { [unowned self] stack in try settleStart(stack) }),
             ("set_state", { [unowned self] stack in try setState(stack) }),
@@ -37,20 +38,39 @@ extension SpecSession {
 
     /// `dispatch(name, payload)`: records the store work for the case to await.
     private func startDispatch(_ stack: LuaStack) throws -> Int32 {
-        guard let coroutine = CaseCoroutine.running(on: stack) else {
-            throw placedError(stack, "dispatch can only be called inside it, before_each or after_each")
-        }
-        guard let name = stack.string(at: 1) else {
-            throw placedError(stack, "dispatch needs an item name, got \(stack.type(at: 1))")
-        }
-        let payload = try stack.type(at: 2) == .nil || stack.type(at: 2) == .none ? nil : json(stack, at: 2, "dispatch payload")
-        let host = try storeHost(stack)
-        let settle = takeStartUp()
         // Done means done: what the item set off (an observer's save, say) has finished too, so the
         // case sees its effects and nothing outlives the case.
+        try suspendCase(stack, function: "dispatch", naming: "an item name") { host, name, payload in
+            try await host.dispatchAndSettle(name, payload) ?? .null
+        }
+    }
+
+    /// `post(name, payload)`: posts the notification, for the case to await what its rules set off.
+    private func startPost(_ stack: LuaStack) throws -> Int32 {
+        try suspendCase(stack, function: "post", naming: "a notification name") { host, name, payload in
+            host.post(name, payload: payload)
+            await host.store.waitUntilIdle()
+            return .null
+        }
+    }
+
+    /// Reads `function(name, payload)`'s arguments and suspends the running case on `work`.
+    private func suspendCase(
+        _ stack: LuaStack, function: String, naming what: String,
+        work: @escaping @Sendable (PluginHost<JSONValue>, String, JSONValue?) async throws -> JSONValue
+    ) throws -> Int32 {
+        guard let coroutine = CaseCoroutine.running(on: stack) else {
+            throw placedError(stack, "\(function) can only be called inside it, before_each or after_each")
+        }
+        guard let name = stack.string(at: 1) else {
+            throw placedError(stack, "\(function) needs \(what), got \(stack.type(at: 1))")
+        }
+        let payload = try stack.type(at: 2) == .nil || stack.type(at: 2) == .none ? nil : json(stack, at: 2, "\(function) payload")
+        let host = try storeHost(stack)
+        let settle = takeStartUp()
         coroutine.suspend {
             if settle { await host.store.waitUntilIdle() }
-            return try await host.dispatchAndSettle(name, payload) ?? .null
+            return try await work(host, name, payload)
         }
         return 0
     }

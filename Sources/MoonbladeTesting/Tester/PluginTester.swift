@@ -128,10 +128,12 @@ extension PluginTester {
     /// Waits for the next item a side effect dispatched, which must be `name`, and checks its change.
     ///
     /// - Parameters:
+    ///   - payload: when given, the item's payload must equal it, compared as JSON (a Lua item's
+    ///     payload as Lua dispatched it: a sequence is an array, other tables objects).
     ///   - timeout: how long to wait for the item to arrive.
     ///   - expected: as in ``dispatch(_:_:sourceLocation:assert:)``.
     public func receive(
-        _ name: String, timeout: Duration = PluginTester.defaultTimeout,
+        _ name: String, _ payload: (any Encodable & Sendable)? = nil, timeout: Duration = PluginTester.defaultTimeout,
         sourceLocation: SourceLocation = #_sourceLocation,
         assert expected: ((inout S) throws -> Void)? = nil
     ) async {
@@ -154,6 +156,15 @@ extension PluginTester {
         if let failure = record.failure {
             fail("received \(name), but it failed: \(failure)", at: sourceLocation)
             return
+        }
+        if let payload {
+            let wanted = try? JSONValue(encoding: payload)
+            let received = host.payload(of: record.item)
+            if wanted != received {
+                let shown = received.map { $0.jsonString() } ?? "no Lua payload"
+                fail("received \(name) with payload \(shown), expected \(wanted?.jsonString() ?? "?")", at: sourceLocation)
+                return
+            }
         }
         check(record, named: name, expected, sourceLocation: sourceLocation)
     }

@@ -20,7 +20,7 @@ extension Repl {
             case ("goto", _, let sequence?): self = .goto(sequence)
             case ("diff", _, let sequence?): self = .diff(sequence)
             default:
-                let usage = ["history": "history [COUNT]", "goto": "goto N", "undo": "undo", "diff": "diff N"]
+                let usage = ["history": "history [COUNT]", "goto": "goto N", "undo": "undo", "diff": "diff N, or diff on|off"]
                 throw DispatchRequestError(message: "usage: \(usage[words[0]] ?? words[0]) (N: a dispatch number from history)")
             }
         }

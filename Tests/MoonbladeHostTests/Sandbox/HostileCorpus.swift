@@ -137,7 +137,8 @@ enum HostileCorpus {
             line: 5),
         HostileCase(name: "os.exit", body: "os.exit(1)", kind: .runtime, says: "field 'exit'", line: 5),
         HostileCase(
-            name: "require", body: "require('os')", kind: .runtime, says: "undefined global 'require'",
+            // require loads only the plugin's own Lua modules: a library name finds no file there.
+            name: "require", body: "require('os')", kind: .runtime, says: "require(\"os\"): no module os.lua in the plugin's folder",
             line: 5),
         HostileCase(
             name: "package", body: "local loaded = package.loaded", kind: .runtime,
