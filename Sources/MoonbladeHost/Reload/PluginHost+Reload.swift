@@ -20,8 +20,13 @@ extension PluginHost {
         try await reload(plugin: name, cause: .call)
     }
 
-    /// ``reload(plugin:)``, its events reporting `cause`.
+    /// ``reload(plugin:)``, its events reporting `cause`, in a `reload <plugin>` span.
     func reload(plugin name: String, cause: PluginReloadCause) async throws(PluginError) -> PluginInfo {
+        try await runtime.instrumentReload(name) { () async throws(PluginError) in try await swap(plugin: name, cause: cause) }
+    }
+
+    /// Stages the new version of `name`, swaps it in, and reports each step.
+    private func swap(plugin name: String, cause: PluginReloadCause) async throws(PluginError) -> PluginInfo {
         let report = { [reloadEventHub] (step: PluginReloadEvent.Step) in
             reloadEventHub.send(PluginReloadEvent(step: step, cause: cause))
         }

@@ -16,8 +16,10 @@ extension PluginRuntime {
         defer { withLua { _ in run.coroutine.finish() } }
         var awaited: Swift.Result<PluginValue, any Error>?
         while true {
-            let step = try withLua { lua throws(PluginError) in
-                try resume(run.coroutine, with: awaited, lua, deadline: deadline, readResult: readResult)
+            let step = try instruments.span("lua") { () throws(PluginError) in
+                try withLua { lua throws(PluginError) in
+                    try resume(run.coroutine, with: awaited, lua, deadline: deadline, readResult: readResult)
+                }
             }
             switch step {
             case .finished(let result):
@@ -128,14 +130,18 @@ extension PluginRuntime {
         guard let store else {
             throw placedError(stack, "ctx.dispatch: the host has no store yet")
         }
-        coroutine.suspend {
-            PluginValue(result: try await store.anyDispatch(item, cascadeDepth: cascadeDepth).value)
+        coroutine.suspend { [instruments] in
+            try await instruments.span("await ctx.dispatch \(name)") {
+                PluginValue(result: try await store.anyDispatch(instruments.adopting(item), cascadeDepth: cascadeDepth).value)
+            }
         }
         return 0
     }
 
     /// `ctx.deps.<group>.<name>(arguments)`: decodes the arguments and records the call to await.
-    static func startCall(_ stack: LuaStack, _ dependencies: PluginDependencies) throws -> Int32 {
+    static func startCall(_ stack: LuaStack, _ dependencies: PluginDependencies, _ instruments: HostInstruments) throws
+        -> Int32
+    {
         let group = stack.string(at: 1) ?? "?"
         let name = stack.string(at: 2) ?? "?"
         let coroutine = try runningSideEffect(on: stack, doing: "ctx.deps.\(group).\(name)")
@@ -143,7 +149,8 @@ extension PluginRuntime {
             throw placedError(stack, "ctx.deps.\(group).\(name) is not exposed by the host")
         }
         do {
-            coroutine.suspend(awaiting: try function(stack, 3, LuaDecoder()))
+            let work = try function(stack, 3, LuaDecoder())
+            coroutine.suspend { try await instruments.span("await ctx.deps.\(group).\(name)") { try await work() } }
         } catch let error as DecodingError {
             throw placedError(stack, "ctx.deps.\(group).\(name): \(LuaDecoder.describe(error, root: "arguments"))")
         }
@@ -155,7 +162,7 @@ extension PluginRuntime {
         guard let state = store?.getAnyState() as? S else {
             throw placedError(stack, "ctx.state: the host has no store yet")
         }
-        try LuaEncoder().push(state, onto: stack)
+        try instruments.span("state to lua") { try LuaEncoder().push(state, onto: stack) }
         return 1
     }
 

@@ -18,14 +18,16 @@ extension PluginRuntime {
             defer { stack.top = base }
             let function = try lua.code.function(of: item, isUpdater: true)
             do {
-                try lua.encoder.push(state, onto: stack)
+                try instruments.span("state to lua") { try lua.encoder.push(state, onto: stack) }
             } catch {
                 throw lua.code.valueError(error, item: item, root: "state", on: stack)
             }
             do {
                 stack.pushCopy(of: base + 1)
                 try payload.push(onto: stack, encoder: lua.encoder)
-                try stack.call(arguments: 2, results: 1, function: function)
+                try instruments.span("lua") { () throws(LuaError) in
+                    try stack.call(arguments: 2, results: 1, function: function)
+                }
             } catch let error as LuaError {
                 throw lua.code.pluginError(error, item: item, on: stack)
             } catch {
@@ -33,7 +35,7 @@ extension PluginRuntime {
             }
             let resultIndex = stack.type(at: -1) == .nil ? base + 1 : stack.top
             do {
-                return try lua.decoder.decode(S.self, from: stack, at: resultIndex)
+                return try instruments.span("state from lua") { try lua.decoder.decode(S.self, from: stack, at: resultIndex) }
             } catch {
                 var failure = lua.code.valueError(error, item: item, root: "state", on: stack)
                 failure.kind = .invalidState
