@@ -1,6 +1,8 @@
 import ArgumentParser
 import Logging
+import Metrics
 import MoonbladeHost
+import Tracing
 
 /// The options of every command that runs plugins: which plugins, and where their data lives.
 struct HostOptions: ParsableArguments {
@@ -17,9 +19,19 @@ struct HostOptions: ParsableArguments {
 
     /// Loads the plugins on `initialState` and lets their `on_start` work finish; reports and exits on a
     /// plugin that does not load.
-    func session(initialState: JSONValue = JSONValue()) async throws -> PluginSession {
-        try await PluginSession(
-            plugins: plugins, initialState: initialState, dataDirectory: dataDir, logLevel: logLevel)
+    ///
+    /// - Parameters:
+    ///   - tracer: where the host's spans go (`--trace`); none by default.
+    ///   - metrics: where the host's metrics go (`--metrics`); none by default.
+    func session(
+        initialState: JSONValue = JSONValue(), tracer: (any Tracer)? = nil, metrics: (any MetricsFactory)? = nil
+    ) async throws -> PluginSession {
+        var configuration = PluginHost<JSONValue>.Configuration(logger: ConsoleLogHandler.hostLogger(level: logLevel))
+        configuration.tracer = tracer
+        configuration.metricsFactory = metrics
+        return try await PluginSession(
+            plugins: plugins, initialState: initialState, dataDirectory: dataDir, logLevel: logLevel,
+            configuration: configuration)
     }
 }
 

@@ -8,18 +8,20 @@ struct PluginSession {
 
     /// Loads `plugins` with the standard dependencies (`storage` under `dataDirectory`, `clock` and
     /// `log`) and waits until what the plugins' `on_start` rules set off is done; plugin log entries and
-    /// the host's own (a failing `on_start` item, say) go to standard error from `logLevel` up.
+    /// the host's own (a failing `on_start` item, say) go to standard error from `logLevel` up, through
+    /// `configuration`'s logger.
     ///
     /// - Throws: ``ExitStatus/pluginFailed`` after reporting every plugin that did not load.
-    init(plugins: [String], initialState: JSONValue, dataDirectory: String, logLevel: Logger.Level)
-        async throws
-    {
+    init(
+        plugins: [String], initialState: JSONValue, dataDirectory: String, logLevel: Logger.Level,
+        configuration: PluginHost<JSONValue>.Configuration
+    ) async throws {
         let dependencies = PluginDependencies.standard(
             dataDirectory: URL(fileURLWithPath: dataDirectory),
             logger: ConsoleLogHandler.pluginLogger(level: logLevel))
         host = try PluginHost(
             plugins: plugins, initialState: initialState, dependencies: dependencies,
-            configuration: .init(logger: ConsoleLogHandler.hostLogger(level: logLevel)))
+            configuration: configuration)
         guard host.loadErrors.isEmpty else {
             host.loadErrors.forEach(Console.report)
             throw ExitStatus.pluginFailed.code

@@ -20,6 +20,12 @@ struct RunCommand: AsyncParsableCommand {
             on standard error, or the error with its place while the earlier version keeps running. \
             The state survives a reload.
 
+            With --trace, each Lua dispatch and reload is printed on standard error as it ends, as a \
+            tree of spans with durations: the Lua calls, the state mapping, each await of a Swift \
+            dependency and the dispatches it made. With --metrics, a summary of the host's metrics \
+            (dispatches by item and outcome, their durations, limit failures, reloads, the VM's \
+            memory) is printed on standard error at the end.
+
             \(ExitStatus.help)
             """
     )
@@ -52,6 +58,12 @@ struct RunCommand: AsyncParsableCommand {
             """)
     var watch = false
 
+    @Flag(help: "Print each dispatch's span tree with durations on standard error.")
+    var trace = false
+
+    @Flag(help: "Print a summary of the host's metrics on standard error at the end.")
+    var metrics = false
+
     func validate() throws {
         _ = try requests()
     }
@@ -67,7 +79,12 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let initialState = try stateFile.map(StateFile.read) ?? JSONValue()
-        let session = try await host.session(initialState: initialState)
+        let summary = metrics ? SummaryMetrics() : nil
+        defer {
+            summary?.lines().forEach { Console.printError("metrics: \($0)") }
+        }
+        let session = try await host.session(
+            initialState: initialState, tracer: trace ? TreeTracer() : nil, metrics: summary)
         for request in try requests() {
             do {
                 try await session.dispatch(request)
