@@ -20,6 +20,7 @@ public struct PluginDependencies: Sendable {
 
     private(set) var functions: [String: [String: Function]] = [:]
 
+    /// No dependencies yet: add them with `expose`.
     public init() {}
 
     /// Exposes `body` as `ctx.deps.<group>.<name>(arguments)`, returning a value to Lua.

@@ -9,12 +9,19 @@ import Moonblade
 ///
 /// An empty Lua table reads back as an empty array: Lua cannot tell `{}` the object from `{}` the list.
 public enum JSONValue: Sendable, Hashable {
+    /// JSON `null` (Lua `nil`).
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number without a fraction.
     case integer(Int64)
+    /// A number with a fraction.
     case double(Double)
+    /// A string.
     case string(String)
+    /// An array (a Lua sequence).
     case array([JSONValue])
+    /// An object (a Lua table with string keys).
     case object([String: JSONValue])
 }
 

@@ -52,6 +52,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
         /// `MetricsSystem` when the host starts. With none, nothing is measured at all.
         public var metricsFactory: (any MetricsFactory)?
 
+        /// Settings with the defaults documented on each property.
         public init(
             memoryLimit: Int? = 256 << 20, instructionBudget: Int? = 100_000_000, hookInterval: Int? = 1000,
             sideEffectTimeLimit: Duration? = .seconds(30), maxCascadeDepth: Int = 32,
