@@ -92,8 +92,11 @@ public final class PluginHost<S: State & Codable>: Sendable {
     /// the item that comes out at the end, once the store has handled it.
     ///
     /// - Parameters:
-    ///   - interceptors: Swift interceptors, outermost first.
+    ///   - directories: the plugin folders, in load order.
+    ///   - initialState: the state the store starts from.
     ///   - dependencies: the Swift functions side effects reach as `ctx.deps`.
+    ///   - interceptors: Swift interceptors, outermost first.
+    ///   - configuration: limits, logger, tracer and metrics (see ``Configuration``).
     /// - Throws: only when the Lua VM cannot be created; plugin problems go to ``loadErrors``.
     public convenience init(
         plugins directories: [String],

@@ -2,7 +2,7 @@ import Foundation
 
 /// A JSON key/value store on disk: one `<key>.json` file per key in a directory of its own.
 ///
-/// Writes are atomic (see ``AtomicFile``): a crash or a full disk leaves the earlier value, never half
+/// Writes are atomic (a temporary file renamed into place): a crash or a full disk leaves the earlier value, never half
 /// a file. Keys are plain names, so no key can reach outside the directory. The directory is created
 /// on the first write. Exposed to plugins by ``PluginDependencies/exposeStorage(_:)``.
 public struct KeyValueStorage: Sendable {
