@@ -13,6 +13,7 @@ package protocol CascadingStore: AnyStore {
     var cascadeDepth: Int { get }
     func anyDispatch(_ dispatchable: any Dispatchable, cascadeDepth: Int) -> DispatchHandle<any Sendable>
     var stateGeneration: UInt64 { get }
+    var anyStateWithGeneration: (state: any State, generation: UInt64) { get }
     func transaction(_ body: () throws -> Void) throws
 }
 

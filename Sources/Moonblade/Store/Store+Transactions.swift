@@ -17,6 +17,11 @@ extension Store {
     /// it in Lua. Read by the draining thread, while it processes an item.
     package var stateGeneration: UInt64 { storedGeneration }
 
+    /// The current state and its ``stateGeneration``, read together: for any thread.
+    package var anyStateWithGeneration: (state: any State, generation: UInt64) {
+        lock.withLock { (storedState, storedGeneration) }
+    }
+
     /// Runs `body` (an interceptor's handing on of the item being processed) as one transaction: if it
     /// throws, every change it applied is undone and no listener hears of them; if it returns, the
     /// listeners hear of each change in order. Transactions nest: an inner one joins the outer one.

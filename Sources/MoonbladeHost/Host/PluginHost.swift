@@ -146,6 +146,9 @@ public final class PluginHost<S: State & Codable>: Sendable {
     /// The store's current state.
     public var state: S { store.state }
 
+    /// The bytes the plugins' Lua VM holds now (the figure the memory limit is checked against).
+    public var memoryInUse: Int { runtime.withLua { $0.vm.memoryInUse } }
+
     /// Makes a Swift dispatchable reachable from Lua as `ctx.dispatch(name, payload)`, the payload
     /// decoded into `Item`.
     public func register<Item: Dispatchable & Decodable>(_ type: Item.Type, as name: String) {

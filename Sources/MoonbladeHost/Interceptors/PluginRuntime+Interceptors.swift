@@ -27,9 +27,12 @@ extension PluginRuntime {
             guard kinds.observers, kinds.mayObserve(name, isUpdater: item is any AnyStateUpdater) else {
                 return try next(item)
             }
-            let old = context.getAnyState()
+            let old = context.anyStateWithGeneration
             try next(item)
-            self.observe(item, name: name, old: old, new: context.getAnyState(), cascadeDepth: cascadeDepth, on: stack)
+            let new = context.anyStateWithGeneration
+            let change = ObservedChange(
+                old: old.state, oldGeneration: old.generation, new: new.state, newGeneration: new.generation)
+            self.observe(item, name: name, change: change, cascadeDepth: cascadeDepth, on: stack)
         }
         guard kinds.interceptors, let name = catalog.name(of: dispatchable) else { return try deliver(dispatchable, nil) }
         // One transaction: an interceptor failing after its `next` (calling it twice, say) undoes the

@@ -45,16 +45,21 @@ extension PluginRuntime {
         }
     }
 
-    /// Runs `body`, a reload of `plugin`, in a `reload <plugin>` span and counts it.
+    /// Runs `body`, the end of a reload of `plugin` that started at `startedAt`, in a `reload <plugin>`
+    /// span from then, and counts it.
     func instrumentReload(
-        _ plugin: String, _ body: () async throws(PluginError) -> PluginInfo
+        _ plugin: String, startedAt: DefaultTracerClock.Instant, _ body: () async throws(PluginError) -> PluginInfo
     ) async throws(PluginError) -> PluginInfo {
+        let span = instruments.tracer?.startSpan(
+            "reload \(plugin)", context: InstrumentationContext.current ?? .topLevel, ofKind: .internal, at: startedAt)
+        defer { span?.end() }
         do {
-            let info = try await instruments.span("reload \(plugin)") { () async throws(PluginError) in try await body() }
+            let info = try await body()
             instruments.metrics?.reloaded(plugin, outcome: "ok")
             recordMemory()
             return info
         } catch {
+            span.map { HostInstruments.fail($0, error) }
             instruments.metrics?.reloaded(plugin, outcome: "failed")
             throw error
         }

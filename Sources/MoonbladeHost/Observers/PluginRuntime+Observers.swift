@@ -33,16 +33,15 @@ extension PluginRuntime {
     ///
     /// A rule that fails is reported and skipped; the others still fire and the item stays handled.
     func observe(
-        _ dispatchable: any Dispatchable, name: String?, old: any State, new: any State, cascadeDepth: Int,
-        on thread: LuaStack?
+        _ dispatchable: any Dispatchable, name: String?, change: ObservedChange, cascadeDepth: Int, on thread: LuaStack?
     ) {
         let isUpdater = dispatchable is any AnyStateUpdater
         let reactions = withLua { lua -> [RuleReaction] in
             let stack = thread ?? lua.stack
             let base = stack.top
             defer { stack.top = base }
-            // The states are pushed once, below everything else, if a rule may need them; each call
-            // gets copies.
+            // The states are pushed once, below everything else, if a rule may need them: read-only
+            // views of the resident versions, which share every table that did not change.
             let needsStates = lua.code.observers.contains { rule in
                 switch rule.trigger {
                 case .stateChange: isUpdater
@@ -52,8 +51,9 @@ extension PluginRuntime {
             }
             if needsStates {
                 do {
-                    try lua.encoder.push(old as! S, onto: stack)
-                    try lua.encoder.push(new as! S, onto: stack)
+                    let (before, after) = try residentVersions(of: change, lua)
+                    try lua.resident.pushReadOnlyView(of: before, onto: stack)
+                    try lua.resident.pushReadOnlyView(of: after, onto: stack)
                 } catch {
                     logger.error("observer rules skipped: the state cannot be mapped to Lua: \(error)")
                     return []
@@ -89,6 +89,23 @@ extension PluginRuntime {
             }
         }
         dispatch(reactions)
+    }
+
+    /// The resident versions of the state before and after `change`: the ones a Lua updater left when
+    /// it made the change, else the states pushed (the new one becomes the resident state).
+    private func residentVersions(of change: ObservedChange, _ lua: LuaSide) throws
+        -> (before: LuaStateVersion, after: LuaStateVersion)
+    {
+        let resident = lua.resident
+        let after: LuaStateVersion
+        if let current = resident.current, current.version == change.newGeneration {
+            after = current
+        } else {
+            after = try resident.replace(with: change.new as! S, version: change.newGeneration, encoder: lua.encoder)
+        }
+        if change.oldGeneration == change.newGeneration { return (after, after) }
+        if let previous = lua.previousVersion, previous.version == change.oldGeneration { return (previous, after) }
+        return (try resident.version(of: change.old as! S, stamped: change.oldGeneration, encoder: lua.encoder), after)
     }
 
     /// The rule's items, one reaction further down the chain than what triggered it; `pushArguments`

@@ -9,6 +9,10 @@ final class LuaSide {
     let decoder = LuaDecoder()
     /// The running plugins' functions and rules.
     let code = PluginCode()
+    /// The store's state as Lua tables, kept between dispatches (see `Updaters/`).
+    let resident: LuaResidentState
+    /// The version the last Lua updater started from, kept for the observer rules that follow it.
+    var previousVersion: LuaStateVersion?
     /// The Lua glue that passes items through the plugins' interceptors.
     private(set) var interceptors: LuaInterceptorChain!
     /// The Lua glue that gives side effects their `ctx`.
@@ -16,6 +20,7 @@ final class LuaSide {
 
     init(configuration: LuaVM.Configuration) throws(LuaError) {
         vm = try LuaVM(configuration: configuration)
+        resident = try LuaResidentState(vm: vm)
     }
 
     /// The main thread's stack.

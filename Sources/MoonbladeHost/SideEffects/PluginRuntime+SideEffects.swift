@@ -13,7 +13,12 @@ extension PluginRuntime {
         let run = try withLua { lua throws(PluginError) in
             try start(item, payload: payload, cascadeDepth: cascadeDepth, lua)
         }
-        defer { withLua { _ in run.coroutine.finish() } }
+        // The timer starts only once the run awaits something: most side effects never do.
+        var timer: SideEffectDeadline?
+        defer {
+            timer?.stop()
+            withLua { _ in run.coroutine.finish() }
+        }
         var awaited: Swift.Result<PluginValue, any Error>?
         while true {
             let step = try instruments.span("lua") { () throws(PluginError) in
@@ -25,9 +30,14 @@ extension PluginRuntime {
             case .finished(let result):
                 return result
             case .awaiting(let work):
+                guard let deadline else {
+                    awaited = await Swift.Result(awaiting: work)
+                    continue
+                }
+                if timer == nil { timer = SideEffectDeadline(deadline) }
                 do {
-                    awaited = .success(try await DeadlineRace.run(work, before: deadline))
-                } catch let passed as DeadlineRace.Passed {
+                    awaited = .success(try await timer!.run(work))
+                } catch let passed as SideEffectDeadline.Passed {
                     throw withLua { lua in timeLimitError(passed.deadline, run: run.coroutine, lua) }
                 } catch {
                     awaited = .failure(error)
@@ -157,12 +167,25 @@ extension PluginRuntime {
         return 0
     }
 
-    /// `ctx.state()`: pushes a copy of the store's current state.
+    /// `ctx.state()`: pushes a read-only view of the store's current state, in O(1) when the resident
+    /// state is that state (Lua code made it); else the state is pushed, and becomes resident.
     func readState(_ stack: LuaStack) throws -> Int32 {
-        guard let state = store?.getAnyState() as? S else {
+        guard let (state, generation) = store?.anyStateWithGeneration, let state = state as? S else {
             throw placedError(stack, "ctx.state: the host has no store yet")
         }
-        try instruments.span("state to lua") { try LuaEncoder().push(state, onto: stack) }
+        try instruments.span("state to lua") { try withLua { lua in
+            let resident = lua.resident
+            let version: LuaStateVersion
+            if let current = resident.current, current.version == generation {
+                version = current
+            } else if let current = resident.current, current.version > generation, current.version != .max {
+                // An updater is storing a newer state right now: leave its version resident.
+                version = try resident.version(of: state, stamped: generation, encoder: lua.encoder)
+            } else {
+                version = try resident.replace(with: state, version: generation, encoder: lua.encoder)
+            }
+            try resident.pushReadOnlyView(of: version, onto: stack)
+        } }
         return 1
     }
 
