@@ -4,6 +4,9 @@ import Testing
 
 @Suite("Metrics")
 struct MetricsTests {
+    let metrics = TestMetrics()
+    let scratch = ScratchPlugins()
+
     let plugin = """
         return {
           name = "met",
@@ -19,7 +22,7 @@ struct MetricsTests {
         }
         """
 
-    func host(_ metrics: TestMetrics, scratch: ScratchPlugins) throws -> PluginHost<AppState> {
+    func host() throws -> PluginHost<AppState> {
         var dependencies = PluginDependencies()
         dependencies.expose("slow", "wait") { (_: JSONValue) async throws in try await Task.sleep(for: .seconds(10)) }
         let host = try PluginHost<AppState>(
@@ -32,9 +35,7 @@ struct MetricsTests {
     }
 
     @Test func dispatchesAreCountedByItemAndOutcomeAndTimed() async throws {
-        let metrics = TestMetrics()
-        let scratch = ScratchPlugins()
-        let host = try host(metrics, scratch: scratch)
+        let host = try host()
         try await host.dispatch("met.bump").value
         try await host.dispatch("met.bump").value
         await #expect(throws: PluginError.self) { try await host.dispatch("met.fail").value }
@@ -50,9 +51,7 @@ struct MetricsTests {
     }
 
     @Test func limitFailuresAreCountedByLimit() async throws {
-        let metrics = TestMetrics()
-        let scratch = ScratchPlugins()
-        let host = try host(metrics, scratch: scratch)
+        let host = try host()
         for item in ["met.spin", "met.hoard", "met.stall", "met.spin"] {
             let error = await #expect(throws: PluginError.self) { try await host.dispatch(item).value }
             #expect(error?.kind == .limit)
@@ -67,9 +66,7 @@ struct MetricsTests {
     }
 
     @Test func reloadsAreCountedByOutcome() async throws {
-        let metrics = TestMetrics()
-        let scratch = ScratchPlugins()
-        let host = try host(metrics, scratch: scratch)
+        let host = try host()
         try await host.reload(plugin: "met")
         _ = try scratch.write("met", "return { name = 'met', updaters = { bump = 42 } }")
         await #expect(throws: PluginError.self) { try await host.reload(plugin: "met") }

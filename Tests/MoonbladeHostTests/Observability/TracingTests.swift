@@ -5,6 +5,9 @@ import Tracing
 
 @Suite("Tracing")
 struct TracingTests {
+    let tracer = InMemoryTracer()
+    let scratch = ScratchPlugins()
+
     let plugin = """
         return {
           name = "obs", version = 3,
@@ -22,7 +25,7 @@ struct TracingTests {
         }
         """
 
-    func host(_ tracer: InMemoryTracer, scratch: ScratchPlugins) throws -> PluginHost<AppState> {
+    func host() throws -> PluginHost<AppState> {
         var dependencies = PluginDependencies()
         dependencies.expose("remote", "count") { (_: JSONValue) async throws -> Int in
             try await Task.sleep(for: .milliseconds(5))
@@ -36,9 +39,7 @@ struct TracingTests {
     }
 
     @Test func aSideEffectsSpanIsTheParentOfWhatItAwaitsAndDispatches() async throws {
-        let tracer = InMemoryTracer()
-        let scratch = ScratchPlugins()
-        let host = try host(tracer, scratch: scratch)
+        let host = try host()
         #expect(try await host.dispatch("obs.fetch", returning: Int.self).value == 4)
 
         let tree = SpanTree(tracer.finishedSpans)
@@ -68,9 +69,7 @@ struct TracingTests {
     }
 
     @Test func aFailingDispatchCarriesItsErrorAndPlace() async throws {
-        let tracer = InMemoryTracer()
-        let scratch = ScratchPlugins()
-        let host = try host(tracer, scratch: scratch)
+        let host = try host()
         await #expect(throws: PluginError.self) { try await host.dispatch("obs.fail").value }
         let span = try #require(tracer.finishedSpans.first { $0.operationName == "dispatch obs.fail" })
         #expect(span.attributes.get(SpanAttributeName.outcome) == "error")
@@ -81,9 +80,7 @@ struct TracingTests {
     }
 
     @Test func aReloadIsASpanThatSaysHowItEnded() async throws {
-        let tracer = InMemoryTracer()
-        let scratch = ScratchPlugins()
-        let host = try host(tracer, scratch: scratch)
+        let host = try host()
         try await host.reload(plugin: "obs")
         _ = try scratch.write("obs", "return { name = 'obs', updaters = { bump = 42 } }")
         await #expect(throws: PluginError.self) { try await host.reload(plugin: "obs") }
