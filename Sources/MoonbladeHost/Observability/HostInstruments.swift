@@ -47,6 +47,14 @@ struct HostInstruments: Sendable {
         }
     }
 
+    /// `work` in a span called `name` when tracing; `work` itself otherwise, so that nothing is
+    /// allocated for it.
+    func traced(_ work: @escaping PendingWork, as name: @autoclosure () -> String) -> PendingWork {
+        guard tracer != nil else { return work }
+        let name = name()
+        return { try await span(name) { try await work() } }
+    }
+
     /// `item` with the current span as the parent of its dispatch span, for when it runs elsewhere
     /// (queued for the thread draining the store).
     func adopting(_ item: any Dispatchable) -> any Dispatchable {

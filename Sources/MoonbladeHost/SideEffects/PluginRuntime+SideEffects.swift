@@ -159,8 +159,7 @@ extension PluginRuntime {
             throw placedError(stack, "ctx.deps.\(group).\(name) is not exposed by the host")
         }
         do {
-            let work = try function(stack, 3, LuaDecoder())
-            coroutine.suspend { try await instruments.span("await ctx.deps.\(group).\(name)") { try await work() } }
+            coroutine.suspend(awaiting: instruments.traced(try function(stack, 3, LuaDecoder()), as: "await ctx.deps.\(group).\(name)"))
         } catch let error as DecodingError {
             throw placedError(stack, "ctx.deps.\(group).\(name): \(LuaDecoder.describe(error, root: "arguments"))")
         }
