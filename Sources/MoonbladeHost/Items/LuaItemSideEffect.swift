@@ -14,6 +14,10 @@ struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEff
     func sideEffect(_ context: any AnySideEffectContext) async throws -> Result {
         // The store says how far down a chain of reactions this runs; what it dispatches goes one further.
         let cascadeDepth = (context as? SideEffectContext<S, PluginHostDependencies>)?.cascadeDepth ?? 0
+        // Called directly when nothing is traced or measured: no closure, one async frame less.
+        guard runtime.instruments.isActive else {
+            return try await runtime.runSideEffect(item, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
+        }
         return try await runtime.instrumentDispatch(item, kind: "side_effect", parent: traceParent) {
             try await runtime.runSideEffect(item, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
         }

@@ -21,6 +21,9 @@ struct HostInstruments: Sendable {
         metrics = factory is NOOPMetricsHandler ? nil : HostMetricsRecorder(factory: factory)
     }
 
+    /// Whether anything is traced or measured.
+    var isActive: Bool { tracer != nil || metrics != nil }
+
     /// Nothing traced, nothing counted.
     static let none = HostInstruments(tracer: NoOpTracer(), metricsFactory: NOOPMetricsHandler.instance)
 

@@ -10,7 +10,7 @@ extension PluginRuntime {
     func instrumentDispatch<Result>(
         _ item: String, kind: String, parent: InstrumentationContext?, _ body: () throws -> Result
     ) rethrows -> Result {
-        guard instruments.tracer != nil || instruments.metrics != nil else { return try body() }
+        guard instruments.isActive else { return try body() }
         let dispatch = beginDispatch(item, kind: kind, parent: parent)
         do {
             let result = try dispatch.span.map { span in
@@ -28,7 +28,7 @@ extension PluginRuntime {
     func instrumentDispatch<Result: Sendable>(
         _ item: String, kind: String, parent: InstrumentationContext?, _ body: () async throws -> Result
     ) async throws -> Result {
-        guard instruments.tracer != nil || instruments.metrics != nil else { return try await body() }
+        guard instruments.isActive else { return try await body() }
         let dispatch = beginDispatch(item, kind: kind, parent: parent)
         do {
             let result: Result
