@@ -11,6 +11,11 @@ struct LuaItemUpdater<S: State & Codable>: StateUpdater, LuaItem {
     var traceParent: InstrumentationContext?
 
     func updateState(_ state: inout S) throws {
+        // Called directly when nothing is traced or measured: no closure on the hottest path.
+        guard runtime.instruments.isActive else {
+            state = try runtime.applyUpdater(item, to: state, payload: payload, on: thread?.stack)
+            return
+        }
         state = try runtime.instrumentDispatch(item, kind: "updater", parent: traceParent) {
             try runtime.applyUpdater(item, to: state, payload: payload, on: thread?.stack)
         }
