@@ -23,6 +23,9 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Lua 5.4 from the system (Debian: liblua5.4-dev), plus the shim Swift needs to use it safely.
@@ -46,7 +49,12 @@ let package = Package(
         // The plugin host: Lua plugins as store items.
         .target(
             name: "MoonbladeHost",
-            dependencies: ["Moonblade", "MoonbladeLua", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "Moonblade", "MoonbladeLua", .product(name: "Logging", package: "swift-log"),
+                // Only the APIs: the backends are the application's (the CLI has small printing ones).
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
         ),
         // The test harness for plugins: PluginTester for Swift tests, the Lua spec runner.
         .target(
@@ -71,6 +79,8 @@ let package = Package(
                 "Moonblade", "MoonbladeHost", "MoonbladeTesting", "MoonbladeJournal", "CLineEditor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
 
@@ -91,7 +101,11 @@ let package = Package(
         ),
         .testTarget(
             name: "MoonbladeHostTests",
-            dependencies: ["MoonbladeHost", "MoonbladeTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "MoonbladeHost", "MoonbladeTestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
         ),
         .testTarget(
             name: "MoonbladeJournalTests",

@@ -11,7 +11,8 @@ struct PluginSession {
 
     /// Loads `plugins` with the standard dependencies (`storage` under `dataDirectory`, `clock` and
     /// `log`) and waits until what the plugins' `on_start` rules set off is done; plugin log entries and
-    /// the host's own (a failing `on_start` item, say) go to standard error from `logLevel` up.
+    /// the host's own (a failing `on_start` item, say) go to standard error from `logLevel` up, through
+    /// `configuration`'s logger.
     ///
     /// Every plugin that did not load is reported; with `keepingBrokenPlugins` the session starts with
     /// the others (the repl, whose watcher loads a broken one once it is fixed). With a `journal`, every
@@ -22,13 +23,12 @@ struct PluginSession {
     /// - Throws: ``ExitStatus/pluginFailed`` when a plugin did not load, unless `keepingBrokenPlugins`.
     init(
         plugins: [String], initialState: JSONValue?, dataDirectory: String, logLevel: Logger.Level,
-        timestamps: Bool? = nil, keepingBrokenPlugins: Bool, journal: Journal? = nil
+        timestamps: Bool? = nil, keepingBrokenPlugins: Bool, journal: Journal? = nil,
+        configuration: PluginHost<JSONValue>.Configuration
     ) async throws {
         let dependencies = PluginDependencies.standard(
             dataDirectory: URL(fileURLWithPath: dataDirectory),
             logger: ConsoleLogHandler.pluginLogger(level: logLevel, timestamps: timestamps))
-        let configuration = PluginHost<JSONValue>.Configuration(
-            logger: ConsoleLogHandler.hostLogger(level: logLevel, timestamps: timestamps))
         if let journal {
             host = try PluginHost(
                 plugins: plugins, journal: journal, initialState: initialState, dependencies: dependencies,

@@ -33,6 +33,12 @@ struct RunCommand: AsyncParsableCommand {
             journal starts from the state it recorded (its last snapshot plus the changes after it; \
             no plugin code runs to get there).
 
+            With --trace, each Lua dispatch and reload is printed on standard error as it ends, as a \
+            tree of spans with durations: the Lua calls, the state mapping, each await of a Swift \
+            dependency and the dispatches it made. With --metrics, a summary of the host's metrics \
+            (dispatches by item and outcome, their durations, limit failures, reloads, the VM's \
+            memory) is printed on standard error at the end.
+
             \(ExitStatus.help)
             """
     )
@@ -74,6 +80,12 @@ struct RunCommand: AsyncParsableCommand {
             """)
     var watch = false
 
+    @Flag(help: "Print each dispatch's span tree with durations on standard error.")
+    var trace = false
+
+    @Flag(help: "Print a summary of the host's metrics on standard error at the end.")
+    var metrics = false
+
     func validate() throws {
         _ = try requests()
         _ = try posts()
@@ -113,7 +125,12 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--state: the journal \(journal.file) already holds a state to start from")
         }
         let initialState = try stateFile.map(StateFile.read)
-        let session = try await host.session(initialState: initialState, journal: journal)
+        let summary = metrics ? SummaryMetrics() : nil
+        defer {
+            summary?.lines().forEach { Console.printError("metrics: \($0)") }
+        }
+        let session = try await host.session(
+            initialState: initialState, journal: journal, tracer: trace ? TreeTracer() : nil, metrics: summary)
         for request in try requests() {
             do {
                 try await session.dispatch(request)

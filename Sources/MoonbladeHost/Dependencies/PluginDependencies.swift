@@ -22,6 +22,7 @@ public struct PluginDependencies: Sendable {
     /// What each function takes and returns, by group and name, for editor types (nil: nothing).
     private(set) var shapes: [String: [String: (arguments: LuaShape?, result: LuaShape?)]] = [:]
 
+    /// No dependencies yet: add them with `expose`.
     public init() {}
 
     /// Exposes `body` as `ctx.deps.<group>.<name>(arguments)`, returning a value to Lua.

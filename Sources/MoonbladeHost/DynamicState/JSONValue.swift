@@ -15,12 +15,19 @@ import MoonbladeLua
 /// reads back as an empty array. JSON has no NaN or infinity, so a
 /// Lua number that is one fails to decode, naming its path.
 public enum JSONValue: Sendable, Hashable {
+    /// JSON `null` (Lua `nil`).
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number without a fraction.
     case integer(Int64)
+    /// A number with a fraction.
     case double(Double)
+    /// A string.
     case string(String)
+    /// An array (a Lua sequence).
     case array([JSONValue])
+    /// An object (a Lua table with string keys).
     case object([String: JSONValue])
 }
 

@@ -29,6 +29,7 @@ public struct PluginError: Error, CustomStringConvertible {
         case unbound
     }
 
+    /// What went wrong, broadly.
     public var kind: Kind
     /// The plugin involved, when known.
     public var plugin: String?
@@ -43,6 +44,7 @@ public struct PluginError: Error, CustomStringConvertible {
     /// The error behind this one (a `LuaError`, a `DecodingError`, a Swift dependency's error).
     public var underlying: (any Error)?
 
+    /// An error of `kind` about `plugin` and `item`, with its one-line `message` and, when known, its place.
     public init(
         _ kind: Kind, plugin: String? = nil, item: String? = nil, message: String, location: LuaLocation? = nil,
         traceback: String? = nil, underlying: (any Error)? = nil

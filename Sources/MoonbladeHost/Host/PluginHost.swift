@@ -1,6 +1,8 @@
 import Logging
+import Metrics
 import Moonblade
 import MoonbladeLua
+import Tracing
 
 /// A store whose business logic lives in Lua plugins, alongside any Swift items.
 ///
@@ -42,11 +44,20 @@ public final class PluginHost<S: State & Codable>: Sendable {
         public var maxCascadeDepth: Int
         /// Where load problems, failing observer rules and reloads are logged.
         public var logger: Logger
+        /// Where the spans of Lua dispatches and reloads go (see ``SpanAttributeName``); nil for the
+        /// tracer bootstrapped with `InstrumentationSystem` when the host starts. With none, no span
+        /// is made at all.
+        public var tracer: (any Tracer)?
+        /// Where the host's metrics go (see ``MetricName``); nil for the factory bootstrapped with
+        /// `MetricsSystem` when the host starts. With none, nothing is measured at all.
+        public var metricsFactory: (any MetricsFactory)?
 
+        /// Settings with the defaults documented on each property.
         public init(
             memoryLimit: Int? = 256 << 20, instructionBudget: Int? = 100_000_000, hookInterval: Int? = 1000,
             sideEffectTimeLimit: Duration? = .seconds(30), maxCascadeDepth: Int = 32,
-            logger: Logger = Logger(label: "moonblade.host")
+            logger: Logger = Logger(label: "moonblade.host"), tracer: (any Tracer)? = nil,
+            metricsFactory: (any MetricsFactory)? = nil
         ) {
             self.memoryLimit = memoryLimit
             self.instructionBudget = instructionBudget
@@ -54,6 +65,8 @@ public final class PluginHost<S: State & Codable>: Sendable {
             self.sideEffectTimeLimit = sideEffectTimeLimit
             self.maxCascadeDepth = maxCascadeDepth
             self.logger = logger
+            self.tracer = tracer
+            self.metricsFactory = metricsFactory
         }
 
         /// The VM's share of these settings.
@@ -81,10 +94,14 @@ public final class PluginHost<S: State & Codable>: Sendable {
     /// the item that comes out at the end, once the store has handled it.
     ///
     /// - Parameters:
+    ///   - directories: the plugin folders, in load order.
+    ///   - initialState: the state the store starts from.
     ///   - interceptors: Swift interceptors, outermost first.
     ///   - sideEffectInterceptors: Swift interceptors that side effects pass in their own task, after
     ///     the synchronous chain, and that may await dispatches (see `SideEffectInterceptor`).
     ///   - dependencies: the Swift functions side effects reach as `ctx.deps`.
+    ///   - interceptors: Swift interceptors, outermost first.
+    ///   - configuration: limits, logger, tracer and metrics (see ``Configuration``).
     /// - Throws: only when the Lua VM cannot be created; plugin problems go to ``loadErrors``.
     public convenience init(
         plugins directories: [String],
@@ -113,7 +130,8 @@ public final class PluginHost<S: State & Codable>: Sendable {
     ) throws(PluginError) {
         let runtime = try PluginRuntime<S>(
             configuration: configuration.vm, sideEffectTimeLimit: configuration.sideEffectTimeLimit,
-            dependencies: dependencies, maxCascadeDepth: configuration.maxCascadeDepth, logger: configuration.logger)
+            dependencies: dependencies, maxCascadeDepth: configuration.maxCascadeDepth, logger: configuration.logger,
+            instruments: HostInstruments(tracer: configuration.tracer, metricsFactory: configuration.metricsFactory))
         var errors: [PluginError] = []
         var refused: [String] = []
         for directory in directories {

@@ -1,4 +1,5 @@
 import Moonblade
+import Tracing
 
 extension PluginHost {
     /// Loads the plugin `name` again from its folder and swaps the new version in between two
@@ -31,6 +32,8 @@ extension PluginHost {
         let cause: PluginReloadCause
         /// The swap's dispatch, or why the new code was refused before it.
         let swap: Result<(ticket: Int, handle: DispatchHandle<Void>), PluginError>
+        /// When it started, where its `reload <plugin>` span starts.
+        let startedAt = DefaultTracerClock.now
     }
 
     /// Compiles and checks the new code and dispatches its swap, synchronously: the swap takes its place
@@ -47,8 +50,15 @@ extension PluginHost {
         }
     }
 
-    /// Waits for the swap of `reload` and reports how it went.
+    /// Waits for the swap of `reload` and reports how it went, in a `reload <plugin>` span.
     func finishReload(_ reload: StartedReload) async throws(PluginError) -> PluginInfo {
+        try await runtime.instrumentReload(reload.plugin, startedAt: reload.startedAt) { () async throws(PluginError) in
+            try await awaitSwap(reload)
+        }
+    }
+
+    /// Waits for the swap of `reload` and reports how it went.
+    private func awaitSwap(_ reload: StartedReload) async throws(PluginError) -> PluginInfo {
         let name = reload.plugin
         let report = { [reloadEventHub] (step: PluginReloadEvent.Step) in
             reloadEventHub.send(PluginReloadEvent(step: step, cause: reload.cause))

@@ -16,6 +16,7 @@ public struct PluginReloadEvent: Sendable {
         case refused(plugin: String, PluginError)
     }
 
+    /// Where the reload is.
     public var step: Step
     /// Who started the reload: a host showing the events can leave the ones it asked for to the caller.
     public var cause: PluginReloadCause

@@ -39,20 +39,23 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     let logger: Logger
     /// The failures of rule reactions still to be logged, which settling waits for.
     let pendingReports = PendingReports()
+    /// Where spans and metrics go (`Observability/`).
+    let instruments: HostInstruments
 
     init(
         configuration: LuaVM.Configuration, sideEffectTimeLimit: Duration?, dependencies: PluginDependencies,
-        maxCascadeDepth: Int, logger: Logger
+        maxCascadeDepth: Int, logger: Logger, instruments: HostInstruments = .none
     ) throws(PluginError) {
         self.sideEffectTimeLimit = sideEffectTimeLimit
         self.maxCascadeDepth = maxCascadeDepth
         self.logger = logger
+        self.instruments = instruments
         do {
             lua = try LuaSide(configuration: configuration)
             try lua.installPreludes(
                 sideEffects: SideEffectPrelude.EntryPoints(
                     startDispatch: { [unowned self] stack in try self.startDispatch(stack) },
-                    startCall: { stack in try Self.startCall(stack, dependencies) },
+                    startCall: { stack in try Self.startCall(stack, dependencies, instruments) },
                     readState: { [unowned self] stack in try self.readState(stack) },
                     dependencyNames: dependencies.names),
                 handOn: { [unowned self] stack in try self.handOn(stack) })

@@ -21,8 +21,10 @@ extension PluginRuntime {
         }
         var awaited: Swift.Result<PluginValue, any Error>?
         while true {
-            let step = try withLua { lua throws(PluginError) in
-                try resume(run.coroutine, with: awaited, lua, deadline: deadline, readResult: readResult)
+            let step = try instruments.span("lua") { () throws(PluginError) in
+                try withLua { lua throws(PluginError) in
+                    try resume(run.coroutine, with: awaited, lua, deadline: deadline, readResult: readResult)
+                }
             }
             switch step {
             case .finished(let result):
@@ -140,11 +142,13 @@ extension PluginRuntime {
         guard let store = withLua({ $0.store }) else {
             throw placedError(stack, "ctx.dispatch: the host has no store yet")
         }
-        coroutine.suspend {
-            let handle = DispatchHandle.retrying(retries: retry.retries, delay: retry.delay) {
-                store.anyDispatch(item, cascadeDepth: cascadeDepth)
+        coroutine.suspend { [instruments] in
+            try await instruments.span("await ctx.dispatch \(name)") {
+                let handle = DispatchHandle.retrying(retries: retry.retries, delay: retry.delay) {
+                    store.anyDispatch(instruments.adopting(item), cascadeDepth: cascadeDepth)
+                }
+                return PluginValue(result: try await handle.value)
             }
-            return PluginValue(result: try await handle.value)
         }
         return 0
     }
@@ -177,7 +181,9 @@ extension PluginRuntime {
     }
 
     /// `ctx.deps.<group>.<name>(arguments)`: decodes the arguments and records the call to await.
-    static func startCall(_ stack: LuaStack, _ dependencies: PluginDependencies) throws -> Int32 {
+    static func startCall(_ stack: LuaStack, _ dependencies: PluginDependencies, _ instruments: HostInstruments) throws
+        -> Int32
+    {
         let group = stack.string(at: 1) ?? "?"
         let name = stack.string(at: 2) ?? "?"
         let coroutine = try runningSideEffect(on: stack, doing: "ctx.deps.\(group).\(name)")
@@ -185,7 +191,7 @@ extension PluginRuntime {
             throw placedError(stack, "ctx.deps.\(group).\(name) is not exposed by the host")
         }
         do {
-            coroutine.suspend(awaiting: try function(stack, 3, LuaDecoder()))
+            coroutine.suspend(awaiting: instruments.traced(try function(stack, 3, LuaDecoder()), as: "await ctx.deps.\(group).\(name)"))
         } catch let error as DecodingError {
             throw placedError(stack, "ctx.deps.\(group).\(name): \(LuaDecoder.describe(error, root: "arguments"))")
         }
@@ -198,7 +204,7 @@ extension PluginRuntime {
         guard let (state, generation) = withLua({ $0.store })?.anyStateWithGeneration, let state = state as? S else {
             throw placedError(stack, "ctx.state: the host has no store yet")
         }
-        try withLua { lua in
+        try instruments.span("state to lua") { try withLua { lua in
             let resident = lua.resident
             let version: LuaStateVersion
             if let current = resident.current, current.version == generation {
@@ -210,7 +216,7 @@ extension PluginRuntime {
                 version = try resident.replace(with: state, version: generation, encoder: lua.encoder)
             }
             try resident.pushReadOnlyView(of: version, onto: stack)
-        }
+        } }
         return 1
     }
 

@@ -21,12 +21,16 @@ extension PluginRuntime {
             let base = stack.top
             defer { stack.top = base }
             let function = try lua.code.function(of: item, isUpdater: true)
-            let start = try residentVersion(of: state, generation: generation, lua, item: item, on: stack)
+            let start = try instruments.span("state to lua") { () throws(PluginError) in
+                try residentVersion(of: state, generation: generation, lua, item: item, on: stack)
+            }
             let pending: LuaPendingState
             do {
-                pending = try lua.resident.apply(function, on: stack) { stack in
-                    try payload.push(onto: stack, encoder: lua.encoder)
-                    return 1
+                pending = try instruments.span("lua") {
+                    try lua.resident.apply(function, on: stack) { stack in
+                        try payload.push(onto: stack, encoder: lua.encoder)
+                        return 1
+                    }
                 }
             } catch let error as LuaError {
                 throw lua.code.pluginError(error, item: item, on: stack)
@@ -41,7 +45,9 @@ extension PluginRuntime {
             }
             let updated: S
             do {
-                updated = try lua.resident.decode(S.self, of: pending, decoder: lua.decoder)
+                updated = try instruments.span("state from lua") {
+                    try lua.resident.decode(S.self, of: pending, decoder: lua.decoder)
+                }
             } catch {
                 var failure = lua.code.valueError(error, item: item, root: "state", on: stack)
                 failure.kind = .invalidState

@@ -34,6 +34,7 @@ public final class LuaVM {
         /// limits"); code that mostly calls library functions or crosses to Swift barely notices.
         public var hookInterval: Int?
 
+        /// Settings with the given limits; nil means no limit, and a nil `hookInterval` no count hook.
         public init(memoryLimit: Int? = nil, instructionBudget: Int? = nil, hookInterval: Int? = 1000) {
             self.memoryLimit = memoryLimit
             self.instructionBudget = instructionBudget
