@@ -125,7 +125,7 @@ enum HostileCorpus {
         HostileCase(
             name: "memory errors swallowed in a loop",
             body: "while true do pcall(string.rep, 'x', 1 << 30) end", kind: .limit,
-            says: budgetExceeded, line: 5),
+            says: memoryExceeded, line: 5),
     ]
 
     static let escapes = [

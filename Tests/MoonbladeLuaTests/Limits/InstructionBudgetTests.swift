@@ -40,7 +40,7 @@ struct InstructionBudgetTests {
                 "local t = {} for i = 1, 100 do t[i] = i end\ntable.sort(t, function(a, b)\n  while true do end end)",
             line: 3
         ),
-        (source: "error(setmetatable({}, { __tostring = function()\n  while true do end end }))", line: 2),
+        (source: "error(setmetatable({}, { __tostring = function()\n  while true do end end }))", line: 1),
         (source: "local function f() local ok = pcall(f) while true do end end\nf()", line: 1),
     ])
     func runawayCodeIsStoppedAndCannotBeSwallowed(source: String, line: Int) throws {
