@@ -81,6 +81,7 @@ static int moonblade_class_contains(int c, int letter) {
     case 'u': contains = isupper(c); break;
     case 'w': contains = isalnum(c); break;
     case 'x': contains = isxdigit(c); break;
+    case 'z': contains = c == 0; break;  // not in the 5.4 manual, but Lua 5.4's matcher still has it
     default: return letter == c;
     }
     return isupper(letter) ? !contains : contains;
