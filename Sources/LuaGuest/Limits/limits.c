@@ -43,6 +43,13 @@ moonblade_limits *moonblade_limits_of(lua_State *L) {
 
 // MARK: - Memory
 
+/// What Lua's emergency collection must free, at least, for a guest call that reached the memory
+/// limit to go on: a call whose live data fills the limit would otherwise make Lua collect all of it
+/// again for every few allocations (seconds of collections, each freeing a little garbage).
+static size_t moonblade_least_recovery(const moonblade_limits *limits) {
+    return limits->memory_limit / 8;
+}
+
 static void *moonblade_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     moonblade_limits *limits = (moonblade_limits *)ud;
     // When ptr is NULL, osize encodes the kind of object being created, not a size.
@@ -53,16 +60,23 @@ static void *moonblade_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         return NULL;
     }
     int grows = nsize > old_size;
-    if (limits->memory_enforcing && limits->memory_limit != 0 && grows &&
-        limits->memory_used - old_size + nsize > limits->memory_limit) {
+    int guest = limits->memory_enforcing && limits->memory_limit != 0;
+    if (guest && grows && limits->memory_used - old_size + nsize > limits->memory_limit) {
         // Lua collects garbage and tries once more; if that fails too, it raises a memory error,
         // which the guards will not let a `pcall` swallow.
         limits->memory_refused = 1;
+        limits->memory_retrying = 1;
+        limits->memory_at_refusal = limits->memory_used;
         return NULL;
     }
     void *block = realloc(ptr, nsize);
     if (block == NULL) return NULL;
-    if (grows && limits->memory_enforcing) limits->memory_refused = 0;  // the retry after collecting worked
+    if (guest && grows && limits->memory_retrying) {  // the retry after Lua's emergency collection
+        limits->memory_retrying = 0;
+        if (limits->memory_used + moonblade_least_recovery(limits) <= limits->memory_at_refusal) {
+            limits->memory_refused = 0;  // it freed enough: the call goes on
+        }
+    }
     limits->memory_used = limits->memory_used - old_size + nsize;
     return block;
 }
@@ -89,6 +103,7 @@ int moonblade_enter_guest(moonblade_limits *limits) {
         limits->instructions_left = limits->instruction_budget;
         limits->violation = moonblade_within_limits;
         limits->memory_refused = 0;
+        limits->memory_retrying = 0;
     }
     int was_enforcing = limits->memory_enforcing;
     limits->memory_enforcing = 1;

@@ -25,7 +25,9 @@ typedef struct moonblade_limits {
     size_t memory_used;             // bytes currently allocated by this VM
     size_t memory_limit;            // 0: none
     int memory_enforcing;           // non-zero while guest code (not a Swift function it calls) runs
-    int memory_refused;             // the allocator refused a guest allocation, and none grew since
+    int memory_refused;             // the guest call ran out of memory (a memory error was raised)
+    int memory_retrying;            // the allocator refused; Lua is collecting garbage to try again
+    size_t memory_at_refusal;       // memory_used when it refused
     int guest_depth;                // guest calls in progress; nested calls share the outermost budget
     int hook_interval;              // instructions between two runs of the count hook
     long long instruction_budget;   // per outermost guest call; 0: none
