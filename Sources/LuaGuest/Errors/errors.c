@@ -14,7 +14,7 @@ static int moonblade_tostring(lua_State *L) {
 }
 
 /// Pushes the message of the error value on top of `L` (which stays where it is).
-static void moonblade_push_error_message(lua_State *L) {
+static void moonblade_push_error_message(lua_State *L, moonblade_limits *limits) {
     int type = lua_type(L, -1);
     if (type == LUA_TSTRING || type == LUA_TNUMBER) {
         luaL_tolstring(L, -1, NULL);
@@ -22,7 +22,11 @@ static void moonblade_push_error_message(lua_State *L) {
         lua_pop(L, 1);  // the metafield itself; luaL_tolstring calls it
         lua_pushcfunction(L, moonblade_tostring);
         lua_pushvalue(L, -2);
+        int refused = limits->memory_refused;
         if (lua_pcall(L, 1, 1, 0) != LUA_OK) {  // the plugin's __tostring raised, or returned no string
+            if (!refused && limits->memory_refused && limits->violation == moonblade_within_limits) {
+                limits->violation = moonblade_memory_limit_exceeded;  // it ran out of memory: the call ends
+            }
             lua_pop(L, 1);
             lua_pushfstring(L, "(error object is a %s value whose __tostring failed)", luaL_typename(L, -1));
         }
@@ -45,7 +49,7 @@ static int moonblade_describe_error(lua_State *L, lua_State *thread, int level) 
     }
     moonblade_limits *limits = moonblade_limits_of(L);
     int was_stopped = limits->violation != moonblade_within_limits;
-    moonblade_push_error_message(L);
+    moonblade_push_error_message(L, limits);
     if (!was_stopped && limits->violation != moonblade_within_limits) {
         // A limit stopped the error object's `__tostring`: blame the `error(...)` call.
         char what[64];

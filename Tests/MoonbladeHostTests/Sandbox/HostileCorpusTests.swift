@@ -31,6 +31,8 @@ struct HostileCorpusTests {
         let recorder = ChangeRecorder()
         recorder.attach(to: host.store)
 
+        let clock = ContinuousClock()
+        let start = clock.now
         let error: PluginError?
         if hostile.failsToLoad {
             error = host.loadErrors.first
@@ -40,6 +42,8 @@ struct HostileCorpusTests {
             error = await #expect(throws: PluginError.self) { try await host.dispatch("hostile.run").value }
             #expect(error?.item == "hostile.run")
         }
+        let elapsed = clock.now - start
+        #expect(elapsed < .seconds(5), "took \(elapsed)")
         let described = error.map(String.init(describing:)) ?? "no error"
         #expect(error?.kind == hostile.kind, "\(described)")
         #expect(error?.plugin == "hostile")

@@ -119,6 +119,40 @@ struct InstructionBudgetTests {
         lua_xmove(vm.stack.state, coroutine.stack.state, 1)
         let error = try #require(throws: LuaError.self) { try coroutine.resume(arguments: 0, from: vm.stack) }
         #expect(error.kind == .limit)
+        #expect(error.message == "spin.lua:1: instruction budget of 100000 instructions exceeded in the __tostring of an error object")
+        #expect(error.location == LuaLocation(source: "spin.lua", line: 1))
         #expect(try vm.run("return 'still alive'") == ["still alive"])
+    }
+
+    /// The error object's `__tostring` is plugin code: a limit stops it, and the error is reported at
+    /// the `error(...)` call, where the plugin author can act, not inside the `__tostring`.
+    static let errorObjects = [
+        GuestStop(
+            name: "a loop",
+            source: "local e = setmetatable({}, { __tostring = function()\n  while true do end\nend })\nerror(e)", line: 4),
+        GuestStop(
+            name: "backtracking",
+            source: "local e = setmetatable({}, { __tostring = function()\n  return ('a'):rep(4000):match('(.-)(.-)(.-)b')\nend })\n\nerror(e)",
+            line: 5),
+        GuestStop(
+            name: "raised from a nested function",
+            source: "local e = setmetatable({}, { __tostring = function() while true do end end })\nlocal function fail()\n  error(e)\nend\nfail()",
+            line: 3),
+    ]
+
+    @Test(arguments: errorObjects)
+    func anErrorObjectWhoseTostringRunsAwayIsReportedAtTheErrorCall(_ stop: GuestStop) throws {
+        let vm = try Self.limitedVM()
+        stop.expectStopped(in: vm, kind: .limit, says: "instruction budget of \(Self.budget) instructions exceeded in the __tostring of an error object")
+        let timed = try LuaVM(configuration: .init(callTimeLimit: .milliseconds(200)))
+        stop.expectStopped(in: timed, kind: .limit, says: "time limit of 0.2 s exceeded in the __tostring of an error object")
+    }
+
+    @Test func anErrorObjectWhoseTostringRunsOutOfMemoryIsReportedAtTheErrorCall() throws {
+        let vm = try LuaVM(configuration: .init(memoryLimit: 16 << 20))
+        let stop = GuestStop(
+            name: "memory", source: "local e = setmetatable({}, { __tostring = function() return ('x'):rep(1 << 30) end })\nerror(e)",
+            line: 2)
+        stop.expectStopped(in: vm, kind: .memory, says: "memory limit of 16777216 bytes exceeded in the __tostring of an error object")
     }
 }
