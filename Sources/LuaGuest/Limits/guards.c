@@ -7,9 +7,9 @@
 //   call restores them. So an `xpcall` handler called for the hook's error runs unhooked, and so do the
 //   `__close` handlers of a coroutine the hook killed when `coroutine.close` or a `coroutine.wrap`
 //   function resets it (a dead coroutine is never restored). The stand-ins do not run them.
-// - `string.rep` with an empty string and separator loops `n` times producing nothing, and
-//   `table.move` loops over its range whatever the table holds: neither runs a Lua instruction, so
-//   they count their work against the budget.
+// - `string.rep` with an empty string and separator loops `n` times producing nothing, `table.move`
+//   loops over its range whatever the table holds, and `table.sort` without a comparison function
+//   compares in C: none runs a Lua instruction, so they count their work against the budget.
 
 #include "../guest.h"
 #include <lua5.4/lualib.h>
@@ -191,6 +191,21 @@ static int moonblade_counted_move(lua_State *L) {
     return 1;
 }
 
+/// `table.sort` (upvalue 1). Without a comparison function, sorting a plain table runs in C only: the
+/// comparisons it will make, about n·log2(n), are charged to the budget before it starts.
+static int moonblade_counted_sort(lua_State *L) {
+    if (lua_type(L, 1) == LUA_TTABLE && lua_isnoneornil(L, 2) && !lua_getmetatable(L, 1)) {
+        long long count = (long long)lua_rawlen(L, 1);
+        long long comparisons = count;
+        for (long long halves = count; halves > 1; halves >>= 1) comparisons += count;
+        moonblade_charge_steps(L, comparisons);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 0);
+    return 0;
+}
+
 // MARK: - Installing the stand-ins
 
 void moonblade_replace_field(lua_State *L, int table, const char *name, const char *original, lua_CFunction function) {
@@ -222,5 +237,6 @@ void moonblade_guard_libraries(lua_State *L) {
     lua_pop(L, 1);
     lua_getfield(L, -1, LUA_TABLIBNAME);
     moonblade_replace_field(L, -1, "move", "move", moonblade_counted_move);
+    moonblade_replace_field(L, -1, "sort", "sort", moonblade_counted_sort);
     lua_pop(L, 2);
 }

@@ -8,6 +8,9 @@ enum HostileCorpus {
     static let sideEffectTimeLimit = Duration.milliseconds(500)
     static let budgetExceeded = "instruction budget of 5000000 instructions exceeded"
     static let memoryExceeded = "memory limit of 67108864 bytes exceeded"
+    /// How long a dispatch may take to fail, generously: the whole suite shares two cores and the
+    /// cooperative pool, so an await may wait seconds for a thread; what this catches ran for minutes.
+    static let timeBound = Duration.seconds(20)
 
     static let cases: [HostileCase] =
         syntaxAndLoading + errorObjects + runawayCode + workInC + memoryBombs + escapes

@@ -77,6 +77,18 @@ struct CFunctionLimitTests {
         #expect(moved == [1, 1, 9999])
     }
 
+    @Test func sortingWithoutAComparisonIsChargedItsComparisons() throws {
+        let vm = try LuaVM(configuration: .init(instructionBudget: Self.budget, hookInterval: 100))
+        let stop = GuestStop(
+            name: "sort", source: "local t = {} for i = 1, 1 << 17 do t[i] = -i end\ntable.sort(t)\nreturn t[1]", line: 2)
+        stop.expectStopped(in: vm, kind: .limit, says: Self.budgetExceeded)
+        // Under the budget, or with a comparison function (Lua code, counted by the hook), it sorts.
+        #expect(try vm.run("local t = {} for i = 1, 1000 do t[i] = -i end table.sort(t) return t[1], t[1000]") == [-1000, -1])
+        #expect(try vm.run("local t = {3, 1, 2} table.sort(t, function(a, b) return a > b end) return t[1], t[3]") == [3, 1])
+        let unlimited = try LuaVM()
+        #expect(try unlimited.run("local t = {} for i = 1, 1 << 17 do t[i] = -i end table.sort(t) return t[1]") == [.integer(-(1 << 17))])
+    }
+
     /// Lua's `string.rep` loops `n` times even when each copy is empty.
     @Test(.timeLimit(.minutes(1)))
     func repeatingNothingReturnsAtOnce() throws {

@@ -49,7 +49,7 @@ struct MemoryLimitTests {
     /// whose live data fills the limit is stopped once such a collection frees too little, instead of
     /// collecting again every few allocations (5 s for 64 MiB in plain Lua, minutes on larger limits).
     @Test func growingATableUntilTheLimitEndsQuickly() throws {
-        let vm = try LuaVM(configuration: .init(memoryLimit: 32 << 20))
+        let vm = try LuaVM(configuration: .init(memoryLimit: 16 << 20))
         let clock = ContinuousClock()
         let start = clock.now
         let error = expectLuaError {
@@ -58,7 +58,7 @@ struct MemoryLimitTests {
         let elapsed = clock.now - start
         #expect(elapsed < .seconds(5), "took \(elapsed)")
         #expect(error?.kind == .memory)
-        #expect(error?.message == "grow.lua:2: memory limit of 33554432 bytes exceeded")
+        #expect(error?.message == "grow.lua:2: memory limit of 16777216 bytes exceeded")
         #expect(error?.location == LuaLocation(source: "grow.lua", line: 2))
         #expect(try vm.run("return #('x'):rep(1000)") == [1000])
     }
