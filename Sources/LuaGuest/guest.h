@@ -38,6 +38,10 @@ void moonblade_guard_libraries(lua_State *L);
 /// Replaces `string.find`, `match`, `gmatch` and `gsub` with the step-counting matcher. Runs protected.
 void moonblade_install_pattern_functions(lua_State *L);
 
+/// Calls the function a stand-in wraps (its upvalue 1) with the stand-in's arguments, in their place,
+/// leaving `results` results (`LUA_MULTRET` for all); returns how many values the stack then holds.
+int moonblade_call_original(lua_State *L, int results);
+
 /// Replaces `table[name]` with a C closure of `function` whose upvalue is `table[original]`.
 void moonblade_replace_field(lua_State *L, int table, const char *name, const char *original, lua_CFunction function);
 

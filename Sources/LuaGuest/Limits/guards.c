@@ -24,6 +24,13 @@ int moonblade_is_stopped_thread(lua_State *L, int index) {
     return stopped;
 }
 
+int moonblade_call_original(lua_State *L, int results) {
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, results);
+    return lua_gettop(L);
+}
+
 // MARK: - Protected calls
 
 /// Ends `pcall` and `xpcall` (directly or as the continuation after a yield): a limit error goes on
@@ -50,10 +57,7 @@ static int moonblade_guarded_pcall(lua_State *L) {
 /// the call, it passes the error on without running script code.
 static int moonblade_guarded_handler(lua_State *L) {
     if (moonblade_is_stopped_call(L)) return 1;
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-    return lua_gettop(L);
+    return moonblade_call_original(L, LUA_MULTRET);
 }
 
 static int moonblade_guarded_xpcall(lua_State *L) {
@@ -73,9 +77,7 @@ static int moonblade_guarded_xpcall(lua_State *L) {
 
 /// `coroutine.resume` (upvalue 1), except that a limit that stopped the coroutine goes on unwinding.
 static int moonblade_guarded_resume(lua_State *L) {
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    moonblade_call_original(L, LUA_MULTRET);
     if (!lua_toboolean(L, 1)) moonblade_raise_if_stopped(L);
     return lua_gettop(L);
 }
@@ -89,9 +91,7 @@ static int moonblade_guarded_close(lua_State *L) {
         lua_pushliteral(L, "coroutine was stopped by a limit");
         return 2;
     }
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    moonblade_call_original(L, LUA_MULTRET);
     if (!lua_toboolean(L, 1)) moonblade_raise_if_stopped(L);
     return lua_gettop(L);
 }
@@ -129,9 +129,7 @@ static int moonblade_resume_wrapped(lua_State *L) {
 
 /// `coroutine.wrap`: `coroutine.create` (upvalue 1), and a `moonblade_resume_wrapped` for it.
 static int moonblade_guarded_wrap(lua_State *L) {
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, 1);
+    moonblade_call_original(L, 1);
     lua_pushcclosure(L, moonblade_resume_wrapped, 1);
     return 1;
 }
@@ -148,9 +146,7 @@ static int moonblade_counted_rep(lua_State *L) {
         lua_pushliteral(L, "");
         return 1;
     }
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, 1);
+    moonblade_call_original(L, 1);
     return 1;
 }
 
@@ -166,9 +162,7 @@ static int moonblade_counted_move(lua_State *L) {
     // Lua's own checks, made before moving anything so that errors read the same.
     if (last >= first) luaL_argcheck(L, first > 0 || last < LUA_MAXINTEGER + first, 3, "too many elements to move");
     if (last < first || last - first < moonblade_move_chunk) {  // short: Lua's own, as it is
-        lua_pushvalue(L, lua_upvalueindex(1));
-        lua_insert(L, 1);
-        lua_call(L, lua_gettop(L) - 1, 1);
+        moonblade_call_original(L, 1);
         return 1;
     }
     lua_Integer count = last - first + 1;
@@ -194,15 +188,18 @@ static int moonblade_counted_move(lua_State *L) {
 /// `table.sort` (upvalue 1). Without a comparison function, sorting a plain table runs in C only: the
 /// comparisons it will make, about n·log2(n), are charged to the budget before it starts.
 static int moonblade_counted_sort(lua_State *L) {
-    if (lua_type(L, 1) == LUA_TTABLE && lua_isnoneornil(L, 2) && !lua_getmetatable(L, 1)) {
+    int plain = lua_type(L, 1) == LUA_TTABLE && lua_isnoneornil(L, 2);
+    if (plain && lua_getmetatable(L, 1)) {  // its metamethods may run Lua code, which the hook counts
+        lua_pop(L, 1);
+        plain = 0;
+    }
+    if (plain) {
         long long count = (long long)lua_rawlen(L, 1);
         long long comparisons = count;
         for (long long halves = count; halves > 1; halves >>= 1) comparisons += count;
         moonblade_charge_steps(L, comparisons);
     }
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, 0);
+    moonblade_call_original(L, 0);
     return 0;
 }
 

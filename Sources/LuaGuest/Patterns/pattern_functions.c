@@ -12,6 +12,21 @@ static size_t moonblade_start_offset(lua_Integer init, size_t length) {
     return length + (size_t)init;
 }
 
+/// The subject (argument 1) and the pattern (argument 2) every pattern function starts with.
+typedef struct moonblade_search {
+    const char *subject;
+    size_t length;
+    const char *pattern;
+    size_t pattern_length;
+} moonblade_search;
+
+static moonblade_search moonblade_check_search(lua_State *L) {
+    moonblade_search search;
+    search.subject = luaL_checklstring(L, 1, &search.length);
+    search.pattern = luaL_checklstring(L, 2, &search.pattern_length);
+    return search;
+}
+
 // MARK: - Captures
 
 /// The text of capture `index` (the whole match `start`..`end` if there are no captures and index
@@ -76,9 +91,9 @@ static const char *moonblade_find_plain(
 }
 
 static int moonblade_find_or_match(lua_State *L, int find) {
-    size_t length, pattern_length;
-    const char *subject = luaL_checklstring(L, 1, &length);
-    const char *pattern = luaL_checklstring(L, 2, &pattern_length);
+    moonblade_search search = moonblade_check_search(L);
+    const char *subject = search.subject, *pattern = search.pattern;
+    size_t length = search.length, pattern_length = search.pattern_length;
     size_t start = moonblade_start_offset(luaL_optinteger(L, 3, 1), length);
     if (start > length) {
         luaL_pushfail(L);
@@ -152,16 +167,15 @@ static int moonblade_gmatch_next(lua_State *L) {
 }
 
 static int moonblade_gmatch(lua_State *L) {
-    size_t length, pattern_length;
-    const char *subject = luaL_checklstring(L, 1, &length);
-    const char *pattern = luaL_checklstring(L, 2, &pattern_length);
-    size_t start = moonblade_start_offset(luaL_optinteger(L, 3, 1), length);
+    moonblade_search search = moonblade_check_search(L);
+    size_t start = moonblade_start_offset(luaL_optinteger(L, 3, 1), search.length);
     lua_settop(L, 2);  // the strings become upvalues of the iterator, so they stay alive
     moonblade_iteration *iteration = (moonblade_iteration *)lua_newuserdatauv(L, sizeof(moonblade_iteration), 0);
-    if (start > length) start = length + 1;  // no match at all
-    moonblade_match_init(&iteration->match, L, subject, length, pattern, pattern_length);
-    iteration->next = subject + start;
-    iteration->pattern = pattern;
+    if (start > search.length) start = search.length + 1;  // no match at all
+    moonblade_match_init(
+        &iteration->match, L, search.subject, search.length, search.pattern, search.pattern_length);
+    iteration->next = search.subject + start;
+    iteration->pattern = search.pattern;
     iteration->last_end = NULL;
     lua_pushcclosure(L, moonblade_gmatch_next, 3);
     return 1;
@@ -226,11 +240,11 @@ static int moonblade_add_replacement(
 }
 
 static int moonblade_gsub(lua_State *L) {
-    size_t length, pattern_length;
-    const char *subject = luaL_checklstring(L, 1, &length);
-    const char *pattern = luaL_checklstring(L, 2, &pattern_length);
+    moonblade_search search = moonblade_check_search(L);
+    const char *subject = search.subject, *pattern = search.pattern;
+    size_t pattern_length = search.pattern_length;
     int kind = lua_type(L, 3);
-    lua_Integer most = luaL_optinteger(L, 4, (lua_Integer)length + 1);
+    lua_Integer most = luaL_optinteger(L, 4, (lua_Integer)search.length + 1);
     luaL_argexpected(L, kind == LUA_TNUMBER || kind == LUA_TSTRING || kind == LUA_TFUNCTION || kind == LUA_TTABLE,
                      3, "string/function/table");
     luaL_Buffer buffer;
@@ -241,7 +255,7 @@ static int moonblade_gsub(lua_State *L) {
         pattern_length--;
     }
     moonblade_match match;
-    moonblade_match_init(&match, L, subject, length, pattern, pattern_length);
+    moonblade_match_init(&match, L, subject, search.length, pattern, pattern_length);
     const char *at = subject;
     const char *last_end = NULL;
     lua_Integer count = 0;

@@ -86,9 +86,7 @@ static int moonblade_load_text_only(lua_State *L) {
     lua_pushliteral(L, "t");
     lua_replace(L, 3);
     if (arguments < 4 && !lua_isnone(L, lua_upvalueindex(2))) lua_pushvalue(L, lua_upvalueindex(2));
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    moonblade_call_original(L, LUA_MULTRET);
     if (lua_isnil(L, 1)) moonblade_raise_if_stopped(L);  // a memory error while compiling
     return lua_gettop(L);
 }
@@ -129,9 +127,7 @@ static int moonblade_setmetatable_without_finalizer(lua_State *L) {
         }
         lua_pop(L, 1);
     }
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, 1);
+    moonblade_call_original(L, 1);
     return 1;
 }
 

@@ -23,6 +23,25 @@ struct CallTimeLimitTests {
         return host
     }
 
+    /// Dispatches `item`, expecting the call time limit to stop it in time at `place`; returns the error.
+    func expectStopped(
+        _ host: PluginHost<AppState>, dispatching item: String, at place: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> PluginError? {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await #expect(throws: PluginError.self, sourceLocation: sourceLocation) {
+            try await host.dispatch(item).value
+        }
+        let described = String(describing: error)
+        #expect(clock.now - start < HostileCorpus.timeBound, sourceLocation: sourceLocation)
+        #expect(error?.kind == .limit, "\(described)", sourceLocation: sourceLocation)
+        #expect(error?.plugin == "slow", "\(described)", sourceLocation: sourceLocation)
+        #expect(error?.message.contains(Self.exceeded) == true, "\(described)", sourceLocation: sourceLocation)
+        #expect(error?.location?.description == place, "\(described)", sourceLocation: sourceLocation)
+        return error
+    }
+
     static let runaways = [
         (body: "while true do end", line: 5),
         (body: "local s = ('a'):rep(4000)\nreturn s:find(('a*'):rep(12) .. 'b')", line: 6),
@@ -35,14 +54,8 @@ struct CallTimeLimitTests {
         let plugin = try scratch.write(
             "slow", ["", "return {", "  updaters = {", "    run = function(state)", body, "    end,", "  },", "}"].joined(separator: "\n"))
         let host = try host([plugin])
-        let clock = ContinuousClock()
-        let start = clock.now
-        let error = await #expect(throws: PluginError.self) { try await host.dispatch("slow.run").value }
-        #expect(clock.now - start < HostileCorpus.timeBound)
-        #expect(error?.kind == .limit)
+        let error = await expectStopped(host, dispatching: "slow.run", at: "slow/plugin.lua:\(line)")
         #expect(error?.item == "slow.run")
-        #expect(error?.message.contains(Self.exceeded) == true, "\(String(describing: error))")
-        #expect(error?.location == LuaLocation(source: "slow/plugin.lua", line: line), "\(String(describing: error))")
         #expect(host.state == Self.initial)
         try await host.dispatch("counter.increment").value
         #expect(host.state.counter == 8)
@@ -56,14 +69,7 @@ struct CallTimeLimitTests {
                 end,
             """)
         let host = try host([plugin])
-        let clock = ContinuousClock()
-        let start = clock.now
-        let error = await #expect(throws: PluginError.self) { try await host.dispatch("counter.increment").value }
-        #expect(clock.now - start < HostileCorpus.timeBound)
-        #expect(error?.kind == .limit)
-        #expect(error?.plugin == "slow")
-        #expect(error?.message.contains(Self.exceeded) == true, "\(String(describing: error))")
-        #expect(error?.location?.description == "slow/plugin.lua:5")
+        _ = await expectStopped(host, dispatching: "counter.increment", at: "slow/plugin.lua:5")
         #expect(host.state == Self.initial)
         try await host.dispatch("counter.reset").value
         #expect(host.state.counter == 0)
@@ -102,13 +108,7 @@ struct CallTimeLimitTests {
             }
             """)
         let host = try host([plugin], sideEffectTimeLimit: nil)
-        let clock = ContinuousClock()
-        let start = clock.now
-        let error = await #expect(throws: PluginError.self) { try await host.dispatch("slow.run").value }
-        #expect(clock.now - start < HostileCorpus.timeBound)
-        #expect(error?.kind == .limit)
-        #expect(error?.message.contains(Self.exceeded) == true, "\(String(describing: error))")
-        #expect(error?.location?.description == "slow/plugin.lua:5")
+        _ = await expectStopped(host, dispatching: "slow.run", at: "slow/plugin.lua:5")
         #expect(host.state.counter == 8)  // what it dispatched before it was stopped stays
     }
 }

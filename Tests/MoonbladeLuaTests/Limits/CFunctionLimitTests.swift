@@ -85,6 +85,7 @@ struct CFunctionLimitTests {
         // Under the budget, or with a comparison function (Lua code, counted by the hook), it sorts.
         #expect(try vm.run("local t = {} for i = 1, 1000 do t[i] = -i end table.sort(t) return t[1], t[1000]") == [-1000, -1])
         #expect(try vm.run("local t = {3, 1, 2} table.sort(t, function(a, b) return a > b end) return t[1], t[3]") == [3, 1])
+        #expect(try vm.run("local t = setmetatable({3, 1, 2}, {}) table.sort(t) return t[1], t[3]") == [1, 3])
         let unlimited = try LuaVM()
         #expect(try unlimited.run("local t = {} for i = 1, 1 << 17 do t[i] = -i end table.sort(t) return t[1]") == [.integer(-(1 << 17))])
     }
