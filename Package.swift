@@ -62,17 +62,21 @@ let package = Package(
             ]
         ),
 
+        // What several test targets share: fixtures, scratch folders, waiting for other tasks.
+        .target(name: "MoonbladeTestSupport", path: "Tests/MoonbladeTestSupport"),
         .testTarget(
             name: "MoonbladeTests",
             dependencies: ["Moonblade", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "MoonbladeHostTests",
-            dependencies: ["MoonbladeHost", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["MoonbladeHost", "MoonbladeTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "MoonbladeTestingTests", dependencies: ["MoonbladeTesting", "MoonbladeHost", "Moonblade"]),
+        .testTarget(
+            name: "MoonbladeTestingTests",
+            dependencies: ["MoonbladeTesting", "MoonbladeHost", "Moonblade", "MoonbladeTestSupport"]),
         // End-to-end: runs the built `moonblade` executable (the dependency makes SwiftPM build it).
-        .testTarget(name: "MoonbladeCLITests", dependencies: ["moonblade", "MoonbladeHost"]),
+        .testTarget(name: "MoonbladeCLITests", dependencies: ["moonblade", "MoonbladeHost", "MoonbladeTestSupport"]),
         .testTarget(
             name: "MoonbladeLuaTests",
             dependencies: [

@@ -3,6 +3,8 @@
 //
 //   Profiling dispatch native|lua [repetitions]
 //   Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]
+//   Profiling resident field|item <items> [repetitions]
+//   Profiling resident memory <items> [commits]    (prints bytes, resident against fresh)
 import Foundation
 import Moonblade
 import Workloads
@@ -16,6 +18,7 @@ func profiledLoop(_ repetitions: Int, _ body: () throws -> Void) rethrows {
 func usage() -> Never {
     print("usage: Profiling dispatch native|lua [repetitions]")
     print("       Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]")
+    print("       Profiling resident field|item|memory <items> [repetitions]")
     exit(2)
 }
 
@@ -40,6 +43,15 @@ case (let direction?, let wayName?) where direction == "into" || direction == "o
     } else {
         try profiledLoop(repetitions) { _ = try mapping.mapOutOfLua(way) }
     }
+case ("resident", "memory"):
+    guard let count = Int(argument(2) ?? "") else { usage() }
+    let bytes = try ResidentStateWorkload.memory(count: count, commits: Int(argument(3) ?? "") ?? 100)
+    print("resident \(bytes.resident) B, freshly encoded \(bytes.fresh) B, ratio \(Double(bytes.resident) / Double(bytes.fresh))")
+case ("resident", let changeName?) where changeName == "field" || changeName == "item":
+    guard let count = Int(argument(2) ?? "") else { usage() }
+    let workload = try ResidentStateWorkload(count: count)
+    let change: ResidentStateWorkload.Change = changeName == "field" ? .topLevelField : .oneItem
+    try profiledLoop(Int(argument(3) ?? "") ?? max(10, 100_000 / count)) { try workload.draft(change) }
 default:
     usage()
 }

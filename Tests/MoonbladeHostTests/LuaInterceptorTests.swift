@@ -82,12 +82,37 @@ struct LuaInterceptorTests {
             end,
             """)
         let host = try PluginHost<AppState>(plugins: [shippedPlugin("counter"), twice])
+        let changes = ChangeRecorder()
+        changes.attach(to: host.store)
         let error = try await #require(throws: PluginError.self) {
             try await host.dispatch("counter.increment").value
         }
         #expect(error.message.contains("next was called twice"))
         #expect(error.location?.description == "twice/plugin.lua:6")
-        #expect(host.state.counter == 1)
+        // One transaction: the change the first `next` applied is undone, and no listener heard of it.
+        #expect(host.state.counter == 0)
+        #expect(changes.count == 0)
+    }
+
+    @Test func anInterceptorFailingAfterNextUndoesTheChangeAndTheNextDispatchWorks() async throws {
+        let late = try listPlugin(scratch, "late", "interceptors", """
+            function(item, next)
+              next(item)
+              if item.payload and item.payload.fail then error("refused after the fact") end
+            end,
+            """)
+        let host = try PluginHost<AppState>(plugins: [shippedPlugin("counter"), late])
+        let changes = ChangeRecorder()
+        changes.attach(to: host.store)
+        try await host.dispatch("counter.increment", ["by": 2]).value
+        let error = try await #require(throws: PluginError.self) {
+            try await host.dispatch("counter.increment", ["by": 5, "fail": true] as [String: JSONValue]).value
+        }
+        #expect(error.message.contains("refused after the fact"))
+        #expect(host.state.counter == 2)
+        try await host.dispatch("counter.increment", ["by": 1]).value
+        #expect(host.state.counter == 3)
+        #expect(changes.changes.withLock { $0.map(\.new.counter) } == [2, 3])
     }
 
     @Test func nextCalledInsideACoroutineAppliesTheUpdaterOnThatCoroutinesStack() async throws {

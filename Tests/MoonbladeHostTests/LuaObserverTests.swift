@@ -142,7 +142,7 @@ struct LuaObserverTests {
         let host = try host([shippedPlugin("counter"), rules], maxCascadeDepth: 4)
         try await host.dispatch("counter.increment").value
         // The chain goes on in side effect tasks: wait for it to stop at the limit.
-        try await waitUntil { log.lines.contains { $0.contains("stopped") } }
+        await waitUntil { log.lines.contains { $0.contains("stopped") } }
         #expect(host.state.counter == 3)
         #expect(log.lines.contains { $0.contains("echo.observers[1]") })
     }
@@ -155,7 +155,7 @@ struct LuaObserverTests {
         host.register(Ping.self, as: "app.ping")
         host.register(Pong.self, as: "app.pong")
         try await host.store.dispatch(Ping()).value
-        try await waitUntil { log.lines.contains { $0.contains("stopped") } }
+        await waitUntil { log.lines.contains { $0.contains("stopped") } }
         await host.store.waitUntilIdle()
         #expect(host.state.counter == 4)  // Pings at depths 0, 2, 4 and 6; the Pong at 7 is refused
         #expect(log.lines.count == 1)
@@ -181,7 +181,7 @@ struct LuaObserverTests {
             """)
         let host = try host([shippedPlugin("counter"), shippedPlugin("todo"), rules])
         try await host.dispatch("counter.reset").value
-        try await waitUntil { !log.lines.isEmpty }
+        await waitUntil { !log.lines.isEmpty }
         #expect(log.lines == [
             "error: todo.add, dispatched by strict.observers[1], failed: todo.add: todo/plugin.lua:15: "
                 + "todo.add needs a payload { title = <non-empty string> }",

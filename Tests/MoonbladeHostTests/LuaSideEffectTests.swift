@@ -112,14 +112,36 @@ struct LuaSideEffectTests {
         #expect(host.state.counter == 7)
     }
 
-    @Test func ctxStateIsACopy() async throws {
+    @Test func ctxStateIsAReadOnlyViewThatSidesEffectsCanPassOn() async throws {
         let scratch = ScratchPlugins()
         let plugin = try scratch.write("peek", """
-            return { side_effects = { poke = function(ctx) local s = ctx.state() s.counter = 1000 return ctx.state().counter end } }
+            return { side_effects = {
+              poke = function(ctx)
+                local s = ctx.state()
+                s.counter = 1000
+              end,
+              deep = function(ctx) ctx.state().todos[1].done = true end,
+              pass = function(ctx)
+                local s = ctx.state()
+                local n = 0
+                for _, todo in ipairs(s.todos) do n = n + #todo.title end
+                ctx.dispatch("app.set_counter", { value = n + #s.todos })
+                return s.todos
+              end,
+            } }
             """)
-        let host = try PluginHost<AppState>(plugins: [plugin], initialState: AppState(counter: 3))
-        #expect(try await host.dispatch("peek.poke", returning: Int.self).value == 3)
+        let host = try PluginHost<AppState>(
+            plugins: [plugin], initialState: AppState(counter: 3, todos: [Todo(title: "milk"), Todo(title: "tea")]))
+        host.register(SetCounter.self, as: "app.set_counter")
+        for item in ["peek.poke", "peek.deep"] {
+            let error = try await #require(throws: PluginError.self) { try await host.dispatch(item).value }
+            #expect(error.message.contains("state is read-only here"))
+            #expect(error.location?.source == "peek/plugin.lua")
+        }
         #expect(host.state.counter == 3)
+        // What a view shows passes on as data: reads, #, ipairs, and as a result or payload.
+        #expect(try await host.dispatch("peek.pass", returning: [Todo].self).value == host.state.todos)
+        #expect(host.state.counter == 9)
     }
 
     /// Each way a side effect can fail reaches the dispatcher with plugin, item and place.

@@ -56,7 +56,7 @@ struct ReloadTests {
         #expect(info.version == 1)
         try await host.dispatch("counterx.add", ["by": 2]).value
         #expect(host.state.counter == 22)
-        try await waitUntil { events.all.count == 2 }
+        await waitUntil { events.all.count == 2 }
         #expect(events.all == ["started counterx", "succeeded counterx v1"])
     }
 
@@ -75,7 +75,7 @@ struct ReloadTests {
         try await host.reload(plugin: "counterx")
         try await host.dispatch("counterx.add", ["by": 1]).value
         #expect(host.state.counter == 4)
-        try await waitUntil { events.all.count == 4 }
+        await waitUntil { events.all.count == 4 }
         #expect(events.all.count == 4)
         #expect(events.all[1].hasPrefix("failed counterx: plugin counterx: counterx/plugin.lua:3:"))
     }
@@ -95,7 +95,7 @@ struct ReloadTests {
         // The same version again: no migration.
         try await host.reload(plugin: "counterx")
         #expect(host.state.counter == 501)
-        try await waitUntil { events.all.count == 5 }
+        await waitUntil { events.all.count == 5 }
         #expect(events.all == [
             "started counterx", "migrated counterx 1->2", "succeeded counterx v2", "started counterx",
             "succeeded counterx v2",
@@ -227,7 +227,7 @@ struct PluginWatcherTests {
     func aSavedEditIsPickedUp(polling: Bool) async throws {
         try await withWatchedHost(polling: polling) { host, folder, events in
             try versionedCounter(factor: 2).write(toFile: folder + "/plugin.lua", atomically: false, encoding: .utf8)
-            try await waitUntil { events.all.contains("succeeded counterx v1 (watcher)") }
+            await waitUntil { events.all.contains("succeeded counterx v1 (watcher)") }
             #expect(try await addTen(host) == 20)
         }
     }
@@ -238,7 +238,7 @@ struct PluginWatcherTests {
             // What editors do: write a temporary file next to it, then rename it over the plugin.
             try versionedCounter(factor: 3).write(toFile: folder + "/.plugin.lua.swp", atomically: false, encoding: .utf8)
             #expect(rename(folder + "/.plugin.lua.swp", folder + "/plugin.lua") == 0)
-            try await waitUntil { events.all.contains("succeeded counterx v1 (watcher)") }
+            await waitUntil { events.all.contains("succeeded counterx v1 (watcher)") }
             #expect(try await addTen(host) == 30)
         }
     }
@@ -257,17 +257,17 @@ struct PluginWatcherTests {
             #expect(watcher.usesInotify)
             watcher.stop()
         }
-        try await waitUntil { openDescriptors() <= before }
+        await waitUntil { openDescriptors() <= before }
     }
 
     @Test func aDeletedPluginFileKeepsTheOldCodeUntilItComesBack() async throws {
         try await withWatchedHost(polling: false) { host, folder, events in
             try FileManager.default.removeItem(atPath: folder + "/plugin.lua")
-            try await waitUntil { events.all.contains { $0.hasPrefix("failed counterx: ") } }
+            await waitUntil { events.all.contains { $0.hasPrefix("failed counterx: ") } }
             #expect(events.all.contains { $0.contains("cannot read") })
             #expect(try await addTen(host) == 10)
             try versionedCounter(factor: 4).write(toFile: folder + "/plugin.lua", atomically: true, encoding: .utf8)
-            try await waitUntil { events.all.contains("succeeded counterx v1 (watcher)") }
+            await waitUntil { events.all.contains("succeeded counterx v1 (watcher)") }
             #expect(try await addTen(host) == 40)
         }
     }

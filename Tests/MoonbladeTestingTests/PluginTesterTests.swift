@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct PluginTesterPassingTests {
     @Test func anUpdaterWithItsExpectedChangePasses() async throws {
-        let tester = try PluginTester(plugins: [plugin("counter")], initialState: CounterState())
+        let tester = try PluginTester(plugins: [shippedPlugin("counter")], initialState: CounterState())
         await tester.dispatch("counter.increment", ["by": 2]) { $0.counter = 2 }
         await tester.dispatch("counter.reset") { $0.counter = 0 }
         await tester.finish()
@@ -27,7 +27,7 @@ import Testing
     @Test func itemsDispatchedByObserverRulesAreReceivedToo() async throws {
         var dependencies = PluginDependencies()
         let writes = dependencies.stub("storage", "write") { (_: WriteRequest) in }
-        let tester = try PluginTester(plugins: [plugin("todo")], initialState: TodoState(), dependencies: dependencies)
+        let tester = try PluginTester(plugins: [shippedPlugin("todo")], initialState: TodoState(), dependencies: dependencies)
         await tester.dispatch("todo.add", ["title": "milk"]) { $0.todos = [Todo(title: "milk")] }
         await tester.receive("todo.save")  // the shipped todo saves on every change of its list
         await tester.finish()
@@ -105,7 +105,7 @@ private struct LoadList: LuaSideEffect {
 
 @Suite struct PluginTesterFailureTests {
     @Test func aChangeOtherThanTheExpectedOneFailsWithADiff() async throws {
-        let tester = try PluginTester(plugins: [plugin("counter")], initialState: CounterState())
+        let tester = try PluginTester(plugins: [shippedPlugin("counter")], initialState: CounterState())
         await withKnownIssue {
             await tester.dispatch("counter.increment") { $0.counter = 2 }
         } matching: { issue in
@@ -116,7 +116,7 @@ private struct LoadList: LuaSideEffect {
     }
 
     @Test func aFailureIsReportedAtTheCallersLine() async throws {
-        let tester = try PluginTester(plugins: [plugin("counter")], initialState: CounterState())
+        let tester = try PluginTester(plugins: [shippedPlugin("counter")], initialState: CounterState())
         let line = #line + 2
         await withKnownIssue {
             await tester.dispatch("counter.increment") { $0.counter = 5 }
@@ -126,7 +126,7 @@ private struct LoadList: LuaSideEffect {
     }
 
     @Test func aChangeWithoutAnExpectationFails() async throws {
-        let tester = try PluginTester(plugins: [plugin("counter")], initialState: CounterState())
+        let tester = try PluginTester(plugins: [shippedPlugin("counter")], initialState: CounterState())
         await withKnownIssue {
             await tester.dispatch("counter.increment")
         } matching: { issue in
@@ -135,7 +135,7 @@ private struct LoadList: LuaSideEffect {
     }
 
     @Test func anExpectedChangeThatDidNotHappenFails() async throws {
-        let tester = try PluginTester(plugins: [plugin("counter")], initialState: CounterState())
+        let tester = try PluginTester(plugins: [shippedPlugin("counter")], initialState: CounterState())
         await withKnownIssue {
             await tester.dispatch("counter.reset") { $0.counter = 3 }
         } matching: { issue in
@@ -238,14 +238,14 @@ private struct LoadList: LuaSideEffect {
 
     @Test func aPluginThatDoesNotLoadIsAnError() async throws {
         #expect(throws: PluginError.self) {
-            _ = try PluginTester(plugins: [plugin("missing")], initialState: TodoState())
+            _ = try PluginTester(plugins: [shippedPlugin("missing")], initialState: TodoState())
         }
     }
 }
 
 @Suite struct PluginTesterDynamicStateTests {
     @Test func aDynamicStateDiffsAsPlainValues() async throws {
-        let tester = try PluginTester(plugins: [plugin("counter")], initialState: JSONValue.object(["counter": 1]))
+        let tester = try PluginTester(plugins: [shippedPlugin("counter")], initialState: JSONValue.object(["counter": 1]))
         await withKnownIssue {
             await tester.dispatch("counter.increment") { $0 = ["counter": 3] }
         } matching: { issue in

@@ -8,6 +8,15 @@ return {
     increment = function(state)
       state.counter = state.counter + 1
     end,
+    -- The Lua twin of the native `ToggleItem`: flips one item of a big list.
+    toggle = function(state, p)
+      local item = state.items[p.at]
+      item.done = not item.done
+    end,
+    -- Always fails: the soak run's deliberate failures.
+    fail = function()
+      error("deliberate failure")
+    end,
   },
 
   side_effects = {
@@ -18,6 +27,10 @@ return {
     -- Awaits the Swift async dependency `bench.echo` once: the Lua ↔ Swift round trip.
     echo = function(ctx, p)
       return ctx.deps.bench.echo { n = p.n }
+    end,
+    -- Awaits a nested dispatch of the Lua updater.
+    relay = function(ctx)
+      ctx.dispatch("bench.increment")
     end,
   },
 }

@@ -38,6 +38,17 @@ public struct InterceptorContext: AnySideEffectContext {
         store?.anyDispatch(dispatchable, cascadeDepth: cascadeDepth) ?? .failed(StoreError.storeReleased)
     }
 
+    /// A stamp of the store's state that changes with every change; see ``Store/stateGeneration``.
+    package var stateGeneration: UInt64 { liveStore.stateGeneration }
+
+    /// The store's state and its generation, read together; for any thread.
+    package var anyStateWithGeneration: (state: any State, generation: UInt64) { liveStore.anyStateWithGeneration }
+
+    /// Runs `body` as one transaction of the item being intercepted; see ``Store/transaction(_:)``.
+    package func transaction(_ body: () throws -> Void) throws {
+        try liveStore.transaction(body)
+    }
+
     private var liveStore: any CascadingStore {
         guard let store else { preconditionFailure("the store of this context was released") }
         return store

@@ -159,7 +159,12 @@ extension Store {
         try updater.updateAnyState(&newState)
         let listeners = lock.withLock {
             storedState = newState
+            storedGeneration &+= 1
             return self.listeners
+        }
+        if currentTransaction != nil {
+            currentTransaction!.record(old: oldState, new: newState, listeners: listeners)
+            return
         }
         for listener in listeners {
             listener.callback(oldState, newState)

@@ -46,6 +46,10 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
     @exclusivity(unchecked) var currentStatus: DispatchStatus?
     /// How many reactions down a chain the item being processed was dispatched.
     @exclusivity(unchecked) var currentCascadeDepth = 0
+    /// The open transaction of the item being processed, if an interceptor opened one.
+    @exclusivity(unchecked) var currentTransaction: StoreTransaction<S>?
+    /// Counts the state values stored; written by the draining thread under `lock`.
+    @exclusivity(unchecked) var storedGeneration: UInt64 = 0
 
     /// Creates a store and makes it ready.
     ///

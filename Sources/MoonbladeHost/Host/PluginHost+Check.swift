@@ -19,6 +19,6 @@ extension PluginHost {
                 errors.append(error)
             }
         }
-        return (runtime.loadedPlugins, errors)
+        return (runtime.catalog.plugins, errors)
     }
 }

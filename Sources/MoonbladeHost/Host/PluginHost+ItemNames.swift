@@ -6,12 +6,12 @@ extension PluginHost {
     /// is registered under with ``register(_:as:)``; nil for other items.
     package func itemName(of dispatchable: any Dispatchable) -> String? {
         if let face = dispatchable as? any LuaItemFace { return type(of: face).luaItem }
-        return runtime.name(of: dispatchable)
+        return runtime.catalog.name(of: dispatchable)
     }
 
     /// What the item `name` is (a Lua updater or side effect, or a registered Swift item); nil when
     /// no item has that name.
     package func kind(of name: String) -> PluginItemKind? {
-        runtime.kind(of: name)
+        runtime.catalog.kind(of: name)
     }
 }

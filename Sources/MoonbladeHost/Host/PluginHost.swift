@@ -74,7 +74,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
     /// The store the plugins run in.
     public let store: Store<S, PluginHostDependencies>
     /// The running version of each plugin that loaded, in load order.
-    public var plugins: [PluginInfo] { runtime.loadedPlugins }
+    public var plugins: [PluginInfo] { runtime.catalog.plugins }
     /// Why each plugin that did not load was refused.
     public let loadErrors: [PluginError]
     let runtime: PluginRuntime<S>
@@ -138,6 +138,9 @@ public final class PluginHost<S: State & Codable>: Sendable {
     /// The store's current state.
     public var state: S { store.state }
 
+    /// The bytes the plugins' Lua VM holds now (the figure the memory limit is checked against).
+    public var memoryInUse: Int { runtime.withLua { $0.vm.memoryInUse } }
+
     /// Makes a Swift dispatchable reachable from Lua as `ctx.dispatch(name, payload)`, the payload
     /// decoded into `Item`.
     public func register<Item: Dispatchable & Decodable>(_ type: Item.Type, as name: String) {
@@ -157,7 +160,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
     @discardableResult
     public func dispatch(_ name: String, _ payload: (any Encodable & Sendable)? = nil) throws(PluginError) -> DispatchHandle<Void> {
         let value = PluginValue(payload: payload)
-        switch runtime.kind(of: name) {
+        switch runtime.catalog.kind(of: name) {
         case .luaUpdater: return store.dispatch(LuaItemUpdater(runtime: runtime, item: name, payload: value))
         case .luaSideEffect: return store.dispatch(LuaItemSideEffect<S, Void>(runtime: runtime, item: name, payload: value))
         case .swift, nil: throw unknownItemError(name)
@@ -168,7 +171,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
     public func dispatch<Result: Decodable & Sendable>(
         _ name: String, _ payload: (any Encodable & Sendable)? = nil, returning: Result.Type
     ) throws(PluginError) -> DispatchHandle<Result> {
-        switch runtime.kind(of: name) {
+        switch runtime.catalog.kind(of: name) {
         case .luaSideEffect:
             return store.dispatch(
                 LuaItemSideEffect<S, Result>(runtime: runtime, item: name, payload: PluginValue(payload: payload)))

@@ -7,6 +7,7 @@ protocol LuaItem: Dispatchable {
     var payload: PluginValue { get }
 
     /// The same kind of item, running `item` with `payload` in this one's place (a returning side
-    /// effect keeps reading its result as the type its dispatcher awaits).
-    func replaced(by item: String, payload: PluginValue) -> Self
+    /// effect keeps reading its result as the type its dispatcher awaits), handed on by a Lua
+    /// interceptor running on `thread`.
+    func replaced(by item: String, payload: PluginValue, thread: InterceptorThread) -> Self
 }

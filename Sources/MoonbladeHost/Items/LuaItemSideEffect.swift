@@ -15,7 +15,7 @@ struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEff
         return try await runtime.runSideEffect(item, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
     }
 
-    func replaced(by item: String, payload: PluginValue) -> Self {
+    func replaced(by item: String, payload: PluginValue, thread: InterceptorThread) -> Self {
         Self(runtime: runtime, item: item, payload: payload, readResult: readResult)
     }
 }

@@ -5,12 +5,14 @@ struct LuaItemUpdater<S: State & Codable>: StateUpdater, LuaItem {
     let runtime: PluginRuntime<S>
     let item: String
     let payload: PluginValue
+    /// The Lua thread of the interceptor that handed it on, if one did: it runs there.
+    var thread: InterceptorThread?
 
     func updateState(_ state: inout S) throws {
-        state = try runtime.applyUpdater(item, to: state, payload: payload)
+        state = try runtime.applyUpdater(item, to: state, payload: payload, on: thread?.stack)
     }
 
-    func replaced(by item: String, payload: PluginValue) -> Self {
-        Self(runtime: runtime, item: item, payload: payload)
+    func replaced(by item: String, payload: PluginValue, thread: InterceptorThread) -> Self {
+        Self(runtime: runtime, item: item, payload: payload, thread: thread)
     }
 }

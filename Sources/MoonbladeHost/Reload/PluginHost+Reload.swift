@@ -22,14 +22,41 @@ extension PluginHost {
 
     /// ``reload(plugin:)``, its events reporting `cause`.
     func reload(plugin name: String, cause: PluginReloadCause) async throws(PluginError) -> PluginInfo {
-        let report = { [reloadEventHub] (step: PluginReloadEvent.Step) in
-            reloadEventHub.send(PluginReloadEvent(step: step, cause: cause))
-        }
-        report(.started(plugin: name))
+        try await finishReload(startReload(plugin: name, cause: cause))
+    }
+
+    /// A reload whose swap has been dispatched, waiting to be reported.
+    struct StartedReload: Sendable {
+        let plugin: String
+        let cause: PluginReloadCause
+        /// The swap's dispatch, or why the new code was refused before it.
+        let swap: Result<(ticket: Int, handle: DispatchHandle<Void>), PluginError>
+    }
+
+    /// Compiles and checks the new code and dispatches its swap, synchronously: the swap takes its place
+    /// in the store's queue on the calling thread, without waiting for a free thread of the
+    /// cooperative pool (which busy dispatchers may hold).
+    func startReload(plugin name: String, cause: PluginReloadCause) -> StartedReload {
+        reloadEventHub.send(PluginReloadEvent(step: .started(plugin: name), cause: cause))
         do throws(PluginError) {
             let ticket = try runtime.stageReload(of: name)
+            let handle = store.dispatch(PluginSwap(runtime: runtime, plugin: name, ticket: ticket))
+            return StartedReload(plugin: name, cause: cause, swap: .success((ticket, handle)))
+        } catch {
+            return StartedReload(plugin: name, cause: cause, swap: .failure(error))
+        }
+    }
+
+    /// Waits for the swap of `reload` and reports how it went.
+    func finishReload(_ reload: StartedReload) async throws(PluginError) -> PluginInfo {
+        let name = reload.plugin
+        let report = { [reloadEventHub] (step: PluginReloadEvent.Step) in
+            reloadEventHub.send(PluginReloadEvent(step: step, cause: reload.cause))
+        }
+        do throws(PluginError) {
+            let (ticket, handle) = try reload.swap.get()
             do {
-                try await store.dispatch(PluginSwap(runtime: runtime, plugin: name, ticket: ticket)).value
+                try await handle.value
             } catch {
                 _ = runtime.finishReload(ticket)
                 throw error as? PluginError ?? PluginError(.runtime, plugin: name, message: "\(error)", underlying: error)
@@ -70,6 +97,8 @@ extension PluginHost {
     ///
     /// A failed reload leaves the earlier version running; the failure goes to ``reloadEvents()`` and the
     /// log, and the next save tries again. Its events have the cause ``PluginReloadCause/watcher``.
+    /// The new code is compiled and its swap queued on the watcher's own thread, so a reload gets in
+    /// between two dispatches however busy the dispatching tasks keep the cooperative pool.
     public func watchPlugins(
         debounce: Duration = .milliseconds(50), pollingInterval: Duration? = nil
     ) -> PluginWatcher {
@@ -78,7 +107,9 @@ extension PluginHost {
             directories: Array(directories.keys), debounce: debounce, pollingInterval: pollingInterval
         ) { [weak self] directory in
             guard let self, let name = directories[directory] else { return }
-            Task { try? await self.reload(plugin: name, cause: .watcher) }
+            // Swapped in from the watcher's own thread, however busy the pool is; only the report waits.
+            let reload = startReload(plugin: name, cause: .watcher)
+            Task { _ = try? await self.finishReload(reload) }
         }
     }
 }

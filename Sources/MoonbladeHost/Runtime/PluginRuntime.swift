@@ -2,10 +2,15 @@ import Logging
 import Moonblade
 import MoonbladeLua
 
-/// Runs plugin code for one store: owns the ``PluginVM`` and the catalog of item names.
+/// Runs plugin code for one store: the VM behind its lock, and the parts that work in it.
+///
+/// The parts, each in the folder of its concept: the catalog (``PluginCatalog``, published for any
+/// thread, and ``PluginCode`` in the VM), the updaters (`Updaters/`), the interceptor chain
+/// (``LuaInterceptorChain``), the observer rules (`Observers/`), the side effect runner
+/// (`SideEffects/`) and the reload coordinator (``ReloadCoordinator``).
 ///
 /// The VM is entered by one thread at a time (boundary rule 3): everything that touches it goes
-/// through `withVM`, whose body is synchronous, so no thread can hold the VM across an `await`.
+/// through ``withLua(_:)``, whose body is synchronous, so no thread can hold the VM across an `await`.
 /// Lua updaters, interceptors and observer rules run right there, on the thread draining the store.
 /// Lua side effects run as coroutines: the VM is held only while a coroutine runs, and released while
 /// it awaits Swift work.
@@ -16,22 +21,17 @@ import MoonbladeLua
 /// awaiting side effect does it after releasing the VM. That is what keeps the store (which may apply
 /// a Lua updater on any thread) and the VM from ever waiting on each other.
 final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
-    // @unchecked Sendable: `pluginVM` is touched only inside `vmLock`, and the variables below
-    // `namesLock` only inside it. (pthread locks rather than `Mutex`: ThreadSanitizer sees them.)
+    // @unchecked Sendable: `lua` is touched only inside `vmLock`; `published` and `storeContext`
+    // only inside `catalogLock`. (pthread locks rather than `Mutex`: ThreadSanitizer sees them.)
     private let vmLock = Lock(recursive: true)
-    private let pluginVM: PluginVM
-    private let namesLock = Lock()
-    /// Item names to kinds, readable without the VM (dispatching looks names up on any thread).
-    private var catalog: [String: PluginItemKind] = [:]
-    /// The names of registered Swift dispatchables, by type.
-    private var swiftNames: [ObjectIdentifier: String] = [:]
-    /// Which kinds of rules the plugins have: the store skips the VM when there are none.
-    private var rules = RuleKinds()
-    /// What ``loadedPlugins`` answers without the VM.
-    private var plugins: [PluginInfo] = []
+    private let lua: LuaSide
+    private let catalogLock = Lock()
+    private var published = PluginCatalog()
     /// How Lua reaches the store: set when the store sets up its interceptors, before any item runs.
     private var storeContext: InterceptorContext?
 
+    /// Staged reloads, waiting for the store to swap them in.
+    let reloads = ReloadCoordinator()
     /// How long a side effect may take in all, awaits included; nil for no limit.
     let sideEffectTimeLimit: Duration?
     /// How many reactions (observer rules, interceptors re-dispatching, side effects dispatching) may
@@ -48,156 +48,58 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
         self.maxCascadeDepth = maxCascadeDepth
         self.logger = logger
         do {
-            pluginVM = try PluginVM(configuration: configuration)
-        } catch {
-            throw PluginError(error, plugin: nil, item: nil)
-        }
-        do {
-            try withVM { vm throws(LuaError) in
-                try vm.installPrelude(
-                    startDispatch: { [unowned self, unowned vm] stack in try self.startDispatch(stack, vm) },
-                    startCall: { [unowned vm] stack in try Self.startCall(stack, vm, dependencies) },
-                    readState: { [unowned self, unowned vm] stack in try self.readState(stack, vm) },
-                    finishInterception: { [unowned self, unowned vm] stack in try self.finishInterception(stack, vm) },
-                    dependencyNames: dependencies.names)
-            }
+            lua = try LuaSide(configuration: configuration)
+            try lua.installPreludes(
+                sideEffects: SideEffectPrelude.EntryPoints(
+                    startDispatch: { [unowned self] stack in try self.startDispatch(stack) },
+                    startCall: { stack in try Self.startCall(stack, dependencies) },
+                    readState: { [unowned self] stack in try self.readState(stack) },
+                    dependencyNames: dependencies.names),
+                handOn: { [unowned self] stack in try self.handOn(stack) })
         } catch {
             throw PluginError(error, plugin: nil, item: nil)
         }
     }
 
     /// Runs `body` with the VM, on this thread alone.
-    func withVM<Result, Failure: Error>(_ body: (PluginVM) throws(Failure) -> Result) throws(Failure) -> Result {
-        try vmLock.withLock { () throws(Failure) in try body(pluginVM) }
+    func withLua<Result, Failure: Error>(_ body: (LuaSide) throws(Failure) -> Result) throws(Failure) -> Result {
+        try vmLock.withLock { () throws(Failure) in try body(lua) }
     }
 
     /// Connects Lua's `ctx.dispatch`, `ctx.state()` and rules to the store.
     func attach(to context: InterceptorContext) {
-        namesLock.withLock { storeContext = context }
+        catalogLock.withLock { storeContext = context }
     }
 
     /// How Lua reaches the store, once it is attached.
     var store: InterceptorContext? {
-        namesLock.withLock { storeContext }
+        catalogLock.withLock { storeContext }
+    }
+
+    /// What can be dispatched now; read without the VM.
+    var catalog: PluginCatalog {
+        catalogLock.withLock { published }
     }
 
     /// Loads a plugin folder and makes its items dispatchable by name.
     @discardableResult
     func loadPlugin(from directory: String) throws(PluginError) -> PluginInfo {
-        try withVM { vm throws(PluginError) in
-            let plugin = try vm.compilePlugin(from: directory, replacing: nil)
-            install(plugin, vm)
+        try withLua { lua throws(PluginError) in
+            let plugin = try PluginLoader(stack: lua.stack, code: lua.code).compile(from: directory, replacing: nil)
+            install(plugin, lua)
             return plugin.info
         }
     }
 
-    /// Installs `plugin` in the VM and its item names in the catalog, in place of any earlier version.
-    func install(_ plugin: CompiledPlugin, _ vm: PluginVM) {
-        let earlier = vm.installed[plugin.info.name]?.info
-        vm.install(plugin)
-        let kinds = RuleKinds(interceptors: vm.hasInterceptors, observers: vm.observers)
-        let infos = vm.loadOrder.compactMap { vm.installed[$0]?.info }
-        namesLock.withLock {
-            for item in (earlier?.updaters ?? []) + (earlier?.sideEffects ?? []) { catalog[item] = nil }
-            for item in plugin.info.updaters { catalog[item] = .luaUpdater }
-            for item in plugin.info.sideEffects { catalog[item] = .luaSideEffect }
-            rules = kinds
-            plugins = infos
+    /// Installs `plugin` in the VM and publishes the catalog that results, in one step.
+    func install(_ plugin: CompiledPlugin, _ lua: LuaSide) {
+        catalogLock.withLock {
+            published = lua.code.install(plugin, on: lua.stack, into: published)
         }
-    }
-
-    /// The running version of every loaded plugin, in load order.
-    var loadedPlugins: [PluginInfo] {
-        namesLock.withLock { plugins }
     }
 
     /// Makes a Swift dispatchable available to Lua's `ctx.dispatch(name, payload)` and rules.
     func register<Item: Dispatchable & Decodable>(_ type: Item.Type, as name: String) {
-        namesLock.withLock {
-            catalog[name] = .swift(isUpdater: Item.self is any AnyStateUpdater.Type) { stack, index, decoder in
-                try decoder.decode(Item.self, from: stack, at: index)
-            }
-            swiftNames[ObjectIdentifier(type)] = name
-        }
-    }
-
-    func kind(of item: String) -> PluginItemKind? {
-        namesLock.withLock { catalog[item] }
-    }
-
-    /// The name Lua knows `dispatchable` by: its Lua item, or the name its Swift type is registered under.
-    func name(of dispatchable: any Dispatchable) -> String? {
-        if let item = dispatchable as? any LuaItem { return item.item }
-        return namesLock.withLock { swiftNames[ObjectIdentifier(type(of: dispatchable))] }
-    }
-
-    var ruleKinds: RuleKinds {
-        namesLock.withLock { rules }
-    }
-}
-
-/// Which kinds of Lua rules are loaded, to skip the VM for items no rule can see.
-struct RuleKinds {
-    var interceptors = false
-    var observers = false
-    /// The names `on_dispatch` rules watch.
-    var observedNames: Set<String> = []
-    var watchesStateChanges = false
-
-    init(interceptors: Bool = false, observers: [ObserverRule] = []) {
-        self.interceptors = interceptors
-        self.observers = !observers.isEmpty
-        for rule in observers {
-            switch rule.trigger {
-            case .dispatch(let name): observedNames.insert(name)
-            case .stateChange: watchesStateChanges = true
-            case .start, .notification: break
-            }
-        }
-    }
-
-    /// Whether an `on_dispatch` or `on_state_change` rule may fire after the item.
-    func mayObserve(_ name: String?, isUpdater: Bool) -> Bool {
-        (isUpdater && watchesStateChanges) || name.map(observedNames.contains) == true
-    }
-}
-
-// MARK: - Updaters
-
-extension PluginRuntime {
-    /// Runs the Lua updater `item` on a copy of `state` and returns what it leaves, decoded.
-    ///
-    /// The updater may change the table in place or return a new one. If it raises, or what it leaves
-    /// is not an `S`, this throws and the store keeps its state.
-    func applyUpdater(_ item: String, to state: S, payload: PluginValue) throws(PluginError) -> S {
-        try withVM { vm throws(PluginError) in
-            let stack = vm.activeStack
-            let base = stack.top
-            defer { stack.top = base }
-            let function = try vm.function(of: item, isUpdater: true)
-            do {
-                try vm.encoder.push(state, onto: stack)
-            } catch {
-                throw vm.valueError(error, item: item, root: "state")
-            }
-            do {
-                stack.pushCopy(of: base + 1)
-                try payload.push(onto: stack, encoder: vm.encoder)
-                try stack.call(arguments: 2, results: 1, function: function)
-            } catch let error as LuaError {
-                throw vm.pluginError(error, item: item)
-            } catch {
-                throw vm.valueError(error, item: item, root: "payload")
-            }
-            let resultIndex = stack.type(at: -1) == .nil ? base + 1 : stack.top
-            do {
-                return try vm.decoder.decode(S.self, from: stack, at: resultIndex)
-            } catch {
-                var failure = vm.valueError(error, item: item, root: "state")
-                failure.kind = .invalidState
-                failure.message = "left a state that is not a \(S.self): \(failure.message)"
-                throw failure
-            }
-        }
+        catalogLock.withLock { published = published.registering(type, as: name) }
     }
 }

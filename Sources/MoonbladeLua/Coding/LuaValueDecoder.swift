@@ -22,10 +22,16 @@ final class LuaValueDecoder: Decoder {
     private(set) var path: [any CodingKey]
     private var depth = 0
     /// The stack index of the value being decoded, and the Swift type it is being decoded as.
-    private var index: Int32 = 0
+    private(set) var index: Int32 = 0
     private var valueType: Any.Type = Never.self
     /// Identities of the tables being decoded, root first, to report cycles instead of recursing.
     private var tables: [UnsafeRawPointer] = []
+    /// Set when decoding a resident state version: reuse and record decoded values (State/).
+    var cache: LuaDecodingCache.Session?
+    /// How many arrays or dictionaries enclose the value being decoded, and how many enclosing items
+    /// are decoded without the cache (see ``LuaDecodingCache`` for what is cached).
+    var collectionDepth = 0
+    var cacheSuspension = 0
 
     init(state: OpaquePointer, options: LuaDecoder) {
         L = state
@@ -40,6 +46,9 @@ final class LuaValueDecoder: Decoder {
         self.index = index
         depth = parent.depth
         tables = parent.tables
+        cache = parent.cache
+        collectionDepth = parent.collectionDepth
+        cacheSuspension = parent.cacheSuspension
         let root = parent.root ?? parent
         self.root = root
         root.children.append(self)
@@ -183,6 +192,9 @@ final class LuaValueDecoder: Decoder {
         } else if T.self == Data.self {
             return unsafeBitCast(try decodeData(at: index, key: key), to: T.self)
         }
+        if let cache, cacheSuspension == 0 {
+            return try decodeCached(T.self, at: index, key: key, cache: cache)
+        }
         return try decodeNested(T.self, at: index, key: key) { try T(from: $0) }
     }
 
@@ -207,7 +219,8 @@ final class LuaValueDecoder: Decoder {
         }
         let top = lua_gettop(L)
         let saved = (self.index, valueType)
-        self.index = index
+        // A view or draft of the resident state reads as the table it shows (popped below).
+        self.index = LuaStack(L).resolveStateProxy(at: index)
         valueType = T.self
         if let key { path.append(key) }
         depth += 1

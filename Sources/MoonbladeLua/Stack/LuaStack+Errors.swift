@@ -14,13 +14,18 @@ extension LuaStack {
     /// The innermost Lua line on this thread's call stack, skipping C (and Swift) frames such as
     /// `pcall`, and frames of the chunk named `skippedChunk` (host-provided Lua glue, say).
     public func callerLocation(skipping skippedChunk: String? = nil) -> LuaLocation? {
+        callerLocation(skipping: skippedChunk.map { [$0] } ?? [])
+    }
+
+    /// The innermost Lua line on this thread's call stack outside the chunks named in `skippedChunks`.
+    public func callerLocation(skipping skippedChunks: Set<String>) -> LuaLocation? {
         var frame = lua_Debug()
         var level: Int32 = 1  // level 0 is the running Swift function itself
         while lua_getstack(state, level, &frame) != 0 {
             lua_getinfo(state, "Sl", &frame)
             if frame.currentline > 0 {
                 let source = frame.sourceName
-                if source != skippedChunk {
+                if !skippedChunks.contains(source) {
                     return LuaLocation(source: source, line: Int(frame.currentline))
                 }
             }

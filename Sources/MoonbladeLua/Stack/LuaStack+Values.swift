@@ -47,6 +47,12 @@ extension LuaStack {
             return isInteger(at: index) ? .integer(lua_tointegerx(state, index, nil)) : .number(lua_tonumberx(state, index, nil))
         case .string: return .string(string(at: index)!)
         case .table:
+            let shown = resolveStateProxy(at: index)
+            if shown != index {
+                // A view or draft of the resident state: its data, read from the table it shows.
+                defer { pop() }
+                return try value(at: shown, tablesBeingRead: &tablesBeingRead)
+            }
             guard let identity = identity(at: index), tablesBeingRead.insert(identity).inserted else {
                 throw LuaError(.conversion, message: "a table contains itself; it has no data form")
             }

@@ -13,6 +13,9 @@ public struct LuaStack {
     /// The `lua_State` this stack belongs to (the main thread or a coroutine).
     public let state: OpaquePointer
 
+    /// An identity of the Lua thread this stack belongs to, stable while the thread lives.
+    public var threadIdentity: UnsafeRawPointer { UnsafeRawPointer(state) }
+
     /// Wraps a `lua_State` of a VM created by ``LuaVM``.
     public init(_ state: OpaquePointer) {
         self.state = state

@@ -16,6 +16,8 @@ final class LuaRuntime {
     var pendingSwiftError: (message: String, error: any Error)?
     /// The wall-clock limit of an outermost guest call not given a deadline of its own.
     let callTimeLimit: Duration?
+    /// The ``LuaAwaitingCoroutine``s alive in this VM, by the identity of their threads.
+    var awaitingCoroutines: [UnsafeRawPointer: AnyObject] = [:]
 
     init(configuration: LuaVM.Configuration) {
         callTimeLimit = configuration.callTimeLimit

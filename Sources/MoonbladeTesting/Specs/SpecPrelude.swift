@@ -1,17 +1,17 @@
 /// The Lua side of the spec runner: the busted-style DSL, the assertions and the store functions,
 /// run once in each spec VM before the spec file.
 ///
-/// It is called with a table of Swift functions (`caller_line`, `start_dispatch`, `read_state`,
-/// `set_state`, `add_stub`) and returns `{ list = …, run = … }` for the runner. `dispatch` (and
-/// `set_state` once the store has started) awaits the store by yielding from Lua (boundary rule 2):
-/// `start_dispatch` (`set_state`) records the work, the runner does it with the VM released and
-/// resumes the case with `(true, result)` or `(false, message)`.
+/// It is called with a table of host functions (`await`, `caller_line`, `start_dispatch`,
+/// `read_state`, `set_state`, `add_stub`) and returns `{ list = …, run = … }` for the runner.
+/// `dispatch` (and `set_state` once the store has started) awaits the store through the shared
+/// `await` of ``LuaAwaitingCoroutine`` (boundary rule 2): `start_dispatch` (`set_state`) records the
+/// work, the runner does it with the VM released and resumes the case with its outcome.
 enum SpecPrelude {
     static let chunkName = "moonblade/spec.lua"
 
     static let source = """
         local host = ...
-        local yield, pcall, error, type, tostring = coroutine.yield, pcall, error, type, tostring
+        local await, pcall, error, type, tostring = host.await, pcall, error, type, tostring
         local pairs, ipairs, rawget, setmetatable = pairs, ipairs, rawget, setmetatable
         local sort, concat, insert, format = table.sort, table.concat, table.insert, string.format
 
@@ -143,18 +143,12 @@ enum SpecPrelude {
         function after_each(hook) current.afters[#current.afters + 1] = hook end
 
         -- The store of the running case.
-        function dispatch(name, payload)
-          host.start_dispatch(name, payload)
-          local ok, result = yield()
-          if ok then return result end
-          error(result, 2)
-        end
+        function dispatch(name, payload) return await(host.start_dispatch, name, payload) end
 
         function state() return host.read_state() end
+        local function settle() end -- set_state has recorded the work already
         function set_state(value)
-          if not host.set_state(value) then return end
-          local ok, message = yield()
-          if not ok then error(message, 2) end
+          if host.set_state(value) then await(settle) end
         end
 
         function stub(name, answer)

@@ -8,7 +8,9 @@ extension SpecSession {
     func installPrelude() throws(LuaError) {
         let stack = vm.stack
         try stack.load(SpecPrelude.source, chunkName: SpecPrelude.chunkName)
-        stack.pushTable(fieldCount: 5)
+        stack.pushTable(fieldCount: 6)
+        try stack.pushAwaitFunction()
+        stack.rawSet(table: -2, field: "await")
         let functions: [(String, LuaFunction)] = [
             ("caller_line", { stack in
                 stack.push(Int64(stack.callerLocation(skipping: SpecPrelude.chunkName)?.line ?? 0))
@@ -29,7 +31,7 @@ extension SpecSession {
 
     /// `dispatch(name, payload)`: records the store work for the case to await.
     private func startDispatch(_ stack: LuaStack) throws -> Int32 {
-        guard let coroutine = caseCoroutine, coroutine.stack.state == stack.state else {
+        guard let coroutine = CaseCoroutine.running(on: stack) else {
             throw placedError(stack, "dispatch can only be called inside it, before_each or after_each")
         }
         guard let name = stack.string(at: 1) else {
@@ -39,7 +41,7 @@ extension SpecSession {
         let host = try storeHost(stack)
         // Done means done: what the item set off (an observer's save, say) has finished too, so the
         // case sees its effects and nothing outlives the case.
-        pending = { try await host.dispatchAndSettle(name, payload) ?? .null }
+        coroutine.suspend { try await host.dispatchAndSettle(name, payload) ?? .null }
         return 0
     }
 
@@ -59,10 +61,10 @@ extension SpecSession {
             stack.push(false)
             return 1
         }
-        guard let coroutine = caseCoroutine, coroutine.stack.state == stack.state else {
+        guard let coroutine = CaseCoroutine.running(on: stack) else {
             throw placedError(stack, "set_state after the store has started can only be called inside it, before_each or after_each")
         }
-        pending = {
+        coroutine.suspend {
             try await host.store.dispatch(ReplaceState(state: state)).value
             await host.store.waitUntilIdle()
             return .null
@@ -133,7 +135,7 @@ extension SpecSession {
 
     /// An error raised at the spec line that called into the runner, past the prelude.
     private func placedError(_ stack: LuaStack, _ message: String) -> LuaError {
-        let location = stack.callerLocation(skipping: SpecPrelude.chunkName)
+        let location = stack.callerLocation(skipping: [SpecPrelude.chunkName, LuaStack.awaitChunkName])
         return LuaError(.runtime, message: location.map { "\($0): \(message)" } ?? message, location: location)
     }
 }

@@ -3,6 +3,9 @@ import Moonblade
 import MoonbladeHost
 import MoonbladeLua
 
+/// The coroutine a spec case runs in: awaits the store's work, which yields JSON values.
+typealias CaseCoroutine = LuaAwaitingCoroutine<JSONValue, Void>
+
 /// One spec file loaded in its own Lua VM, and the fresh store of the case it runs.
 ///
 /// The VM is entered by one thread at a time (boundary rule 3): by the runner while it resumes the
@@ -24,9 +27,6 @@ final class SpecSession: @unchecked Sendable {
     var initialState = JSONValue()
     /// Stubbed dependencies by `group.name`.
     var stubs: [String: LuaReference] = [:]
-    var caseCoroutine: LuaCoroutine?
-    /// The store work the case asked for just before yielding.
-    var pending: (@Sendable () async throws -> JSONValue)?
 
     /// Loads the spec prelude and runs the spec file, which declares its cases.
     ///
@@ -82,90 +82,49 @@ final class SpecSession: @unchecked Sendable {
     /// Runs the case at `index` (0-based) with its hooks; a failure is placed at the spec line it
     /// was raised at, or at the case's `line` when it has no place in the spec file.
     func run(caseAt index: Int, line: Int) async -> LuaSpecResult {
+        let coroutine = lock.withLock { startCase(at: index) }
+        defer { lock.withLock { coroutine.finish() } }
         var awaited: Result<JSONValue, any Error>?
         while true {
-            switch lock.withLock({ resume(caseAt: index, with: awaited) }) {
-            case .passed:
-                return .passed
-            case .failed(let message, let location):
-                return .failed(failure(message, at: location, defaultLine: line))
-            case .awaiting(let work):
+            let step = lock.withLock { () -> Result<CaseCoroutine.Step, LuaError> in
+                Result { () throws(LuaError) in try coroutine.resume(with: awaited, arguments: 1, from: vm.stack) }
+            }
+            switch step {
+            case .success(.awaiting(let work)):
                 do {
                     awaited = .success(try await work())
                 } catch {
                     awaited = .failure(error)
                 }
+            case .success(.returned(let count)):
+                return lock.withLock { verdict(of: coroutine, returned: count, defaultLine: line) }
+            case .failure(let error):
+                return .failed(failure(error.description, at: error.location, defaultLine: line))
             }
         }
     }
 
-    /// Where a case is after running until it suspends: passed, failed (with the place the message
-    /// names, if any) or waiting for store work.
-    private enum Step {
-        case passed
-        case failed(String, LuaLocation?)
-        case awaiting(@Sendable () async throws -> JSONValue)
+    /// Creates the case's coroutine, ready to run the runner's `run(index)`. Call inside `lock`.
+    private func startCase(at index: Int) -> CaseCoroutine {
+        let coroutine = CaseCoroutine(
+            in: vm.stack, context: (), glueChunks: [SpecPrelude.chunkName],
+            strayYieldMessage: "a spec cannot yield by itself; it waits only by calling dispatch or set_state"
+        ) { [encoder] value, stack in try encoder.push(value, onto: stack) }
+        pushRunnerFunction("run", onto: coroutine.stack)
+        coroutine.stack.push(Int64(index + 1))
+        return coroutine
     }
 
-    /// Starts the case on the first call, else resumes it with what it awaited. Call inside `lock`.
-    private func resume(caseAt index: Int, with awaited: Result<JSONValue, any Error>?) -> Step {
-        let coroutine: LuaCoroutine
-        var arguments: Int32 = 2  // later resumes: (ok, result or message)
-        if let running = caseCoroutine {
-            coroutine = running
-            pushOutcome(awaited, onto: coroutine.stack)
-        } else {
-            coroutine = LuaCoroutine(in: vm.stack)
-            caseCoroutine = coroutine
-            pushRunnerFunction("run", onto: coroutine.stack)
-            coroutine.stack.push(Int64(index + 1))
-            arguments = 1
-        }
+    /// What the runner's `run` returned: `true`, or `false` and the failure message. Call inside `lock`.
+    private func verdict(of coroutine: CaseCoroutine, returned count: Int32, defaultLine line: Int) -> LuaSpecResult {
         let stack = coroutine.stack
-        let outcome: LuaCoroutine.Outcome
-        do {
-            outcome = try coroutine.resume(arguments: arguments, from: vm.stack)
-        } catch {
-            return .failed(error.description, error.location)
+        defer { stack.pop(count) }
+        let base = stack.top - count
+        if count >= 1, stack.type(at: base + 1) == .boolean, stack.boolean(at: base + 1) {
+            return .passed
         }
-        switch outcome {
-        case .yielded(let count):
-            stack.pop(count)
-            guard let work = pending else {
-                return .failed("a spec cannot yield by itself; it waits only by calling dispatch or set_state", nil)
-            }
-            pending = nil
-            return .awaiting(work)
-        case .returned(let count):
-            defer { stack.pop(count) }
-            let base = stack.top - count
-            if count >= 1, stack.type(at: base + 1) == .boolean, (try? stack.value(at: base + 1)) == .boolean(true) {
-                return .passed
-            }
-            let message = count >= 2 ? stack.string(at: base + 2) ?? "the case failed" : "the case failed"
-            return .failed(message, LuaLocation(messagePrefix: message))
-        }
-    }
-
-    /// Pushes `(true, result)` or `(false, message)` for the `dispatch` the case is waiting in.
-    private func pushOutcome(_ awaited: Result<JSONValue, any Error>?, onto stack: LuaStack) {
-        switch awaited {
-        case .success(let value):
-            stack.push(true)
-            do {
-                try encoder.push(value, onto: stack)
-            } catch {
-                stack.pop()
-                stack.push(false)
-                stack.push("cannot pass the result to the spec: \(error)")
-            }
-        case .failure(let error):
-            stack.push(false)
-            stack.push("\(error)")
-        case nil:
-            stack.push(false)
-            stack.push("the case was resumed without a result")
-        }
+        let message = count >= 2 ? stack.string(at: base + 2) ?? "the case failed" : "the case failed"
+        return .failed(failure(message, at: LuaLocation(messagePrefix: message), defaultLine: line))
     }
 
     /// Pushes the prelude's runner function `name` (`list` or `run`).

@@ -1,5 +1,6 @@
 import Foundation
 import MoonbladeHost
+@_exported import MoonbladeTestSupport
 import Testing
 
 /// What a run of the built `moonblade` executable did.
@@ -141,13 +142,6 @@ final class Workspace: Sendable {
     }
 }
 
-/// The shipped plugins, `Plugins/<name>` at the package root.
-func shippedPlugin(_ name: String) -> String {
-    URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-        .appendingPathComponent("Plugins").appendingPathComponent(name).path
-}
 
 /// A plugin whose updaters fail at known lines: `tally.fail` raises at line 5.
 let tallyPlugin = """

@@ -1,6 +1,7 @@
 import Foundation
 import Moonblade
 import MoonbladeHost
+@_exported import MoonbladeTestSupport
 import Testing
 
 /// The state the host tests run plugins on.
@@ -9,43 +10,6 @@ struct AppState: State, Codable, Equatable {
     var todos: [Todo] = []
 }
 
-struct Todo: Codable, Equatable, Sendable {
-    var title: String
-    var done = false
-}
-
-/// The shipped plugins, `Plugins/<name>` at the package root.
-func shippedPlugin(_ name: String) -> String {
-    URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Plugins").appendingPathComponent(name).path
-}
-
-/// A fresh, empty directory for one test, removed when it is done.
-final class ScratchDirectory: Sendable {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("moonblade-tests-\(UUID().uuidString)")
-
-    init() {
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-}
-
-/// Plugin folders written for one test, removed when it is done.
-final class ScratchPlugins: Sendable {
-    private let scratch = ScratchDirectory()
-
-    /// Writes `<name>/plugin.lua` and returns the folder.
-    func write(_ name: String, _ source: String) throws -> String {
-        let folder = scratch.url.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try source.write(to: folder.appendingPathComponent("plugin.lua"), atomically: true, encoding: .utf8)
-        return folder.path
-    }
-}
 
 /// An in-memory `storage` dependency, exposed as `ctx.deps.storage.read/write`.
 final class MemoryStorage: Sendable {
@@ -73,17 +37,6 @@ final class ChangeRecorder: Sendable {
     }
 
     var count: Int { changes.withLock { $0.count } }
-}
-
-/// Waits for work running in other tasks until `condition` holds; fails the test after ~10 s
-/// rather than spinning forever.
-func waitUntil(
-    _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation
-) async throws {
-    for _ in 0..<10_000 where !condition() {
-        try await Task.sleep(for: .milliseconds(1))
-    }
-    #expect(condition(), "timed out waiting", sourceLocation: sourceLocation)
 }
 
 /// Writes a plugin named `name` whose only field is the list `field = { <entries> }` (its

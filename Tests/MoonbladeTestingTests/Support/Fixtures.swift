@@ -2,33 +2,12 @@ import Foundation
 import Moonblade
 import MoonbladeHost
 import MoonbladeTesting
+@_exported import MoonbladeTestSupport
 import Testing
 
-/// The repository's `Plugins/` folder.
-let pluginsDirectory = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Plugins").path
-
-func plugin(_ name: String) -> String { "\(pluginsDirectory)/\(name)" }
-
-/// Polls `condition` until it holds or `timeout` passes (as long as the tester's default, for the same
-/// reason); returns whether it held.
-func eventually(timeout: Duration = PluginTester<TodoState>.defaultTimeout, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    return true
-}
 
 struct CounterState: State, Codable, Equatable {
     var counter = 0
-}
-
-struct Todo: Codable, Equatable, Sendable {
-    var title: String
-    var done = false
 }
 
 struct TodoState: State, Codable, Equatable {

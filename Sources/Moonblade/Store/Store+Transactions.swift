@@ -1,0 +1,52 @@
+/// Changes applied inside ``Store/transaction(_:)``, held back until it succeeds.
+struct StoreTransaction<S: State> {
+    /// The state before the transaction's first change.
+    private(set) var original: S?
+    /// Each change with the listeners it is owed, in order.
+    private(set) var changes: [(old: S, new: S, listeners: [StoreListenerEntry<S>])] = []
+
+    mutating func record(old: S, new: S, listeners: [StoreListenerEntry<S>]) {
+        if original == nil { original = old }
+        changes.append((old, new, listeners))
+    }
+}
+
+extension Store {
+    /// How many state values the store has stored so far: a stamp that changes with every change
+    /// (and with every rollback), for caches that mirror the state, such as the plugin host's copy of
+    /// it in Lua. Read by the draining thread, while it processes an item.
+    package var stateGeneration: UInt64 { storedGeneration }
+
+    /// The current state and its ``stateGeneration``, read together: for any thread.
+    package var anyStateWithGeneration: (state: any State, generation: UInt64) {
+        lock.withLock { (storedState, storedGeneration) }
+    }
+
+    /// Runs `body` (an interceptor's handing on of the item being processed) as one transaction: if it
+    /// throws, every change it applied is undone and no listener hears of them; if it returns, the
+    /// listeners hear of each change in order. Transactions nest: an inner one joins the outer one.
+    ///
+    /// Only the draining thread may call it, from an interceptor. Other threads reading the state
+    /// meanwhile may see a change that is then rolled back; listeners never do.
+    package func transaction(_ body: () throws -> Void) throws {
+        guard currentTransaction == nil else { return try body() }
+        currentTransaction = StoreTransaction()
+        let outcome = Result { try body() }
+        let transaction = currentTransaction!
+        currentTransaction = nil
+        switch outcome {
+        case .success:
+            for change in transaction.changes {
+                for listener in change.listeners { listener.callback(change.old, change.new) }
+            }
+        case .failure(let error):
+            if let original = transaction.original {
+                lock.withLock {
+                    storedState = original
+                    storedGeneration &+= 1
+                }
+            }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Moonblade
+import MoonbladeLua
+
+/// What can be dispatched, as one immutable value that any thread reads without the VM: the loaded
+/// plugins, every item name with its kind, the registered Swift items and which rules exist.
+///
+/// ``PluginCode`` makes a new one each time a plugin is installed, and Swift registrations add to it;
+/// the runtime publishes it whole, so a dispatch never sees half of a reload.
+struct PluginCatalog: Sendable {
+    /// The running version of every loaded plugin, in load order.
+    var plugins: [PluginInfo] = []
+    /// Item names to kinds: Lua items and registered Swift ones.
+    private var kinds: [String: PluginItemKind] = [:]
+    /// The names of registered Swift dispatchables, by type.
+    private var swiftNames: [ObjectIdentifier: String] = [:]
+    /// Which kinds of rules the plugins have: the store skips the VM when there are none.
+    private(set) var rules = RuleKinds()
+
+    /// What `name` stands for, nil when nothing is registered under it.
+    func kind(of name: String) -> PluginItemKind? {
+        kinds[name]
+    }
+
+    /// The name Lua knows `dispatchable` by: its Lua item, or the name its Swift type is registered under.
+    func name(of dispatchable: any Dispatchable) -> String? {
+        if let item = dispatchable as? any LuaItem { return item.item }
+        return swiftNames[ObjectIdentifier(type(of: dispatchable))]
+    }
+
+    /// This catalog with the Lua items and rules of `code`'s plugins in place of the earlier ones.
+    func replacingPlugins(with infos: [PluginInfo], rules: RuleKinds) -> PluginCatalog {
+        var catalog = self
+        for plugin in plugins {
+            for item in plugin.updaters + plugin.sideEffects { catalog.kinds[item] = nil }
+        }
+        for plugin in infos {
+            for item in plugin.updaters { catalog.kinds[item] = .luaUpdater }
+            for item in plugin.sideEffects { catalog.kinds[item] = .luaSideEffect }
+        }
+        catalog.plugins = infos
+        catalog.rules = rules
+        return catalog
+    }
+
+    /// This catalog with the Swift dispatchable `Item` reachable from Lua as `name`.
+    func registering<Item: Dispatchable & Decodable>(_ type: Item.Type, as name: String) -> PluginCatalog {
+        var catalog = self
+        catalog.kinds[name] = .swift(isUpdater: Item.self is any AnyStateUpdater.Type) { stack, index, decoder in
+            try decoder.decode(Item.self, from: stack, at: index)
+        }
+        catalog.swiftNames[ObjectIdentifier(type)] = name
+        return catalog
+    }
+}
+
+/// Which kinds of Lua rules are loaded, to skip the VM for items no rule can see.
+struct RuleKinds: Sendable {
+    var interceptors = false
+    var observers = false
+    /// The names `on_dispatch` rules watch.
+    var observedNames: Set<String> = []
+    var watchesStateChanges = false
+
+    init(interceptors: Bool = false, observers: [ObserverRule] = []) {
+        self.interceptors = interceptors
+        self.observers = !observers.isEmpty
+        for rule in observers {
+            switch rule.trigger {
+            case .dispatch(let name): observedNames.insert(name)
+            case .stateChange: watchesStateChanges = true
+            case .start, .notification: break
+            }
+        }
+    }
+
+    /// Whether an `on_dispatch` or `on_state_change` rule may fire after the item.
+    func mayObserve(_ name: String?, isUpdater: Bool) -> Bool {
+        (isUpdater && watchesStateChanges) || name.map(observedNames.contains) == true
+    }
+}

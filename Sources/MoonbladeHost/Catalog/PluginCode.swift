@@ -1,0 +1,104 @@
+import Foundation
+import MoonbladeLua
+
+/// The Lua side of the catalog: the compiled plugins that run, their functions by item, their rules.
+///
+/// It holds Lua references, so it lives with the VM and is touched only with the VM held (rule 3);
+/// installing a plugin here yields the ``PluginCatalog`` that the runtime publishes for everyone else.
+final class PluginCode {
+    /// The running version of each plugin, by name.
+    private(set) var installed: [String: CompiledPlugin] = [:]
+    /// Plugin names in the order they were first loaded: the order of their interceptors and rules.
+    private(set) var loadOrder: [String] = []
+    /// Every Lua updater and side effect of the running versions, by item name (`todo.add`).
+    private(set) var functions = ItemFunctions()
+    /// Every plugin's observer rules, in load order.
+    private(set) var observers: [ObserverRule] = []
+    /// Every plugin's interceptors in load order, as the Lua list the interceptor chain walks.
+    private(set) var interceptors: LuaReference?
+
+    /// Makes `plugin` the running version of its name, in place of any earlier one, and returns
+    /// `catalog` updated to match.
+    func install(_ plugin: CompiledPlugin, on stack: LuaStack, into catalog: PluginCatalog) -> PluginCatalog {
+        let name = plugin.info.name
+        if let earlier = installed[name] {
+            functions.remove(earlier.functions)
+        } else {
+            loadOrder.append(name)
+        }
+        installed[name] = plugin
+        functions.merge(plugin.functions)
+        let plugins = loadOrder.compactMap { installed[$0] }
+        observers = plugins.flatMap(\.rules.observers)
+        let chain = plugins.flatMap(\.rules.interceptors)
+        interceptors = chain.isEmpty ? nil : stack.makeList(chain)
+        return catalog.replacingPlugins(
+            with: plugins.map(\.info), rules: RuleKinds(interceptors: !chain.isEmpty, observers: observers))
+    }
+
+    /// The function of `item`, which must be of the kind asked for.
+    func function(of item: String, isUpdater: Bool) throws(PluginError) -> LuaReference {
+        let (own, other) = isUpdater ? (functions.updaters, functions.sideEffects) : (functions.sideEffects, functions.updaters)
+        if let function = own[item] { return function }
+        guard other[item] == nil else {
+            throw PluginError(
+                .wrongKind, plugin: pluginName(ofItem: item), item: item,
+                message: "is \(isUpdater ? "a side effect" : "an updater"), not \(isUpdater ? "an updater" : "a side effect")")
+        }
+        throw unknownItemError(item)
+    }
+
+    /// Where the Lua function of `item` is defined.
+    func definition(of item: String, on stack: LuaStack) -> LuaLocation? {
+        guard let function = functions[item] else { return nil }
+        function.push(onto: stack)
+        defer { stack.pop() }
+        return stack.definitionLocation(ofFunctionAt: -1)
+    }
+
+    /// The name of the loaded plugin whose `plugin.lua` has the chunk name `source`.
+    func plugin(atSource source: String?) -> String? {
+        installed.values.first { "\(URL(fileURLWithPath: $0.info.directory).lastPathComponent)/plugin.lua" == source }?
+            .info.name
+    }
+}
+
+extension LuaStack {
+    /// A new Lua list of `references`, in order.
+    fileprivate func makeList(_ references: [LuaReference]) -> LuaReference {
+        pushTable(arrayCount: Int32(references.count))
+        for (position, reference) in references.enumerated() {
+            reference.push(onto: self)
+            rawSet(table: -2, at: Int64(position + 1))
+        }
+        return popReference()
+    }
+}
+
+/// A plugin compiled and checked: what installing it makes run.
+struct CompiledPlugin {
+    var info: PluginInfo
+    /// Its items' functions, and its `migrate` among the updaters under ``migrationItem(of:)``.
+    var functions: ItemFunctions
+    var rules: PluginRules
+
+    /// The key of a plugin's `migrate` among the functions: never an item name, which has a dot.
+    static func migrationItem(of plugin: String) -> String {
+        "\(plugin)#migrate"
+    }
+
+    var migrates: Bool { functions.updaters[Self.migrationItem(of: info.name)] != nil }
+}
+
+/// What the host knows about a loaded plugin.
+public struct PluginInfo: Sendable, Hashable {
+    /// The plugin's name, the prefix of its items.
+    public var name: String
+    /// The plugin's `version` (1 when it does not say).
+    public var version: Int
+    /// The folder it was loaded from.
+    public var directory: String
+    /// Its updaters' and side effects' item names (`todo.add`).
+    public var updaters: [String]
+    public var sideEffects: [String]
+}

@@ -1,0 +1,38 @@
+import MoonbladeLua
+
+extension PluginCode {
+    /// The chunks of the host's own Lua glue, where no error of a plugin's is placed.
+    static let glueChunks: Set<String> = [
+        SideEffectPrelude.chunkName, LuaInterceptorChain.chunkName, LuaStack.awaitChunkName,
+    ]
+
+    /// A plugin error for `item`, placed where the plugin author should look: the Lua line when one
+    /// was running, else where the item is defined (memory errors have no line, and a plugin's
+    /// `return ctx.deps.x()` tail call leaves no frame of its own); never the host's glue.
+    func pluginError(_ error: LuaError, item: String, plugin: String? = nil, on stack: LuaStack) -> PluginError {
+        var failure = PluginError(error, plugin: plugin ?? pluginName(ofItem: item), item: item)
+        if failure.location == nil || failure.location.map({ Self.glueChunks.contains($0.source) }) == true {
+            failure.location = definition(of: item, on: stack)
+        }
+        return failure
+    }
+
+    /// A value that could not cross between Lua and Swift for `item`, with the decoding path if any.
+    func valueError(_ error: any Error, item: String, root: String, on stack: LuaStack) -> PluginError {
+        let message = switch error {
+        case let error as DecodingError: LuaDecoder.describe(error, root: root)
+        case let error as EncodingError: LuaEncoder.describe(error, root: root)
+        default: "\(root): \(error)"
+        }
+        return PluginError(
+            .invalidValue, plugin: pluginName(ofItem: item), item: item, message: message,
+            location: definition(of: item, on: stack), underlying: error)
+    }
+}
+
+/// An error raised at the plugin line that called into the host, past the host's glue. (Where a
+/// tail call left no plugin line, ``PluginCode/pluginError(_:item:plugin:on:)`` places it later.)
+func placedError(_ stack: LuaStack, _ message: String) -> LuaError {
+    let location = stack.callerLocation(skipping: PluginCode.glueChunks)
+    return LuaError(.runtime, message: location.map { "\($0): \(message)" } ?? message, location: location)
+}

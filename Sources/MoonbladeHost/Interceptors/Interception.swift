@@ -1,0 +1,26 @@
+import Moonblade
+import MoonbladeLua
+
+/// An item on its way through the plugins' interceptors: what the last `next` needs to hand on
+/// what comes out of them.
+struct Interception {
+    /// The item as it was dispatched.
+    let original: any Dispatchable
+    /// The name it was dispatched under.
+    let name: String
+    let isUpdater: Bool
+    /// The payload Lua saw, for a Swift item: passed on unchanged, the original item goes on.
+    let swiftPayload: LuaValue?
+    /// How many reactions down a chain it was dispatched.
+    let cascadeDepth: Int
+    /// Hands an item to the rest of the store's interceptor chain; Lua code that runs for it (a Lua
+    /// updater, observer rules) runs on the given stack, the one `next` was called on.
+    let deliver: (any Dispatchable, LuaStack) throws -> Void
+}
+
+/// The Lua thread a Lua interceptor's `next` handed an updater on from. The updater runs on it,
+/// synchronously, while that `next` runs: on the same thread, with the VM held (rule 3), which is
+/// why carrying it inside a `Sendable` item is safe.
+struct InterceptorThread: @unchecked Sendable {
+    let stack: LuaStack
+}

@@ -1,0 +1,55 @@
+import Moonblade
+import MoonbladeLua
+
+/// The plugins' Lua interceptors as one chain: passes an item table through them in load order, and
+/// past the last `next` hands the item back to Swift. Lives in the VM (touched with the VM held).
+final class LuaInterceptorChain {
+    static let chunkName = "moonblade/interceptors.lua"
+
+    /// The glue's `intercept(interceptors, item)`.
+    private let intercept: LuaReference
+    /// Items being passed through the interceptors, innermost last (an interceptor's `next` may apply
+    /// an updater whose own interceptors run inside it).
+    private(set) var interceptions: [Interception] = []
+
+    /// Loads the glue; `handOn` is what the last `next(item)` calls, with the item table at 1.
+    init(on stack: LuaStack, handOn: @escaping LuaFunction) throws(LuaError) {
+        try stack.load(Self.source, chunkName: Self.chunkName)
+        stack.push(function: handOn)
+        try stack.call(arguments: 1, results: 1)
+        intercept = stack.popReference()
+    }
+
+    /// Runs `interceptors` on the item table on top of `stack` (popping it) for `interception`.
+    func run(_ interceptors: LuaReference, on stack: LuaStack, for interception: Interception) throws(LuaError) {
+        interceptors.push(onto: stack)
+        stack.insert(at: -2)
+        interceptions.append(interception)
+        defer { interceptions.removeLast() }
+        try stack.call(arguments: 2, function: intercept)
+    }
+
+    private static let source = """
+        local hand_on = ...
+        local error, type = error, type
+
+        -- Passes `item` to interceptors[index], whose `next` passes it on, and past the last one to the
+        -- store. Each `next` works once, and only while its interceptor runs.
+        local function intercept(interceptors, index, item)
+          local interceptor = interceptors[index]
+          if interceptor == nil then return hand_on(item) end
+          local called, returned = false, false
+          interceptor(item, function(passed)
+            if returned then error("next was called after its interceptor returned", 2) end
+            if called then error("next was called twice; an interceptor passes an item on once", 2) end
+            called = true
+            if passed == nil then passed = item end
+            if type(passed) ~= "table" then error("next expects the item table, got a " .. type(passed), 2) end
+            intercept(interceptors, index + 1, passed)
+          end)
+          returned = true
+        end
+
+        return function(interceptors, item) intercept(interceptors, 1, item) end
+        """
+}

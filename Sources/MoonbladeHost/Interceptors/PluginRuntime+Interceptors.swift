@@ -1,0 +1,116 @@
+import Moonblade
+import MoonbladeLua
+
+extension PluginRuntime {
+    /// The store interceptor that runs the plugins' Lua interceptors (in load order), then their
+    /// observer rules; the host puts it after its own Swift interceptors.
+    func ruleInterceptor() -> StoreInterceptor {
+        { context in
+            self.attach(to: context)
+            self.dispatchStartRules()
+            return { next in
+                { dispatchable in try self.intercept(dispatchable, context: context, next: next) }
+            }
+        }
+    }
+
+    private func intercept(
+        _ dispatchable: any Dispatchable, context: InterceptorContext, next: @escaping StoreInterceptorNext
+    ) throws {
+        let catalog = catalog
+        let kinds = catalog.rules
+        guard kinds.interceptors || kinds.observers else { return try next(dispatchable) }
+        let cascadeDepth = context.cascadeDepth
+        // The state is read, and the VM entered, only for an item some rule can react to.
+        let deliver: (any Dispatchable, LuaStack?) throws -> Void = { item, stack in
+            let name = catalog.name(of: item)
+            guard kinds.observers, kinds.mayObserve(name, isUpdater: item is any AnyStateUpdater) else {
+                return try next(item)
+            }
+            let old = context.anyStateWithGeneration
+            try next(item)
+            let new = context.anyStateWithGeneration
+            let change = ObservedChange(
+                old: old.state, oldGeneration: old.generation, new: new.state, newGeneration: new.generation)
+            self.observe(item, name: name, change: change, cascadeDepth: cascadeDepth, on: stack)
+        }
+        guard kinds.interceptors, let name = catalog.name(of: dispatchable) else { return try deliver(dispatchable, nil) }
+        // One transaction: an interceptor failing after its `next` (calling it twice, say) undoes the
+        // change that `next` applied, and no listener hears of it.
+        try context.transaction {
+            try withLua { lua in
+                try passThroughInterceptors(dispatchable, name: name, cascadeDepth: cascadeDepth, lua, deliver: deliver)
+            }
+        }
+    }
+
+    /// Runs the Lua interceptor chain on `{ name, kind, payload }`; its last `next` delivers the item.
+    private func passThroughInterceptors(
+        _ dispatchable: any Dispatchable, name: String, cascadeDepth: Int, _ lua: LuaSide,
+        deliver: @escaping (any Dispatchable, LuaStack) throws -> Void
+    ) throws {
+        guard let interceptors = lua.code.interceptors else { return try deliver(dispatchable, lua.stack) }
+        let stack = lua.stack
+        let base = stack.top
+        defer { stack.top = base }
+        try stack.reserve(2)
+        let swiftPayload = try pushItemTable(for: dispatchable, name: name, onto: stack, keepingPayload: true, lua)
+        let interception = Interception(
+            original: dispatchable, name: name, isUpdater: dispatchable is any AnyStateUpdater,
+            swiftPayload: swiftPayload, cascadeDepth: cascadeDepth, deliver: deliver)
+        do {
+            try lua.interceptors.run(interceptors, on: stack, for: interception)
+        } catch {
+            // What the store did with the item (an updater's own error) goes back as it was.
+            if let underlying = error.underlying { throw underlying }
+            throw lua.code.pluginError(error, item: name, plugin: lua.code.plugin(atSource: error.location?.source), on: stack)
+        }
+    }
+
+    /// The last interceptor's `next(item)`, on the stack of the thread it was called on: turns the
+    /// item table back into a store item and delivers it.
+    func handOn(_ stack: LuaStack) throws -> Int32 {
+        try withLua { lua in
+            guard let interception = lua.interceptors.interceptions.last else {
+                throw placedError(stack, "next can only be called while its interceptor runs")
+            }
+            guard stack.rawGet(table: 1, field: "name") == .string, let name = stack.string(at: -1) else {
+                throw placedError(stack, "next: the item's name must be a string, found \(stack.type(at: -1))")
+            }
+            stack.pop()
+            stack.rawGet(table: 1, field: "payload")
+            let item: any Dispatchable
+            do throws(ItemError) {
+                item = try handedOn(name, payloadAt: stack.top, of: stack, interception)
+            } catch {
+                throw placedError(stack, "next: \(error.message)")
+            }
+            stack.pop()
+            try interception.deliver(item, stack)
+            return 0
+        }
+    }
+
+    /// What the interceptors hand on: the original item when they changed nothing it carries, the same
+    /// kind of item with a new name or payload, or an item of another kind that the store re-dispatches.
+    private func handedOn(
+        _ name: String, payloadAt index: Int32, of stack: LuaStack, _ interception: Interception
+    ) throws(ItemError) -> any Dispatchable {
+        if let payload = interception.swiftPayload, name == interception.name,
+            (try? stack.value(at: index)) == payload
+        {
+            return interception.original
+        }
+        guard let kind = catalog.kind(of: name) else { throw ItemError(message: "no item named \(name) is registered") }
+        if kind.isUpdater == interception.isUpdater, !kind.isSwift,
+            let original = interception.original as? any LuaItem
+        {
+            return original.replaced(
+                by: name, payload: try luaPayload(of: name, at: index, stack), thread: InterceptorThread(stack: stack))
+        }
+        // Another kind is re-dispatched: one more reaction in the chain.
+        let cascadeDepth = interception.cascadeDepth + (kind.isUpdater == interception.isUpdater ? 0 : 1)
+        try checkCascade(cascadeDepth, cause: "re-dispatching \(interception.name) as \(name)")
+        return try makeItem(name, kind: kind, payloadAt: index, of: stack)
+    }
+}

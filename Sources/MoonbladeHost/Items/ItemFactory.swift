@@ -1,0 +1,61 @@
+import Moonblade
+import MoonbladeLua
+
+/// Why a name and payload from Lua make no store item; the caller places the message.
+struct ItemError: Error {
+    var message: String
+}
+
+extension PluginRuntime {
+    /// The store item that `name` stands for, with the payload at `payloadIndex` of `stack`.
+    func makeItem(_ name: String, payloadAt payloadIndex: Int32, of stack: LuaStack) throws(ItemError)
+        -> any Dispatchable
+    {
+        guard let kind = catalog.kind(of: name) else {
+            throw ItemError(message: "no item named \(name) is registered")
+        }
+        return try makeItem(name, kind: kind, payloadAt: payloadIndex, of: stack)
+    }
+
+    /// ``makeItem(_:payloadAt:of:)`` for a name whose kind is already known; a Lua updater handed on
+    /// by an interceptor running on `stack` runs on that stack too.
+    func makeItem(
+        _ name: String, kind: PluginItemKind, payloadAt payloadIndex: Int32, of stack: LuaStack
+    ) throws(ItemError) -> any Dispatchable {
+        if case .swift(_, let make) = kind {
+            do {
+                return try make(stack, payloadIndex, LuaDecoder())
+            } catch let error as DecodingError {
+                throw ItemError(message: "\(name): \(LuaDecoder.describe(error, root: "payload"))")
+            } catch {
+                throw ItemError(message: "\(name): \(error)")
+            }
+        }
+        let payload = try luaPayload(of: name, at: payloadIndex, stack)
+        return kind.isUpdater
+            ? LuaItemUpdater(runtime: self, item: name, payload: payload)
+            : LuaItemSideEffect<S, LuaValue>(runtime: self, item: name, payload: payload)
+    }
+
+    /// The payload Lua gives `name` at `index`: nothing for nil or no value, else a snapshot.
+    func luaPayload(of name: String, at index: Int32, _ stack: LuaStack) throws(ItemError) -> PluginValue {
+        switch stack.type(at: index) {
+        case .nil, .none:
+            return .none
+        default:
+            do {
+                return .lua(try stack.value(at: index))
+            } catch {
+                throw ItemError(message: "\(name) payload: \(error.message)")
+            }
+        }
+    }
+
+    /// Refuses a reaction that would go deeper than ``maxCascadeDepth``; `cause` names what reacted.
+    func checkCascade(_ cascadeDepth: Int, cause: String) throws(ItemError) {
+        guard cascadeDepth > maxCascadeDepth else { return }
+        throw ItemError(
+            message: "\(cause) stopped: more than \(maxCascadeDepth) reactions in a row "
+                + "(a rule or side effect that keeps re-triggering itself?)")
+    }
+}

@@ -1,0 +1,36 @@
+import Moonblade
+import MoonbladeLua
+
+/// Everything of a plugin host that lives in its Lua VM: reached only inside
+/// ``PluginRuntime/withLua(_:)``, so by one thread at a time (boundary rule 3); hence not `Sendable`.
+final class LuaSide {
+    let vm: LuaVM
+    let encoder = LuaEncoder()
+    let decoder = LuaDecoder()
+    /// The running plugins' functions and rules.
+    let code = PluginCode()
+    /// The store's state as Lua tables, kept between dispatches (see `Updaters/`).
+    let resident: LuaResidentState
+    /// The version the last Lua updater started from, kept for the observer rules that follow it.
+    var previousVersion: LuaStateVersion?
+    /// The Lua glue that passes items through the plugins' interceptors.
+    private(set) var interceptors: LuaInterceptorChain!
+    /// The Lua glue that gives side effects their `ctx`.
+    private(set) var sideEffects: SideEffectPrelude!
+
+    init(configuration: LuaVM.Configuration) throws(LuaError) {
+        vm = try LuaVM(configuration: configuration)
+        resident = try LuaResidentState(vm: vm)
+    }
+
+    /// The main thread's stack.
+    var stack: LuaStack { vm.stack }
+
+    /// Runs the host's Lua glue; done once, before any plugin loads.
+    func installPreludes(
+        sideEffects entryPoints: SideEffectPrelude.EntryPoints, handOn: @escaping LuaFunction
+    ) throws(LuaError) {
+        sideEffects = try SideEffectPrelude(on: stack, entryPoints: entryPoints)
+        interceptors = try LuaInterceptorChain(on: stack, handOn: handOn)
+    }
+}

@@ -1,0 +1,64 @@
+import MoonbladeLua
+
+/// The Lua glue that gives each side effect run its `ctx`, run once per VM.
+///
+/// `ctx.dispatch` and `ctx.deps.<group>.<name>` await Swift work through the shared `await`
+/// (``LuaAwaitingCoroutine``): a Swift start function records the work for the running side effect,
+/// `await` yields, and the runner resumes the coroutine with the outcome.
+struct SideEffectPrelude {
+    static let chunkName = "moonblade/side_effects.lua"
+
+    /// The Swift functions the glue calls, with the VM held.
+    struct EntryPoints {
+        /// `ctx.dispatch(name, payload)`: records the dispatch to await.
+        var startDispatch: LuaFunction
+        /// `ctx.deps.<group>.<name>(arguments)`, called as `(group, name, arguments)`: records the call.
+        var startCall: LuaFunction
+        /// `ctx.state()`: pushes the state.
+        var readState: LuaFunction
+        /// The exposed dependency names, by group.
+        var dependencyNames: LuaValue
+    }
+
+    /// Makes a fresh `ctx` table, so that what one run stores in its ctx no other run sees.
+    private let makeContext: LuaReference
+
+    init(on stack: LuaStack, entryPoints: EntryPoints) throws(LuaError) {
+        try stack.load(Self.source, chunkName: Self.chunkName)
+        try stack.pushAwaitFunction()
+        stack.push(function: entryPoints.startDispatch)
+        stack.push(function: entryPoints.startCall)
+        stack.push(function: entryPoints.readState)
+        try stack.push(entryPoints.dependencyNames)
+        stack.pushReadOnlyViewFunction()
+        try stack.call(arguments: 6, results: 1)
+        makeContext = stack.popReference()
+    }
+
+    /// Pushes a new `ctx` onto `stack`.
+    func pushContext(onto stack: LuaStack) throws(LuaError) {
+        try stack.call(results: 1, function: makeContext)
+    }
+
+    private static let source = """
+        local await, start_dispatch, start_call, read_state, dependency_names, read_only = ...
+        local setmetatable, pairs, ipairs = setmetatable, pairs, ipairs
+
+        local deps = {}
+        for group, names in pairs(dependency_names) do
+          local functions = {}
+          for _, name in ipairs(names) do
+            functions[name] = function(arguments) return await(start_call, group, name, arguments) end
+          end
+          deps[group] = read_only(functions, "ctx.deps." .. group) -- shared by every plugin
+        end
+
+        local shared = {
+          state = read_state,
+          dispatch = function(name, payload) return await(start_dispatch, name, payload) end,
+          deps = read_only(deps, "ctx.deps"),
+        }
+        local per_run = { __index = shared, __metatable = false }
+        return function() return setmetatable({}, per_run) end
+        """
+}

@@ -1,0 +1,161 @@
+import CLua
+
+/// A Lua function run as a coroutine that awaits Swift work by yielding (boundary rule 2).
+///
+/// The protocol, shared by the plugin host's side effects and the spec runner:
+/// 1. Lua code calls a Swift *start* function through ``pushAwaitFunction(onto:)``'s `await(start, …)`.
+///    The start function finds the coroutine running on its stack with ``running(on:)`` and records
+///    the work with ``suspend(awaiting:)``; it never yields itself.
+/// 2. `await` yields from Lua. ``resume(with:from:deadline:)`` returns ``Step/awaiting(_:)`` with the
+///    work, which the caller runs outside the VM (the VM is not held while it awaits: rule 3).
+/// 3. The caller resumes with the work's outcome; `await` returns the value, or raises the error
+///    placed at the Lua line that awaited (past the glue chunks named at creation).
+///
+/// Like the VM, it is used by one thread at a time and is not `Sendable`. `Context` is what the
+/// owner needs to know about a run when a start function finds it (the plugin host: the item and its
+/// cascade depth).
+public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
+    /// Swift work the coroutine waits for.
+    public typealias Work = @Sendable () async throws -> Value
+
+    /// Where the coroutine is after running until it suspends.
+    public enum Step {
+        /// The function returned this many values, on top of ``stack`` (pop them when read).
+        case returned(Int32)
+        /// It awaits `work`; resume it with the outcome.
+        case awaiting(Work)
+    }
+
+    /// What its owner keeps about this run.
+    public let context: Context
+    private let coroutine: LuaCoroutine
+    /// Pushes an awaited value for Lua.
+    private let pushValue: (Value, LuaStack) throws -> Void
+    /// Chunks of host glue that errors are not placed in.
+    private let glueChunks: Set<String>
+    /// What the error says when Lua code yields without awaiting anything.
+    private let strayYieldMessage: String
+    private var pending: Work?
+    private var hasStarted = false
+
+    /// The coroutine's own stack: push the function and its arguments here before the first resume.
+    public var stack: LuaStack { coroutine.stack }
+
+    /// Creates a coroutine in the VM `stack` belongs to, registered until ``finish()``.
+    ///
+    /// - Parameters:
+    ///   - glueChunks: chunk names of host glue (preludes) that awaited errors are placed past.
+    ///   - strayYieldMessage: the error when Lua code yields by itself (a plain `coroutine.yield()`).
+    ///   - pushValue: pushes an awaited value onto the coroutine's stack.
+    public init(
+        in stack: LuaStack, context: Context, glueChunks: Set<String>, strayYieldMessage: String,
+        pushValue: @escaping (Value, LuaStack) throws -> Void
+    ) {
+        self.context = context
+        self.glueChunks = glueChunks.union([LuaStack.awaitChunkName])
+        self.strayYieldMessage = strayYieldMessage
+        self.pushValue = pushValue
+        coroutine = LuaCoroutine(in: stack)
+        stack.runtime.awaitingCoroutines[coroutine.stack.threadIdentity] = self
+    }
+
+    /// Unregisters the coroutine; start functions no longer find it.
+    public func finish() {
+        coroutine.stack.runtime.awaitingCoroutines[coroutine.stack.threadIdentity] = nil
+    }
+
+    /// The awaiting coroutine running on `stack`, if `stack` is the thread of one with this context.
+    public static func running(on stack: LuaStack) -> LuaAwaitingCoroutine? {
+        stack.runtime.awaitingCoroutines[stack.threadIdentity] as? LuaAwaitingCoroutine
+    }
+
+    /// Records the work the coroutine is about to yield for; called by a Swift start function.
+    public func suspend(awaiting work: @escaping Work) {
+        pending = work
+    }
+
+    /// Runs the coroutine until it yields for work or returns, with the guest limits armed.
+    ///
+    /// - Parameters:
+    ///   - outcome: nil for the first resume (the function and `arguments` are on ``stack``), else the
+    ///     outcome of the awaited work.
+    ///   - arguments: how many arguments the first resume passes.
+    ///   - host: the stack of the thread resuming, where errors are described.
+    ///   - deadline: stops the coroutine with a limit error if it is still running when it passes.
+    /// - Throws: the error that ended the coroutine (placed, with a traceback), or the error for a
+    ///   yield that awaited nothing.
+    public func resume(
+        with outcome: Result<Value, any Error>?, arguments: Int32 = 0, from host: LuaStack, deadline: LuaDeadline? = nil
+    ) throws(LuaError) -> Step {
+        var count = arguments
+        if hasStarted {
+            pushOutcome(outcome)
+            count = 2
+        }
+        hasStarted = true
+        switch try coroutine.resume(arguments: count, from: host, deadline: deadline) {
+        case .yielded(let results):
+            stack.pop(results)
+            guard let work = pending else {
+                throw LuaError(.runtime, message: strayYieldMessage, location: stack.callerLocation())
+            }
+            pending = nil
+            return .awaiting(work)
+        case .returned(let results):
+            return .returned(results)
+        }
+    }
+
+    /// The Lua line that is awaiting, past the glue: where an error about the wait belongs.
+    public var awaitingLocation: LuaLocation? {
+        stack.callerLocation(skipping: glueChunks)
+    }
+
+    /// Pushes `(true, value)` or `(false, message)` for the `await` being resumed.
+    private func pushOutcome(_ outcome: Result<Value, any Error>?) {
+        switch outcome {
+        case .success(let value):
+            stack.push(true)
+            do {
+                try pushValue(value, stack)
+            } catch {
+                stack.pop()
+                pushFailure("cannot pass the result to Lua: \(error)", underlying: error)
+            }
+        case .failure(let error):
+            pushFailure("\(error)", underlying: error)
+        case nil:
+            pushFailure("resumed without the outcome of what it awaited", underlying: nil)
+        }
+    }
+
+    /// Pushes `(false, "<place>: message")`, raised by `await` as it is.
+    private func pushFailure(_ message: String, underlying: (any Error)?) {
+        stack.push(false)
+        let place = awaitingLocation.map { "\($0): " } ?? ""
+        stack.pushError(message: place + message, underlying: underlying)
+    }
+}
+
+/// The Lua side of awaiting: `await(start, …)` calls `start(…)`, yields, and returns the value the
+/// host resumes it with, or raises the (already placed) error.
+let awaitSource = """
+    local yield, error = coroutine.yield, error
+    return function(start, ...)
+      start(...)
+      local ok, result = yield()
+      if ok then return result end
+      error(result, 0)
+    end
+    """
+
+extension LuaStack {
+    /// The chunk name of the shared `await` glue.
+    public static let awaitChunkName = "moonblade/await.lua"
+
+    /// Pushes the shared `await(start, …)` function, for preludes that build awaiting functions on it.
+    public func pushAwaitFunction() throws(LuaError) {
+        try load(awaitSource, chunkName: Self.awaitChunkName)
+        try call(results: 1)
+    }
+}

@@ -1,0 +1,112 @@
+import CLua
+
+/// Decoded Swift values of resident tables, keyed by table identity and Swift type, so that decoding
+/// a new version reuses what an unchanged subtree decoded to last time.
+///
+/// Identity is not the table's address (a collected table's address is reused) but an id the Lua
+/// side keeps in a weak-keyed table (`ids`): when a table is collected its id goes with it, so a new
+/// table never meets a stale entry. A weak-valued `tables` (id to table) tells which ids are dead;
+/// their entries are dropped once the cache has doubled since the last sweep (amortized O(1)).
+///
+/// What is cached: every table decoded outside arrays and dictionaries (the state's struct skeleton),
+/// and every table decoded as a ``LuaStatePatchable`` type. Items of a collection that are not
+/// patchable (a struct per array element) are not: the collection's own entry holds them.
+final class LuaDecodingCache {
+    struct Key: Hashable {
+        let id: Int64
+        let type: ObjectIdentifier
+    }
+
+    private let ids: LuaReference
+    private let tables: LuaReference
+    private var entries: [Key: Any] = [:]
+    private var nextID: Int64 = 1
+    private var sweepThreshold = 1024
+
+    init(ids: LuaReference, tables: LuaReference) {
+        self.ids = ids
+        self.tables = tables
+    }
+
+    /// Decodes the value `root` refers to, with `changes` (a pending version's change records) to
+    /// patch collections from.
+    func decode<T: Decodable>(
+        _ type: T.Type, root: LuaReference, changes: LuaReference?, on stack: LuaStack, options: LuaDecoder
+    ) throws -> T {
+        let base = stack.top
+        defer { stack.top = base }
+        do { try stack.reserve(6) } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "the Lua stack cannot grow", underlyingError: error))
+        }
+        ids.push(onto: stack)
+        tables.push(onto: stack)
+        if let changes { changes.push(onto: stack) } else { stack.pushNil() }
+        root.push(onto: stack)
+        let decoder = LuaValueDecoder(state: stack.state, options: options)
+        decoder.cache = Session(cache: self, ids: base + 1, tables: base + 2, changes: changes == nil ? 0 : base + 3)
+        try decoder.reserve()
+        let value = try decoder.decodeValue(T.self, at: base + 4, key: LuaCodingKey?.none)
+        sweepIfGrown(stack, tables: base + 2)
+        return value
+    }
+
+    /// The number of cached values (for tests of the cache's bound).
+    var count: Int { entries.count }
+
+    private func sweepIfGrown(_ stack: LuaStack, tables: Int32) {
+        guard entries.count > sweepThreshold else { return }
+        let L = stack.state
+        entries = entries.filter { key, _ in
+            defer { lua_settop(L, -2) }
+            return lua_rawgeti(L, tables, key.id) != LUA_TNIL
+        }
+        sweepThreshold = max(1024, entries.count * 2)
+    }
+
+    /// The stack slots of one decode's cache tables, carried by the decoder.
+    struct Session {
+        unowned let cache: LuaDecodingCache
+        let ids: Int32
+        let tables: Int32
+        /// 0 when the value decoded has no change records.
+        let changes: Int32
+
+        /// The id of the table at `index`, or nil when it has none yet.
+        func id(ofTableAt index: Int32, _ L: OpaquePointer) -> Int64? {
+            lua_pushvalue(L, index)
+            defer { lua_settop(L, -2) }
+            return lua_rawget(L, ids) == LUA_TNUMBER ? lua_tointegerx(L, -1, nil) : nil
+        }
+
+        func value(id: Int64, type: Any.Type) -> Any? {
+            cache.entries[Key(id: id, type: ObjectIdentifier(type))]
+        }
+
+        /// Caches `value` for the table at `index`, giving the table an id if it has none.
+        func store(_ value: Any, type: Any.Type, id existing: Int64?, tableAt index: Int32, _ L: OpaquePointer) {
+            let id: Int64
+            if let existing {
+                id = existing
+            } else {
+                id = cache.nextID
+                cache.nextID += 1
+                lua_pushvalue(L, index)
+                lua_pushinteger(L, id)
+                lua_rawset(L, ids)
+                lua_pushvalue(L, index)
+                lua_rawseti(L, tables, id)
+            }
+            cache.entries[Key(id: id, type: ObjectIdentifier(type))] = value
+        }
+
+        /// Pushes the change record of the table at `index` (`{ base = …, key, key, … }`) and returns
+        /// true, or pushes nothing and returns false when it has none.
+        func pushChangeRecord(ofTableAt index: Int32, _ L: OpaquePointer) -> Bool {
+            guard changes != 0 else { return false }
+            lua_pushvalue(L, index)
+            if lua_rawget(L, changes) == LUA_TTABLE { return true }
+            lua_settop(L, -2)
+            return false
+        }
+    }
+}

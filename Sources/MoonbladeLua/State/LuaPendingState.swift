@@ -1,0 +1,18 @@
+/// A finished draft: the next version of the state, not yet current.
+///
+/// Decode it (``LuaResidentState/decode(_:of:decoder:)-(_,LuaPendingState,_)``) and, when that succeeds,
+/// ``LuaResidentState/commit(_:version:)`` it; dropping it instead leaves the resident state exactly as
+/// it was, since nothing of the current version was written to make it.
+public final class LuaPendingState {
+    /// The new root: tables on the paths the updater wrote are new, every other table is the very
+    /// table of the version the draft was made from.
+    let root: LuaReference
+    /// A Lua table mapping each new table that came from an older one to
+    /// `{ base = older table, changedKey1, changedKey2, … }`; tables the plugin built have no entry.
+    let changes: LuaReference
+
+    init(root: LuaReference, changes: LuaReference) {
+        self.root = root
+        self.changes = changes
+    }
+}

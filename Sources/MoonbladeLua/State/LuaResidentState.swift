@@ -1,0 +1,175 @@
+import CLua
+
+/// The store's state kept in one VM between dispatches, as immutable Lua tables stamped with a version,
+/// with Immer-style drafts for Lua updaters and a decoder that reads only what changed.
+///
+/// The life of a dispatch:
+///
+/// 1. ``beginDraft(onto:)`` pushes a draft of the current version; the host calls the Lua updater
+///    with it (a guest call).
+/// 2. ``finishDraft(_:resultAt:on:)`` turns the draft (or the table the updater returned) into a
+///    ``LuaPendingState``: the tables on the paths that were written are new, every other subtree is
+///    the very table of the current version (structural sharing).
+/// 3. ``decode(_:of:decoder:)-(_,LuaPendingState,_)`` reads it into Swift, reusing the values decoded
+///    earlier for unchanged subtrees and patching changed arrays and dictionaries at their changed keys.
+/// 4. ``commit(_:version:)`` makes it current. Any failure on the way (a raise, a limit, a decode
+///    error) leaves the current version untouched: drop the pending state and nothing happened.
+///
+/// Side effects and observers read a version through ``pushReadOnlyView(of:onto:)``, O(1) and
+/// without copying. When Swift code changes the state, ``replace(with:version:encoder:)`` pushes it whole.
+///
+/// Drafts behave as plain tables for indexing, `#`, `pairs`, `ipairs` and the `table` library;
+/// `rawget`, `rawset` and `next` see an empty proxy. A draft kept past its updater is read-only.
+///
+/// Not thread-safe: use it under the VM's one-thread rule, like ``LuaVM`` itself. Decode every
+/// version with the same ``LuaDecoder`` settings: cached values do not record the settings they were
+/// decoded with.
+public final class LuaResidentState {
+    private let vm: LuaVM
+    private let beginFunction: LuaReference
+    private let finishFunction: LuaReference
+    private let closeFunction: LuaReference
+    private let viewFunction: LuaReference
+    private let cache: LuaDecodingCache
+
+    /// The current version; nil until the first ``replace(with:version:encoder:)``.
+    public private(set) var current: LuaStateVersion?
+
+    /// Loads the draft machinery into `vm` (once per resident state).
+    public init(vm: LuaVM) throws(LuaError) {
+        self.vm = vm
+        let stack = vm.stack
+        let base = stack.top
+        defer { stack.top = base }
+        try stack.load(LuaDraftMachinery.source, chunkName: LuaDraftMachinery.chunkName)
+        try stack.call(results: 1)
+        func field(_ name: String) -> LuaReference {
+            stack.rawGet(table: -1, field: name)
+            return stack.popReference()
+        }
+        stack.rawGet(table: -1, field: "proxies")
+        stack.registerStateProxies(tableAt: -1)
+        stack.pop()
+        beginFunction = field("begin")
+        finishFunction = field("finish")
+        closeFunction = field("close")
+        viewFunction = field("view")
+        cache = LuaDecodingCache(ids: field("ids"), tables: field("tables"))
+    }
+
+    // MARK: Versions
+
+    /// Pushes `value` whole as the new current version (when Swift code changed the state).
+    ///
+    /// Host work: the VM's limits do not apply. On an encoding error the current version stays.
+    @discardableResult
+    public func replace<T: Encodable>(with value: T, version: UInt64, encoder: LuaEncoder = LuaEncoder()) throws
+        -> LuaStateVersion
+    {
+        let replaced = try self.version(of: value, stamped: version, encoder: encoder)
+        current = replaced
+        return replaced
+    }
+
+    /// Pushes `value` whole as a version of its own, without making it current: a state Swift code
+    /// made that Lua must see (an observer's old state, say).
+    public func version<T: Encodable>(of value: T, stamped version: UInt64, encoder: LuaEncoder = LuaEncoder()) throws
+        -> LuaStateVersion
+    {
+        try encoder.push(value, onto: vm.stack)
+        return LuaStateVersion(version: version, root: vm.stack.popReference())
+    }
+
+    /// Makes `pending` the current version, stamped `version`.
+    @discardableResult
+    public func commit(_ pending: LuaPendingState, version: UInt64) -> LuaStateVersion {
+        let committed = LuaStateVersion(version: version, root: pending.root)
+        current = committed
+        return committed
+    }
+
+    /// Pushes a read-only view of the current version (see ``pushReadOnlyView(of:onto:)``).
+    public func pushReadOnlyView(onto stack: LuaStack) throws(LuaError) {
+        try pushReadOnlyView(of: requireCurrent(), onto: stack)
+    }
+
+    /// Pushes a read-only view of `version`, in O(1): a proxy that reads the resident tables, hands
+    /// out nested tables as views too, and raises `state is read-only here (field "todos")` on a write.
+    /// A non-table state is pushed as it is.
+    public func pushReadOnlyView(of version: LuaStateVersion, onto stack: LuaStack) throws(LuaError) {
+        try stack.reserve(3)
+        version.root.push(onto: stack)
+        try stack.call(arguments: 1, results: 1, function: viewFunction)
+    }
+
+    // MARK: Drafts
+
+    /// Pushes a draft of the current version, to be handed to a Lua updater, and returns its handle.
+    ///
+    /// Reads through the draft come from the resident tables; writes copy only the tables on their
+    /// path. Finish it with ``finishDraft(_:resultAt:on:)`` once the updater has returned.
+    public func beginDraft(onto stack: LuaStack) throws(LuaError) -> LuaDraft {
+        let root = try requireCurrent().root
+        try stack.reserve(4)
+        root.push(onto: stack)
+        try stack.call(arguments: 1, results: 2, function: beginFunction)
+        return LuaDraft(session: stack.popReference())
+    }
+
+    /// Ends `draft` (its drafts become read-only, including any the plugin kept) and builds the next
+    /// version from the value at `index` (what the updater returned), or from the draft when `index`
+    /// is nil or that value is nil.
+    ///
+    /// Tables the plugin created and put into the state are copied, so it cannot change the state
+    /// later through a reference it kept. A table that contains itself is an error; so is running
+    /// out of memory or budget (this runs as guest work, as part of the updater's cost). On error the
+    /// current version is untouched.
+    public func finishDraft(_ draft: LuaDraft, resultAt index: Int32?, on stack: LuaStack) throws(LuaError)
+        -> LuaPendingState
+    {
+        let index = index.map(stack.absolute)
+        try stack.reserve(4)
+        draft.session.push(onto: stack)
+        if let index { stack.pushCopy(of: index) } else { stack.pushNil() }
+        try stack.call(arguments: 2, results: 2, function: finishFunction)
+        let changes = stack.popReference()
+        return LuaPendingState(root: stack.popReference(), changes: changes)
+    }
+
+    /// Ends `draft` without building a version (its updater failed): drafts the plugin kept become
+    /// read-only.
+    public func abandonDraft(_ draft: LuaDraft, on stack: LuaStack) throws(LuaError) {
+        try stack.reserve(2)
+        draft.session.push(onto: stack)
+        try stack.call(arguments: 1, results: 0, function: closeFunction)
+    }
+
+    // MARK: Decoding
+
+    /// Decodes `pending` as a `T`, decoding only what changed: values of subtrees it shares with
+    /// versions decoded before are reused, and changed arrays and dictionaries whose older table was
+    /// decoded are patched at their changed keys (``LuaStatePatchable``).
+    ///
+    /// Errors are the `DecodingError`s of ``LuaDecoder``, with their full coding path.
+    public func decode<T: Decodable>(_ type: T.Type, of pending: LuaPendingState, decoder: LuaDecoder = LuaDecoder())
+        throws -> T
+    {
+        try cache.decode(T.self, root: pending.root, changes: pending.changes, on: vm.stack, options: decoder)
+    }
+
+    /// Decodes `version` as a `T`, reusing the values cached for its tables.
+    public func decode<T: Decodable>(_ type: T.Type, of version: LuaStateVersion, decoder: LuaDecoder = LuaDecoder())
+        throws -> T
+    {
+        try cache.decode(T.self, root: version.root, changes: nil, on: vm.stack, options: decoder)
+    }
+
+    /// How many decoded values the decoding cache holds (entries of collected tables are swept once
+    /// the cache has doubled).
+    var cachedValueCount: Int { cache.count }
+
+    private func requireCurrent() throws(LuaError) -> LuaStateVersion {
+        guard let current else { throw LuaError(.runtime, message: "the resident state has no version yet") }
+        return current
+    }
+}

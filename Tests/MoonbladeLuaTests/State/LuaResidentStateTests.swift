@@ -1,0 +1,129 @@
+import MoonbladeLua
+import Testing
+
+/// Versions, read-only views, structural sharing and transactions.
+@Suite("Resident state: versions, views and transactions")
+struct LuaResidentStateTests {
+    @Test func anUnchangedSubtreeIsTheSameTableInTheNextVersion() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        let before = try #require(harness.resident.current)
+        try harness.update(Board.self, "state.todos[2].done = false")
+        let after = try #require(harness.resident.current)
+        for shared in ["settings", "settings.limits", "byOwner", "todos.1", "todos.3", "todos.2.tags"] {
+            #expect(try harness.share(before, after, at: shared), "\(shared)")
+        }
+        for changed in ["todos", "todos.2"] {
+            #expect(try !harness.share(before, after, at: changed), "\(changed)")
+        }
+    }
+
+    @Test func writingTheSameValueBackChangesNothing() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        let before = try #require(harness.resident.current)
+        harness.commit(try harness.draft("state.counter = state.counter; state.todos[1] = state.todos[1]; state.settings.theme = 'dark'"))
+        #expect(try harness.share(before, #require(harness.resident.current), at: "todos"))
+        #expect(try harness.share(before, #require(harness.resident.current), at: "settings"))
+    }
+
+    @Test func theOldVersionIsUnchangedAfterACommitAndAfterADiscard() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        let before = try #require(harness.resident.current)
+        _ = try harness.draft("state.counter = 100; state.todos[1].title = 'discarded'")
+        #expect(harness.resident.current === before)
+        try harness.update(Board.self, "state.counter = 2; state.todos[1].title = 'kept'")
+        #expect(try harness.resident.decode(Board.self, of: before) == Board.sample)
+        #expect(try harness.read(before, "return state.counter, state.todos[1].title") == [.integer(1), .string("a")])
+        let after = try #require(harness.resident.current)
+        #expect(after.version == 1)
+        #expect(try harness.read(after, "return state.counter, state.todos[1].title") == [.integer(2), .string("kept")])
+    }
+
+    @Test func aRaiseHalfwayLeavesTheResidentStateUntouched() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        let before = try #require(harness.resident.current)
+        let error = expectLuaError {
+            _ = try harness.draft("state.counter = 50\ntable.remove(state.todos, 1)\nstate.settings.theme = 'x'\nerror('halfway')")
+        }
+        #expect(error?.message == "updater.lua:5: halfway")
+        #expect(harness.resident.current === before)
+        #expect(try harness.update(Board.self, "state.name = state.name .. '!'") == {
+            var board = Board.sample
+            board.name = "home!"
+            return board
+        }())
+    }
+
+    @Test func theInstructionBudgetAndTheMemoryLimitLeaveItUntouched() throws {
+        let harness = try ResidentStateHarness(
+            Board.sample, configuration: LuaVM.Configuration(instructionBudget: 100_000, hookInterval: 100))
+        let before = try #require(harness.resident.current)
+        let budget = expectLuaError { _ = try harness.draft("state.counter = 3\nwhile true do state.counter = state.counter + 1 end") }
+        #expect(budget?.kind == .limit)
+        harness.vm.memoryLimit = harness.vm.memoryInUse + 200_000
+        let memory = expectLuaError {
+            _ = try harness.draft("state.counter = 3\nfor i = 1, 1e7 do state.todos[i] = { title = ('x'):rep(i % 50), done = true } end")
+        }
+        #expect(memory?.kind == .memory)
+        harness.vm.memoryLimit = nil
+        #expect(harness.resident.current === before)
+        #expect(try harness.resident.decode(Board.self, of: before) == Board.sample)
+    }
+
+    @Test func aDecodingErrorNamesTheFullPathAndCommitsNothing() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        let before = try #require(harness.resident.current)
+        _ = try harness.resident.decode(Board.self, of: before)  // cached: the error comes from a patch
+        for (source, message) in [
+            ("state.todos[3].done = 'yes'", "state.todos[3].done: expected Bool, found string \"yes\""),
+            ("state.byOwner.ann[2] = 'two'", "state.byOwner.ann[2]: expected Int, found string \"two\""),
+            ("state.todos[5] = state.todos[1]", "state.todos: expected a sequence, found a hole at [4]"),
+            ("state.settings = { limits = {} }", "state.settings: required key \"theme\" is missing"),
+        ] {
+            let pending = try harness.draft(source)
+            do {
+                _ = try harness.resident.decode(Board.self, of: pending)
+                Issue.record("\(source) decoded")
+            } catch let error as DecodingError {
+                #expect(LuaDecoder.describe(error) == message)
+            }
+            #expect(harness.resident.current === before)
+        }
+    }
+
+    @Test func readOnlyViewsReadLikeTablesAndRefuseWrites() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        let version = try #require(harness.resident.current)
+        let values = try harness.read(version, """
+            local titles = {}
+            for i, todo in ipairs(state.todos) do titles[i] = todo.title end
+            local owners = 0
+            for _, ids in pairs(state.byOwner) do owners = owners + #ids end
+            return #state.todos, table.concat(titles), owners, state.todos == state.todos, state.settings.limits.max
+            """)
+        #expect(values == [.integer(3), .string("abc"), .integer(3), .boolean(true), .integer(3)])
+        for (source, message) in [
+            ("state.todos = nil", "reader.lua:2: state is read-only here (field \"todos\")"),
+            ("state.todos[1].done = true", "reader.lua:2: state is read-only here (field \"done\")"),
+            ("table.insert(state.todos, {})", "state is read-only here (key 4)"),
+        ] {
+            let error = expectLuaError { _ = try harness.read(version, source) }
+            #expect(error?.message.hasSuffix(message) == true, "\(error?.message ?? "")")
+        }
+        #expect(try harness.resident.decode(Board.self, of: version) == Board.sample)
+    }
+
+    @Test func aNonTableStateWorksToo() throws {
+        let harness = try ResidentStateHarness(41)
+        #expect(try harness.update(Int.self, "return state + 1") == 42)
+        #expect(try harness.update(Int.self, "") == 42)
+        #expect(try harness.read(#require(harness.resident.current), "return state") == [.integer(42)])
+    }
+
+    @Test func draftingBeforeAnyStateIsAnError() throws {
+        let vm = try LuaVM()
+        let resident = try LuaResidentState(vm: vm)
+        let error = expectLuaError { _ = try resident.beginDraft(onto: vm.stack) }
+        #expect(error?.message == "the resident state has no version yet")
+        #expect(vm.stack.top == 0)
+    }
+}

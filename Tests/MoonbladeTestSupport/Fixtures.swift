@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// A to-do item, the element of the test states' lists.
+public struct Todo: Codable, Equatable, Sendable {
+    public var title: String
+    public var done = false
+
+    public init(title: String, done: Bool = false) {
+        self.title = title
+        self.done = done
+    }
+}
+
+/// The repository's `Plugins/` folder, where the shipped plugins live.
+public let shippedPluginsDirectory = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Plugins").path
+
+/// The shipped plugin `name`, `Plugins/<name>` at the package root.
+public func shippedPlugin(_ name: String) -> String {
+    "\(shippedPluginsDirectory)/\(name)"
+}
+
+/// A fresh, empty directory for one test, removed when it is done.
+public final class ScratchDirectory: Sendable {
+    public let url = FileManager.default.temporaryDirectory.appendingPathComponent("moonblade-tests-\(UUID().uuidString)")
+
+    public init() {
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// Plugin folders written for one test, removed when it is done.
+public final class ScratchPlugins: Sendable {
+    private let scratch = ScratchDirectory()
+
+    public init() {}
+
+    /// Writes `<name>/plugin.lua` and returns the folder.
+    public func write(_ name: String, _ source: String) throws -> String {
+        let folder = scratch.url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try source.write(to: folder.appendingPathComponent("plugin.lua"), atomically: true, encoding: .utf8)
+        return folder.path
+    }
+}
+
+/// Polls `condition` every millisecond until it holds or `timeout` passes; returns whether it held.
+public func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return true
+}
+
+/// Waits for work running in other tasks until `condition` holds; records an issue at the caller
+/// after `timeout` rather than spinning forever.
+public func waitUntil(
+    timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
+) async {
+    let held = await eventually(timeout: timeout, condition)
+    #expect(held, "timed out waiting", sourceLocation: sourceLocation)
+}
