@@ -28,9 +28,9 @@ public final class PluginHost<S: State & Codable>: Sendable {
         /// awaits, may run; nil for no limit. Default 100 million (a few tenths of a second of Lua):
         /// far above any sane updater, low enough that a runaway loop frees the store quickly.
         public var instructionBudget: Int?
-        /// Instructions between two checks of the budget and the side effect time limit. Default 1000.
+        /// Instructions between two checks of the budget and the time limits. Default 1000.
         /// nil removes the count hook: tight Lua loops then run about twice as fast (see README), but
-        /// neither limit can stop running Lua code any more (awaits are still timed).
+        /// none of them can stop running Lua code any more (awaits are still timed).
         public var hookInterval: Int?
         /// The longest one updater, interceptor or observer rule call (and one stretch of a side effect
         /// between two awaits, if the side effect has no time limit of its own) may run on the wall
