@@ -6,6 +6,9 @@ enum HostileCorpus {
     static let memoryLimit = 64 << 20
     static let instructionBudget = 5_000_000
     static let sideEffectTimeLimit = Duration.milliseconds(500)
+    /// Out of the way of the budget and the memory limit, which the corpus is about, even in slow
+    /// (sanitized) builds; `CallTimeLimitTests` test the call time limit.
+    static let callTimeLimit = Duration.seconds(60)
     static let budgetExceeded = "instruction budget of 5000000 instructions exceeded"
     static let memoryExceeded = "memory limit of 67108864 bytes exceeded"
     /// How long a dispatch may take to fail, generously: the whole suite shares two cores and the

@@ -27,7 +27,7 @@ struct HostileCorpusTests {
             dependencies: Self.dependencies(),
             configuration: .init(
                 memoryLimit: HostileCorpus.memoryLimit, instructionBudget: HostileCorpus.instructionBudget,
-                sideEffectTimeLimit: HostileCorpus.sideEffectTimeLimit))
+                callTimeLimit: HostileCorpus.callTimeLimit, sideEffectTimeLimit: HostileCorpus.sideEffectTimeLimit))
         let recorder = ChangeRecorder()
         recorder.attach(to: host.store)
 
