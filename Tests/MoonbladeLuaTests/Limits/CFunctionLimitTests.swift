@@ -7,6 +7,7 @@ import Testing
 struct CFunctionLimitTests {
     static let budget = 1_000_000
     static let budgetExceeded = "instruction budget of 1000000 instructions exceeded"
+    static let limited = LuaVM.Configuration(instructionBudget: budget, hookInterval: 100)
 
     /// A subject of a few kilobytes and patterns that backtrack catastrophically on it.
     static let subject = "local s = ('a'):rep(4000)\n"
@@ -50,19 +51,17 @@ struct CFunctionLimitTests {
     ]
 
     @Test(arguments: stops)
-    func theBudgetStopsWorkInC(_ stop: GuestStop) throws {
-        let vm = try LuaVM(configuration: .init(instructionBudget: Self.budget, hookInterval: 100))
-        stop.expectStopped(in: vm, kind: .limit, says: Self.budgetExceeded)
+    func theBudgetStopsWorkInC(_ stop: GuestStop) async throws {
+        try await stop.expectStopped(with: Self.limited, kind: .limit, says: Self.budgetExceeded)
     }
 
     @Test(arguments: stops)
-    func theCallTimeLimitStopsWorkInC(_ stop: GuestStop) throws {
-        let vm = try LuaVM(configuration: .init(callTimeLimit: .milliseconds(200)))
-        stop.expectStopped(in: vm, kind: .limit, says: "time limit of 0.2 s exceeded")
+    func theCallTimeLimitStopsWorkInC(_ stop: GuestStop) async throws {
+        try await stop.expectStopped(with: .init(callTimeLimit: .milliseconds(200)), kind: .limit, says: "time limit of 0.2 s exceeded")
     }
 
     @Test func matchingCountsAgainstTheSameBudgetAsInstructions() throws {
-        let vm = try LuaVM(configuration: .init(instructionBudget: Self.budget, hookInterval: 100))
+        let vm = try LuaVM(configuration: Self.limited)
         // Each call is far under the budget; together they are over it, whether counted by the hook
         // (the loop) or by the matcher (the steps of each short match).
         let error = expectLuaError {
@@ -77,11 +76,11 @@ struct CFunctionLimitTests {
         #expect(moved == [1, 1, 9999])
     }
 
-    @Test func sortingWithoutAComparisonIsChargedItsComparisons() throws {
-        let vm = try LuaVM(configuration: .init(instructionBudget: Self.budget, hookInterval: 100))
+    @Test func sortingWithoutAComparisonIsChargedItsComparisons() async throws {
         let stop = GuestStop(
             name: "sort", source: "local t = {} for i = 1, 1 << 17 do t[i] = -i end\ntable.sort(t)\nreturn t[1]", line: 2)
-        stop.expectStopped(in: vm, kind: .limit, says: Self.budgetExceeded)
+        try await stop.expectStopped(with: Self.limited, kind: .limit, says: Self.budgetExceeded)
+        let vm = try LuaVM(configuration: Self.limited)
         // Under the budget, or with a comparison function (Lua code, counted by the hook), it sorts.
         #expect(try vm.run("local t = {} for i = 1, 1000 do t[i] = -i end table.sort(t) return t[1], t[1000]") == [-1000, -1])
         #expect(try vm.run("local t = {3, 1, 2} table.sort(t, function(a, b) return a > b end) return t[1], t[3]") == [3, 1])

@@ -141,18 +141,21 @@ struct InstructionBudgetTests {
     ]
 
     @Test(arguments: errorObjects)
-    func anErrorObjectWhoseTostringRunsAwayIsReportedAtTheErrorCall(_ stop: GuestStop) throws {
-        let vm = try Self.limitedVM()
-        stop.expectStopped(in: vm, kind: .limit, says: "instruction budget of \(Self.budget) instructions exceeded in the __tostring of an error object")
-        let timed = try LuaVM(configuration: .init(callTimeLimit: .milliseconds(200)))
-        stop.expectStopped(in: timed, kind: .limit, says: "time limit of 0.2 s exceeded in the __tostring of an error object")
+    func anErrorObjectWhoseTostringRunsAwayIsReportedAtTheErrorCall(_ stop: GuestStop) async throws {
+        try await stop.expectStopped(
+            with: .init(instructionBudget: Self.budget, hookInterval: 100), kind: .limit,
+            says: "instruction budget of \(Self.budget) instructions exceeded in the __tostring of an error object")
+        try await stop.expectStopped(
+            with: .init(callTimeLimit: .milliseconds(200)), kind: .limit,
+            says: "time limit of 0.2 s exceeded in the __tostring of an error object")
     }
 
-    @Test func anErrorObjectWhoseTostringRunsOutOfMemoryIsReportedAtTheErrorCall() throws {
-        let vm = try LuaVM(configuration: .init(memoryLimit: 16 << 20))
+    @Test func anErrorObjectWhoseTostringRunsOutOfMemoryIsReportedAtTheErrorCall() async throws {
         let stop = GuestStop(
             name: "memory", source: "local e = setmetatable({}, { __tostring = function() return ('x'):rep(1 << 30) end })\nerror(e)",
             line: 2)
-        stop.expectStopped(in: vm, kind: .memory, says: "memory limit of 16777216 bytes exceeded in the __tostring of an error object")
+        try await stop.expectStopped(
+            with: .init(memoryLimit: 16 << 20), kind: .memory,
+            says: "memory limit of 16777216 bytes exceeded in the __tostring of an error object")
     }
 }

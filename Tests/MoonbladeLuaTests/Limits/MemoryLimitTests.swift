@@ -38,11 +38,9 @@ struct MemoryLimitTests {
     ]
 
     @Test(arguments: swallowed)
-    func aMemoryErrorEndsTheCallAtOnce(_ stop: GuestStop) throws {
+    func aMemoryErrorEndsTheCallAtOnce(_ stop: GuestStop) async throws {
         // No budget and no time limit: only the memory limit can stop these.
-        let vm = try LuaVM(configuration: .init(memoryLimit: Self.limit))
-        stop.expectStopped(in: vm, kind: .memory, says: Self.exceeded)
-        #expect(vm.memoryInUse < Self.limit)
+        try await stop.expectStopped(with: .init(memoryLimit: Self.limit), kind: .memory, says: Self.exceeded)
     }
 
     /// Near the limit, Lua collects all garbage before each allocation that would pass it; a call
