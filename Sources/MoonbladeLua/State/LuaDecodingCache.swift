@@ -8,6 +8,11 @@ import CLua
 /// table never meets a stale entry. A weak-valued `tables` (id to table) tells which ids are dead;
 /// their entries are dropped once the cache has doubled since the last sweep (amortized O(1)).
 ///
+/// A changed table supersedes the entry of the table it came from (the same state one version older):
+/// that entry is kept for one more decode only, for a draft made again from the same version after
+/// its first result was discarded, so the cache holds about two versions' worth of values, not one
+/// per dispatch.
+///
 /// What is cached: every table decoded outside arrays and dictionaries (the state's struct skeleton),
 /// and every table decoded as a ``LuaStatePatchable`` type. Items of a collection that are not
 /// patchable (a struct per array element) are not: the collection's own entry holds them.
@@ -20,8 +25,12 @@ final class LuaDecodingCache {
     private let ids: LuaReference
     private let tables: LuaReference
     private var entries: [Key: Any] = [:]
+    /// Entries superseded during the last decode, and during this one.
+    private var superseded: [Key: Any] = [:]
+    private var supersededNow: [Key: Any] = [:]
     private var nextID: Int64 = 1
-    private var sweepThreshold = 1024
+    private static let sweepFloor = 256
+    private var sweepThreshold = sweepFloor
 
     init(ids: LuaReference, tables: LuaReference) {
         self.ids = ids
@@ -34,7 +43,11 @@ final class LuaDecodingCache {
         _ type: T.Type, root: LuaReference, changes: LuaReference?, on stack: LuaStack, options: LuaDecoder
     ) throws -> T {
         let base = stack.top
-        defer { stack.top = base }
+        defer {
+            stack.top = base
+            superseded = supersededNow
+            supersededNow = [:]
+        }
         do { try stack.reserve(6) } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "the Lua stack cannot grow", underlyingError: error))
         }
@@ -51,7 +64,14 @@ final class LuaDecodingCache {
     }
 
     /// The number of cached values (for tests of the cache's bound).
-    var count: Int { entries.count }
+    var count: Int { entries.count + superseded.count }
+
+    /// Forgets every value (the state was pushed whole: none of its tables were decoded yet).
+    func removeAll() {
+        entries = [:]
+        superseded = [:]
+        sweepThreshold = Self.sweepFloor
+    }
 
     private func sweepIfGrown(_ stack: LuaStack, tables: Int32) {
         guard entries.count > sweepThreshold else { return }
@@ -60,7 +80,7 @@ final class LuaDecodingCache {
             defer { lua_settop(L, -2) }
             return lua_rawgeti(L, tables, key.id) != LUA_TNIL
         }
-        sweepThreshold = max(1024, entries.count * 2)
+        sweepThreshold = max(Self.sweepFloor, entries.count * 2)
     }
 
     /// The stack slots of one decode's cache tables, carried by the decoder.
@@ -79,7 +99,16 @@ final class LuaDecodingCache {
         }
 
         func value(id: Int64, type: Any.Type) -> Any? {
-            cache.entries[Key(id: id, type: ObjectIdentifier(type))]
+            let key = Key(id: id, type: ObjectIdentifier(type))
+            return cache.entries[key] ?? cache.superseded[key] ?? cache.supersededNow[key]
+        }
+
+        /// Moves the entry of the table `id` out of the cache, to be kept for one more decode.
+        func supersede(id: Int64, type: Any.Type) {
+            let key = Key(id: id, type: ObjectIdentifier(type))
+            if let value = cache.entries.removeValue(forKey: key) ?? cache.superseded.removeValue(forKey: key) {
+                cache.supersededNow[key] = value
+            }
         }
 
         /// Caches `value` for the table at `index`, giving the table an id if it has none.

@@ -1,6 +1,6 @@
 /// A finished draft: the next version of the state, not yet current.
 ///
-/// Decode it (``LuaResidentState/decode(_:of:decoder:)-(_,LuaPendingState,_)``) and, when that succeeds,
+/// Decode it with ``LuaResidentState``'s `decode(_:of:decoder:)` and, when that succeeds,
 /// ``LuaResidentState/commit(_:version:)`` it; dropping it instead leaves the resident state exactly as
 /// it was, since nothing of the current version was written to make it.
 public final class LuaPendingState {

@@ -10,7 +10,7 @@ import CLua
 /// 2. ``finishDraft(_:resultAt:on:)`` turns the draft (or the table the updater returned) into a
 ///    ``LuaPendingState``: the tables on the paths that were written are new, every other subtree is
 ///    the very table of the current version (structural sharing).
-/// 3. ``decode(_:of:decoder:)-(_,LuaPendingState,_)`` reads it into Swift, reusing the values decoded
+/// 3. `decode(_:of:decoder:)` reads it into Swift, reusing the values decoded
 ///    earlier for unchanged subtrees and patching changed arrays and dictionaries at their changed keys.
 /// 4. ``commit(_:version:)`` makes it current. Any failure on the way (a raise, a limit, a decode
 ///    error) leaves the current version untouched: drop the pending state and nothing happened.
@@ -61,12 +61,14 @@ public final class LuaResidentState {
 
     /// Pushes `value` whole as the new current version (when Swift code changed the state).
     ///
-    /// Host work: the VM's limits do not apply. On an encoding error the current version stays.
+    /// Host work: the VM's limits do not apply. On an encoding error the current version stays. The
+    /// decoding cache starts over: the next decode reads the new tables in full once.
     @discardableResult
     public func replace<T: Encodable>(with value: T, version: UInt64, encoder: LuaEncoder = LuaEncoder()) throws
         -> LuaStateVersion
     {
         let replaced = try self.version(of: value, stamped: version, encoder: encoder)
+        cache.removeAll()
         current = replaced
         return replaced
     }

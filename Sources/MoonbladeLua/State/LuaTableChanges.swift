@@ -28,7 +28,7 @@ public struct LuaTableChanges {
         let count = lua_rawlen(L, record)
         var keys: [Key] = []
         keys.reserveCapacity(Int(count))
-        for position in 1...max(1, lua_Integer(count)) where position <= count {
+        for position in stride(from: lua_Integer(1), through: lua_Integer(count), by: 1) {
             lua_rawgeti(L, record, position)
             defer { lua_settop(L, -2) }
             if lua_isinteger(L, -1) != 0 {

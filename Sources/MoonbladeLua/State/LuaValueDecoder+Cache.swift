@@ -22,33 +22,38 @@ extension LuaValueDecoder {
         if let id, let hit = cache.value(id: id, type: T.self) {
             return hit as! T
         }
+        // A changed table: what the table it came from decoded to is superseded by this value.
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        let record = cache.pushChangeRecord(ofTableAt: index, L) ? top + 1 : nil
+        var baseID: Int64?
+        if let record {
+            stack.rawGet(table: record, field: "base")
+            baseID = cache.id(ofTableAt: -1, L)
+            lua_settop(L, record)
+        }
         if patchable != nil { collectionDepth += 1 }
         defer { if patchable != nil { collectionDepth -= 1 } }
         let value: T
-        if let patchable, let patched = try patch(patchable, at: index, key: key, cache: cache) {
+        if let patchable, let record, let baseID, let base = cache.value(id: baseID, type: T.self),
+            let patched = try patch(patchable, from: base, at: index, key: key, record: record)
+        {
             value = patched as! T
         } else {
             value = try decodeNested(T.self, at: index, key: key) { try T(from: $0) }
         }
         cache.store(value, type: T.self, id: id, tableAt: index, L)
+        if let baseID { cache.supersede(id: baseID, type: T.self) }
         return value
     }
 
-    /// The value of the changed table at `index`, made from the cached value of the table it came
-    /// from; nil when there is none (or the collection cannot be patched), to decode it in full.
+    /// The value of the changed table at `index` made from `base`, the value of the table it came
+    /// from, and its change `record`; nil when the collection cannot be patched, to decode it in full.
     private func patch<P: LuaStatePatchable, K: CodingKey>(
-        _ type: P.Type, at index: Int32, key: K?, cache: LuaDecodingCache.Session
+        _ type: P.Type, from base: Any, at index: Int32, key: K?, record: Int32
     ) throws -> P? {
-        let top = lua_gettop(L)
-        defer { lua_settop(L, top) }
-        guard cache.pushChangeRecord(ofTableAt: index, L) else { return nil }
-        let record = lua_gettop(L)
-        stack.rawGet(table: record, field: "base")
-        guard let baseID = cache.id(ofTableAt: -1, L), let base = cache.value(id: baseID, type: P.self) as? P else {
-            return nil
-        }
-        return try decodeNested(P?.self, at: index, key: key) { decoder in
-            try P.luaPatched(from: base, changes: LuaTableChanges(decoder: decoder, table: index, record: record))
+        try decodeNested(P?.self, at: index, key: key) { decoder in
+            try P.luaPatched(from: base as! P, changes: LuaTableChanges(decoder: decoder, table: index, record: record))
         }
     }
 }
