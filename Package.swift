@@ -44,8 +44,11 @@ let package = Package(
             name: "Moonblade",
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
+        // What holds guest (plugin) code in, in C: the limits, the guarded library, the sandbox, a pattern
+        // matcher that counts its steps, error descriptions.
+        .target(name: "LuaGuest", dependencies: ["CLua"]),
         // A safe Swift face of the Lua C API.
-        .target(name: "MoonbladeLua", dependencies: ["CLua"]),
+        .target(name: "MoonbladeLua", dependencies: ["CLua", "LuaGuest"]),
         // The plugin host: Lua plugins as store items.
         .target(
             name: "MoonbladeHost",

@@ -30,10 +30,15 @@ public final class PluginHost<S: State & Codable>: Sendable {
         /// awaits, may run; nil for no limit. Default 100 million (a few tenths of a second of Lua):
         /// far above any sane updater, low enough that a runaway loop frees the store quickly.
         public var instructionBudget: Int?
-        /// Instructions between two checks of the budget and the side effect time limit. Default 1000.
+        /// Instructions between two checks of the budget and the time limits. Default 1000.
         /// nil removes the count hook: tight Lua loops then run about twice as fast (see README), but
-        /// neither limit can stop running Lua code any more (awaits are still timed).
+        /// none of them can stop running Lua code any more (awaits are still timed).
         public var hookInterval: Int?
+        /// The longest one updater, interceptor or observer rule call (and one stretch of a side effect
+        /// between two awaits, if the side effect has no time limit of its own) may run on the wall
+        /// clock, wherever it spends it: Lua code, or a library function looping in C (a pattern
+        /// match). nil for no limit. Default 5 s. When it passes, the call fails with a limit error.
+        public var callTimeLimit: Duration?
         /// The longest a Lua side effect may take in all, from its start to its return, including the
         /// time it awaits Swift work (`ctx.deps`, `ctx.dispatch`); nil for no limit. Default 30 s.
         /// When it passes, Lua code is stopped, awaited work is cancelled and abandoned.
@@ -55,13 +60,15 @@ public final class PluginHost<S: State & Codable>: Sendable {
         /// Settings with the defaults documented on each property.
         public init(
             memoryLimit: Int? = 256 << 20, instructionBudget: Int? = 100_000_000, hookInterval: Int? = 1000,
-            sideEffectTimeLimit: Duration? = .seconds(30), maxCascadeDepth: Int = 32,
+            callTimeLimit: Duration? = .seconds(5), sideEffectTimeLimit: Duration? = .seconds(30),
+            maxCascadeDepth: Int = 32,
             logger: Logger = Logger(label: "moonblade.host"), tracer: (any Tracer)? = nil,
             metricsFactory: (any MetricsFactory)? = nil
         ) {
             self.memoryLimit = memoryLimit
             self.instructionBudget = instructionBudget
             self.hookInterval = hookInterval
+            self.callTimeLimit = callTimeLimit
             self.sideEffectTimeLimit = sideEffectTimeLimit
             self.maxCascadeDepth = maxCascadeDepth
             self.logger = logger
@@ -71,7 +78,9 @@ public final class PluginHost<S: State & Codable>: Sendable {
 
         /// The VM's share of these settings.
         var vm: LuaVM.Configuration {
-            LuaVM.Configuration(memoryLimit: memoryLimit, instructionBudget: instructionBudget, hookInterval: hookInterval)
+            LuaVM.Configuration(
+                memoryLimit: memoryLimit, instructionBudget: instructionBudget, callTimeLimit: callTimeLimit,
+                hookInterval: hookInterval)
         }
     }
 

@@ -1,4 +1,5 @@
 import CLua
+import LuaGuest
 
 extension LuaStack {
     /// Compiles `source` (text only: binary chunks are refused) and pushes it as a function.
