@@ -26,7 +26,7 @@ package enum PluginItemKind: Sendable {
 
 /// Splits `plugin.item` into its plugin name.
 func pluginName(ofItem item: String) -> String {
-    String(item.prefix { $0 != "." })
+    String(item.prefix { $0 != "." && $0 != "#" })  // `#`: a migration, `plugin#migrate`
 }
 
 /// The error for a dispatch of a name no item is registered under.

@@ -14,7 +14,7 @@ extension PluginHost {
     ) throws(PluginError) -> (plugins: [PluginInfo], errors: [PluginError], warnings: [PluginError]) {
         let runtime = try PluginRuntime<S>(
             configuration: configuration.vm, sideEffectTimeLimit: configuration.sideEffectTimeLimit,
-            dependencies: PluginDependencies(), maxCascadeDepth: configuration.maxCascadeDepth,
+            pluginLimits: configuration.pluginLimits, dependencies: PluginDependencies(), maxCascadeDepth: configuration.maxCascadeDepth,
             logger: configuration.logger)
         var errors: [PluginError] = []
         for directory in directories {

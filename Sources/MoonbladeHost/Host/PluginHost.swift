@@ -47,6 +47,9 @@ public final class PluginHost<S: State & Codable>: Sendable {
         /// re-dispatching as another kind, a side effect dispatching) before the chain is stopped with
         /// an error naming what reacted. 32 by default.
         public var maxCascadeDepth: Int
+        /// Limits of particular plugins, by plugin name, in place of the host-wide ones above (see
+        /// ``PluginLimits``). Empty by default: every plugin runs under the host-wide limits.
+        public var pluginLimits: [String: PluginLimits] = [:]
         /// Where load problems, failing observer rules and reloads are logged.
         public var logger: Logger
         /// Where the spans of Lua dispatches and reloads go (see ``SpanAttributeName``); nil for the
@@ -139,6 +142,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
     ) throws(PluginError) {
         let runtime = try PluginRuntime<S>(
             configuration: configuration.vm, sideEffectTimeLimit: configuration.sideEffectTimeLimit,
+            pluginLimits: configuration.pluginLimits,
             dependencies: dependencies, maxCascadeDepth: configuration.maxCascadeDepth, logger: configuration.logger,
             instruments: HostInstruments(tracer: configuration.tracer, metricsFactory: configuration.metricsFactory))
         var errors: [PluginError] = []

@@ -76,7 +76,10 @@ extension PluginRuntime {
                     do {
                         let top = stack.top
                         defer { stack.top = top }
-                        try stack.call(arguments: try pushStates(), results: 1, function: predicate)
+                        let arguments = try pushStates()
+                        try lua.vm.withLimits(limits(of: rule.plugin)) { () throws(LuaError) in
+                            try stack.call(arguments: arguments, results: 1, function: predicate)
+                        }
                         guard stack.boolean(at: -1) else { return [] }
                     } catch {
                         report(error, in: rule, doing: "on_state_change", on: stack, lua)
@@ -126,7 +129,10 @@ extension PluginRuntime {
                 case .none: stack.pushNil()
                 case .value(let value): try stack.push(value)
                 case .function(let function):
-                    try stack.call(arguments: try pushArguments(stack), results: 1, function: function)
+                    let arguments = try pushArguments(stack)
+                    try lua.vm.withLimits(limits(of: rule.plugin)) { () throws(LuaError) in
+                        try stack.call(arguments: arguments, results: 1, function: function)
+                    }
                 }
                 let item = try makeItem(entry.item, payloadAt: stack.top, of: stack)
                 reactions.append(

@@ -32,6 +32,8 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     let reloads = ReloadCoordinator()
     /// How long a side effect may take in all, awaits included; nil for no limit.
     let sideEffectTimeLimit: Duration?
+    /// Limits of particular plugins, in place of the host-wide ones.
+    let pluginLimits: [String: PluginLimits]
     /// How many reactions (observer rules, interceptors re-dispatching, side effects dispatching) may
     /// follow each other before the chain is stopped.
     let maxCascadeDepth: Int
@@ -43,10 +45,12 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     let instruments: HostInstruments
 
     init(
-        configuration: LuaVM.Configuration, sideEffectTimeLimit: Duration?, dependencies: PluginDependencies,
+        configuration: LuaVM.Configuration, sideEffectTimeLimit: Duration?, pluginLimits: [String: PluginLimits] = [:],
+        dependencies: PluginDependencies,
         maxCascadeDepth: Int, logger: Logger, instruments: HostInstruments = .none
     ) throws(PluginError) {
         self.sideEffectTimeLimit = sideEffectTimeLimit
+        self.pluginLimits = pluginLimits
         self.maxCascadeDepth = maxCascadeDepth
         self.logger = logger
         self.instruments = instruments
@@ -99,5 +103,15 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     /// Makes a Swift dispatchable available to Lua's `ctx.dispatch(name, payload)` and rules.
     func register<Item: Dispatchable & Decodable>(_ type: Item.Type, as name: String) {
         catalogLock.withLock { published = published.registering(type, as: name) }
+    }
+
+    /// The limits the code of `plugin` runs under, in place of the VM's own (none: the host-wide ones).
+    func limits(of plugin: String) -> LuaVM.Limits {
+        pluginLimits[plugin]?.vm ?? LuaVM.Limits()
+    }
+
+    /// How long a side effect of `plugin` may take.
+    func sideEffectTimeLimit(of plugin: String) -> Duration? {
+        pluginLimits[plugin]?.sideEffectTimeLimit ?? sideEffectTimeLimit
     }
 }

@@ -9,7 +9,7 @@ extension PluginRuntime {
         _ item: String, payload: PluginValue, cascadeDepth: Int,
         readResult: @escaping @Sendable (LuaStack, Int32, LuaDecoder) throws -> Result
     ) async throws(PluginError) -> Result {
-        let deadline = sideEffectTimeLimit.map(LuaDeadline.init(after:))
+        let deadline = sideEffectTimeLimit(of: pluginName(ofItem: item)).map(LuaDeadline.init(after:))
         let run = try withLua { lua throws(PluginError) in
             try start(item, payload: payload, cascadeDepth: cascadeDepth, lua)
         }
@@ -81,7 +81,9 @@ extension PluginRuntime {
         let item = coroutine.context.item
         let step: SideEffectCoroutine.Step
         do {
-            step = try coroutine.resume(with: awaited, arguments: 2, from: lua.stack, deadline: deadline)
+            step = try lua.vm.withLimits(limits(of: pluginName(ofItem: item))) { () throws(LuaError) in
+                try coroutine.resume(with: awaited, arguments: 2, from: lua.stack, deadline: deadline)
+            }
         } catch {
             throw lua.code.pluginError(error, item: item, on: lua.stack)
         }

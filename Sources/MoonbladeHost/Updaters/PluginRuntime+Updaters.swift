@@ -27,9 +27,11 @@ extension PluginRuntime {
             let pending: LuaPendingState
             do {
                 pending = try instruments.span("lua") {
-                    try lua.resident.apply(function, on: stack) { stack in
-                        try payload.push(onto: stack, encoder: lua.encoder)
-                        return 1
+                    try lua.vm.withLimits(limits(of: pluginName(ofItem: item))) {
+                        try lua.resident.apply(function, on: stack) { stack in
+                            try payload.push(onto: stack, encoder: lua.encoder)
+                            return 1
+                        }
                     }
                 }
             } catch let error as LuaError {

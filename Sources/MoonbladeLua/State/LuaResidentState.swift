@@ -25,6 +25,9 @@ import CLua
 /// version with the same ``LuaDecoder`` settings: cached values do not record the settings they were
 /// decoded with.
 public final class LuaResidentState {
+    /// The chunk name of the draft machinery: Lua glue, where no error of a plugin's belongs.
+    public static var chunkName: String { LuaDraftMachinery.chunkName }
+
     private let vm: LuaVM
     private let beginFunction: LuaReference
     private let finishFunction: LuaReference

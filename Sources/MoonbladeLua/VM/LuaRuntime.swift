@@ -15,7 +15,7 @@ final class LuaRuntime {
     /// The last Swift error turned into a Lua error, so the host can hand it back when it surfaces.
     var pendingSwiftError: (message: String, error: any Error)?
     /// The wall-clock limit of an outermost guest call not given a deadline of its own.
-    let callTimeLimit: Duration?
+    var callTimeLimit: Duration?
     /// The ``LuaAwaitingCoroutine``s alive in this VM, by the identity of their threads.
     var awaitingCoroutines: [UnsafeRawPointer: AnyObject] = [:]
 
