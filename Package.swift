@@ -129,6 +129,7 @@ let package = Package(
         .testTarget(
             name: "MoonbladeLuaTests",
             dependencies: [
+                "MoonbladeTestSupport",
                 "MoonbladeLua",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]

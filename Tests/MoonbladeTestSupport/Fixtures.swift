@@ -52,7 +52,7 @@ public final class ScratchPlugins: Sendable {
 
 /// Polls `condition` every millisecond until it holds or `timeout` passes; returns whether it held.
 public func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
+    let deadline = ContinuousClock.now + timeout.allowingForSanitizers
     while !condition() {
         guard ContinuousClock.now < deadline else { return false }
         try? await Task.sleep(for: .milliseconds(1))

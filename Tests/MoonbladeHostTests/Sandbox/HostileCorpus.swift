@@ -13,7 +13,7 @@ enum HostileCorpus {
     static let memoryExceeded = "memory limit of 67108864 bytes exceeded"
     /// How long a dispatch may take to fail, generously: the whole suite shares two cores and the
     /// cooperative pool, so an await may wait seconds for a thread; what this catches ran for minutes.
-    static let timeBound = Duration.seconds(20)
+    static let timeBound = Duration.seconds(20).allowingForSanitizers
 
     static let cases: [HostileCase] =
         syntaxAndLoading + errorObjects + runawayCode + workInC + memoryBombs + escapes
