@@ -10,20 +10,25 @@ extension PluginRuntime {
         readResult: @escaping @Sendable (LuaStack, Int32, LuaDecoder) throws -> Result
     ) async throws(PluginError) -> Result {
         let deadline = sideEffectTimeLimit(of: pluginName(ofItem: item)).map(LuaDeadline.init(after:))
-        let run = try withLua { lua throws(PluginError) in
+        // Optional so that it is released inside the VM lock: its Lua references must not be dropped
+        // while another thread runs Lua (rule 3; `luaL_unref` writes the registry).
+        var run: UncheckedCoroutine? = try withLua { lua throws(PluginError) in
             try start(item, payload: payload, cascadeDepth: cascadeDepth, lua)
         }
         // The timer starts only once the run awaits something: most side effects never do.
         var timer: SideEffectDeadline?
         defer {
             timer?.stop()
-            withLua { _ in run.coroutine.finish() }
+            withLua { _ in
+                run?.coroutine.finish()
+                run = nil
+            }
         }
         var awaited: Swift.Result<PluginValue, any Error>?
         while true {
             let step = try instruments.span("lua") { () throws(PluginError) in
                 try withLua { lua throws(PluginError) in
-                    try resume(run.coroutine, with: awaited, lua, deadline: deadline, readResult: readResult)
+                    try resume(run!.coroutine, with: awaited, lua, deadline: deadline, readResult: readResult)
                 }
             }
             switch step {
@@ -38,7 +43,7 @@ extension PluginRuntime {
                 do {
                     awaited = .success(try await timer!.run(work))
                 } catch let passed as SideEffectDeadline.Passed {
-                    throw withLua { lua in timeLimitError(passed.deadline, run: run.coroutine, lua) }
+                    throw withLua { lua in timeLimitError(passed.deadline, run: run!.coroutine, lua) }
                 } catch {
                     awaited = .failure(error)
                 }

@@ -88,12 +88,19 @@ final class SpecSession: @unchecked Sendable {
     /// Runs the case at `index` (0-based) with its hooks; a failure is placed at the spec line it
     /// was raised at, or at the case's `line` when it has no place in the spec file.
     func run(caseAt index: Int, line: Int) async -> LuaSpecResult {
-        let coroutine = lock.withLock { startCase(at: index) }
-        defer { lock.withLock { coroutine.finish() } }
+        // Optional so that it is released inside the lock: its Lua references must not be dropped
+        // while a stub runs Lua on another thread (rule 3; `luaL_unref` writes the registry).
+        var coroutine: CaseCoroutine? = lock.withLock { startCase(at: index) }
+        defer {
+            lock.withLock {
+                coroutine?.finish()
+                coroutine = nil
+            }
+        }
         var awaited: Result<JSONValue, any Error>?
         while true {
             let step = lock.withLock { () -> Result<CaseCoroutine.Step, LuaError> in
-                Result { () throws(LuaError) in try coroutine.resume(with: awaited, arguments: 1, from: vm.stack) }
+                Result { () throws(LuaError) in try coroutine!.resume(with: awaited, arguments: 1, from: vm.stack) }
             }
             switch step {
             case .success(.awaiting(let work)):
@@ -103,7 +110,7 @@ final class SpecSession: @unchecked Sendable {
                     awaited = .failure(error)
                 }
             case .success(.returned(let count)):
-                return lock.withLock { verdict(of: coroutine, returned: count, defaultLine: line) }
+                return lock.withLock { verdict(of: coroutine!, returned: count, defaultLine: line) }
             case .failure(let error):
                 return .failed(failure(error.description, at: error.location, defaultLine: line))
             }
