@@ -2,7 +2,8 @@
 // the process's resident memory (RSS) checked to stay flat: after a warm-up, it may grow by at most
 // 10 %. Exits 1 when it grows more, printing RSS along the way.
 //
-//   Soak [dispatches]        (default 1,000,000; Scripts/soak runs it in release)
+//   Soak [dispatches] [kind]   (default 1,000,000 of every kind in turn; kind 0…5 runs only that one,
+//                               to find which leaks; Scripts/soak runs it in release)
 import Foundation
 import Moonblade
 import MoonbladeHost
@@ -18,6 +19,7 @@ func residentBytes() -> Int {
 func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
 
 let total = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 1_000_000
+let onlyKind = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) }
 let host = try BenchmarkStores.lua(initialState: CounterState())
 let tasks = 4
 let perTask = total / tasks
@@ -26,7 +28,7 @@ let warmUp = total / 10
 /// One task's share: every kind of item in turn, awaited; a failure is expected from `bench.fail`.
 func dispatchMixed(_ count: Int, offset: Int) async throws {
     for n in 0..<count {
-        switch (n + offset) % 6 {
+        switch onlyKind ?? (n + offset) % 6 {
         case 0: try await host.dispatch("bench.increment").value
         case 1: try await host.store.dispatch(Increment<CounterState>()).value
         case 2: _ = try await host.dispatch("bench.echo", EchoRequest(n: n), returning: Int.self).value

@@ -31,7 +31,7 @@ final class RunningMoonblade {
     /// records an issue and returns false if it never does.
     @discardableResult
     func waitUntil(
-        _ what: String, timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
+        _ what: String, timeout: Duration = Duration.seconds(30).allowingForSanitizers, sourceLocation: SourceLocation = #_sourceLocation,
         _ condition: (_ stdout: String, _ stderr: String) -> Bool
     ) async throws -> Bool {
         let clock = ContinuousClock()
