@@ -1,12 +1,11 @@
 import Moonblade
 import MoonbladeLua
 
-/// The time limit of one side effect run, watched by one timer for the whole run.
+/// The time limit of one side effect run, one entry of the shared ``DeadlineTimer`` for the whole run.
 ///
 /// Each await of Swift work races the deadline: the wait ends the moment the deadline passes, even
-/// when the work ignores cancellation (the work is then cancelled and left to finish on its own). One
-/// timer task serves every await of the run and is cancelled, freeing what it holds, when the run
-/// ends: a busy host holds one timer per running side effect, not one per await until its deadline.
+/// when the work ignores cancellation (the work is then cancelled and left to finish on its own). The
+/// entry is removed when the run ends, so a finished run holds nothing.
 final class SideEffectDeadline: @unchecked Sendable {
     // @unchecked Sendable: every stored var is touched only inside `lock`.
 
@@ -17,7 +16,7 @@ final class SideEffectDeadline: @unchecked Sendable {
 
     let deadline: LuaDeadline
     private let lock = Lock()
-    private var timer: Task<Void, Never>?
+    private var timer: Int?
     private var hasPassed = false
     /// The wait in progress: its number (so a late outcome of abandoned work is ignored), the
     /// continuation to resume and the task doing the work.
@@ -27,15 +26,13 @@ final class SideEffectDeadline: @unchecked Sendable {
     /// Starts the timer of a run that must end by `deadline`.
     init(_ deadline: LuaDeadline) {
         self.deadline = deadline
-        timer = Task { [weak self] in
-            guard (try? await Task.sleep(for: deadline.remaining)) != nil else { return }
-            self?.pass()
-        }
+        let number = DeadlineTimer.shared.schedule(at: .now + deadline.remaining) { [weak self] in self?.pass() }
+        lock.withLock { timer = number }
     }
 
     /// Stops the timer; called when the run ends.
     func stop() {
-        lock.withLock { timer }?.cancel()
+        if let number = lock.withLock({ timer }) { DeadlineTimer.shared.cancel(number) }
     }
 
     /// Runs `work` and returns or throws what it does, or throws ``Passed`` once the deadline passes.
