@@ -75,24 +75,24 @@ final class LuaValueDecoder: Decoder {
     // MARK: Errors
 
     @inline(__always)
-    private func pathTo<K: CodingKey>(_ key: K?) -> [any CodingKey] {
+    private func pathTo(_ key: (any CodingKey)?) -> [any CodingKey] {
         guard let key else { return path }
         return path + [key]
     }
 
     /// The value at `index` is not what `type` reads: `valueNotFound` for nil/null, else `typeMismatch`.
-    func mismatch<K: CodingKey>(_ type: Any.Type, expected: String, at index: Int32, key: K?) -> DecodingError {
+    func mismatch(_ type: Any.Type, expected: String, at index: Int32, key: (any CodingKey)?) -> DecodingError {
         let context = DecodingError.Context(
             codingPath: pathTo(key), debugDescription: "expected \(expected), found \(LuaCoding.describeValue(L, index))")
         return LuaCoding.isNilOrNull(L, index)
             ? DecodingError.valueNotFound(type, context) : DecodingError.typeMismatch(type, context)
     }
 
-    func corrupted<K: CodingKey>(key: K?, _ message: String) -> DecodingError {
+    func corrupted(key: (any CodingKey)?, _ message: String) -> DecodingError {
         DecodingError.dataCorrupted(.init(codingPath: pathTo(key), debugDescription: message))
     }
 
-    func keyNotFound<K: CodingKey>(_ key: K, integer: Bool) -> DecodingError {
+    func keyNotFound(_ key: any CodingKey, integer: Bool) -> DecodingError {
         let name = integer && key.intValue != nil ? "[\(key.intValue!)]" : LuaCodingPath.quoted(key.stringValue)
         return DecodingError.keyNotFound(key, .init(codingPath: path, debugDescription: "required key \(name) is missing"))
     }
@@ -100,13 +100,13 @@ final class LuaValueDecoder: Decoder {
     // MARK: Scalars
 
     @inline(__always)
-    func decodeBool<K: CodingKey>(at index: Int32, key: K?) throws -> Bool {
+    func decodeBool(at index: Int32, key: (any CodingKey)?) throws -> Bool {
         guard lua_type(L, index) == LUA_TBOOLEAN else { throw mismatch(Bool.self, expected: "Bool", at: index, key: key) }
         return lua_toboolean(L, index) != 0
     }
 
     @inline(__always)
-    func decodeString<K: CodingKey>(at index: Int32, key: K?) throws -> String {
+    func decodeString(at index: Int32, key: (any CodingKey)?) throws -> String {
         // ASCII (most state strings) needs no validation, and `String(decoding:)` is the fast path.
         let string = stack.withStringBytes(at: index) { bytes in
             LuaCoding.isASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
@@ -117,7 +117,7 @@ final class LuaValueDecoder: Decoder {
     }
 
     @inline(__always)
-    func decodeInteger<I: FixedWidthInteger, K: CodingKey>(_ type: I.Type, at index: Int32, key: K?) throws -> I {
+    func decodeInteger<I: FixedWidthInteger>(_ type: I.Type, at index: Int32, key: (any CodingKey)?) throws -> I {
         guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch(I.self, expected: "\(I.self)", at: index, key: key) }
         var isInteger: Int32 = 0
         let value = lua_tointegerx(L, index, &isInteger)
@@ -125,14 +125,14 @@ final class LuaValueDecoder: Decoder {
         throw integerError(I.self, at: index, key: key, isInteger: isInteger != 0)
     }
 
-    private func integerError<K: CodingKey>(_ type: Any.Type, at index: Int32, key: K?, isInteger: Bool) -> DecodingError {
+    private func integerError(_ type: Any.Type, at index: Int32, key: (any CodingKey)?, isInteger: Bool) -> DecodingError {
         let number = lua_tonumberx(L, index, nil)
         let reason = isInteger || (number.isFinite && number.rounded(.towardZero) == number) ? "out of range" : "not a whole number"
         return corrupted(key: key, "expected \(type), found \(LuaCoding.describeValue(L, index)) (\(reason))")
     }
 
     @inline(__always)
-    func decodeDouble<K: CodingKey>(at index: Int32, key: K?) throws -> Double {
+    func decodeDouble(at index: Int32, key: (any CodingKey)?) throws -> Double {
         guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch(Double.self, expected: "Double", at: index, key: key) }
         guard lua_isinteger(L, index) != 0 else { return lua_tonumberx(L, index, nil) }
         let integer = lua_tointegerx(L, index, nil)
@@ -144,7 +144,7 @@ final class LuaValueDecoder: Decoder {
     }
 
     @inline(__always)
-    func decodeFloat<K: CodingKey>(at index: Int32, key: K?) throws -> Float {
+    func decodeFloat(at index: Int32, key: (any CodingKey)?) throws -> Float {
         let double = try decodeDouble(at: index, key: key)
         let float = Float(double)
         guard float.isFinite || !double.isFinite else {
@@ -158,7 +158,7 @@ final class LuaValueDecoder: Decoder {
     /// Reads the value at the absolute `index` as a `T`; `key` is where it sits in its container (nil
     /// for the root or a single-value container).
     @inline(__always)
-    func decodeValue<T: Decodable, K: CodingKey>(_ type: T.Type, at index: Int32, key: K?) throws -> T {
+    func decodeValue<T: Decodable>(_ type: T.Type, at index: Int32, key: (any CodingKey)?) throws -> T {
         if T.self == String.self {
             return unsafeBitCast(try decodeString(at: index, key: key), to: T.self)
         } else if T.self == Int.self {
@@ -199,8 +199,8 @@ final class LuaValueDecoder: Decoder {
     }
 
     /// Runs `body` with this decoder pointed at the value at `index`, then restores it and the stack.
-    func decodeNested<T, K: CodingKey>(
-        _ type: T.Type, at index: Int32, key: K?, _ body: (LuaValueDecoder) throws -> T
+    func decodeNested<T>(
+        _ type: T.Type, at index: Int32, key: (any CodingKey)?, _ body: (LuaValueDecoder) throws -> T
     ) throws -> T {
         guard depth < LuaCoding.maximumDepth else {
             throw corrupted(key: key, "nested more than \(LuaCoding.maximumDepth) levels deep")
@@ -234,7 +234,7 @@ final class LuaValueDecoder: Decoder {
         return try body(self)
     }
 
-    private func decodeDate<K: CodingKey>(at index: Int32, key: K?) throws -> Date {
+    private func decodeDate(at index: Int32, key: (any CodingKey)?) throws -> Date {
         switch options.dateDecodingStrategy {
         case .deferredToDate:
             return try decodeNested(Date.self, at: index, key: key) { try Date(from: $0) }
@@ -253,7 +253,7 @@ final class LuaValueDecoder: Decoder {
         }
     }
 
-    private func decodeData<K: CodingKey>(at index: Int32, key: K?) throws -> Data {
+    private func decodeData(at index: Int32, key: (any CodingKey)?) throws -> Data {
         switch options.dataDecodingStrategy {
         case .deferredToData:
             return try decodeNested(Data.self, at: index, key: key) { try Data(from: $0) }
@@ -293,7 +293,7 @@ final class LuaValueDecoder: Decoder {
     /// or `[String: V]`, all integers for `[Int: V]`.
     func keyedContainer<Key: CodingKey>(_ type: Key.Type, at index: Int32) throws -> LuaKeyedDecodingContainer<Key> {
         guard lua_type(L, index) == LUA_TTABLE else {
-            throw mismatch(valueType, expected: "a table", at: index, key: LuaCodingKey?.none)
+            throw mismatch(valueType, expected: "a table", at: index, key: nil)
         }
         let integerKeys =
             ObjectIdentifier(Key.self) == Self.dictionaryKeyType
@@ -305,7 +305,7 @@ final class LuaValueDecoder: Decoder {
                 let found = LuaCoding.describeKey(L, -2)
                 lua_settop(L, -3)
                 throw corrupted(
-                    key: LuaCodingKey?.none,
+                    key: nil,
                     "expected a table with \(integerKeys ? "integer" : "string") keys, found key \(found)")
             }
             lua_settop(L, -2)
@@ -316,11 +316,11 @@ final class LuaValueDecoder: Decoder {
     /// An unkeyed container over the table at `index`, after checking that its keys are exactly `1…n`.
     func unkeyedContainer(at index: Int32) throws -> LuaUnkeyedDecodingContainer {
         guard lua_type(L, index) == LUA_TTABLE else {
-            throw mismatch(valueType, expected: "a sequence", at: index, key: LuaCodingKey?.none)
+            throw mismatch(valueType, expected: "a sequence", at: index, key: nil)
         }
         let count = lua_Integer(lua_rawlen(L, index))
         guard count <= lua_Integer(Int32.max) else {
-            throw corrupted(key: LuaCodingKey?.none, "expected a sequence, found one of \(count) items (too long)")
+            throw corrupted(key: nil, "expected a sequence, found one of \(count) items (too long)")
         }
         var seen: lua_Integer = 0
         lua_pushnil(L)
@@ -331,9 +331,9 @@ final class LuaValueDecoder: Decoder {
                 let found = LuaCoding.describeKey(L, -2)
                 lua_settop(L, -3)
                 if isInteger != 0 && position > count {
-                    throw corrupted(key: LuaCodingKey?.none, "expected a sequence, found a hole at [\(count + 1)]")
+                    throw corrupted(key: nil, "expected a sequence, found a hole at [\(count + 1)]")
                 }
-                throw corrupted(key: LuaCodingKey?.none, "expected a sequence, found key \(found)")
+                throw corrupted(key: nil, "expected a sequence, found key \(found)")
             }
             seen += 1
             lua_settop(L, -2)
@@ -345,7 +345,7 @@ final class LuaValueDecoder: Decoder {
                 hole += 1
             }
             lua_settop(L, -2)
-            throw corrupted(key: LuaCodingKey?.none, "expected a sequence, found a hole at [\(hole)]")
+            throw corrupted(key: nil, "expected a sequence, found a hole at [\(hole)]")
         }
         return LuaUnkeyedDecodingContainer(decoder: self, table: index, count: Int32(count))
     }

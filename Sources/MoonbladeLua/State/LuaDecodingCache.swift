@@ -58,7 +58,7 @@ final class LuaDecodingCache {
         let decoder = LuaValueDecoder(state: stack.state, options: options)
         decoder.cache = Session(cache: self, ids: base + 1, tables: base + 2, changes: changes == nil ? 0 : base + 3)
         try decoder.reserve()
-        let value = try decoder.decodeValue(T.self, at: base + 4, key: LuaCodingKey?.none)
+        let value = try decoder.decodeValue(T.self, at: base + 4, key: nil)
         sweepIfGrown(stack, tables: base + 2)
         return value
     }
