@@ -99,30 +99,33 @@ final class LuaValueDecoder: Decoder {
 
     // MARK: Scalars
 
+    // The scalar readers take their key as an autoclosure: it is only made into a coding path when a
+    // read fails, so a field read costs no key existential (or generic metadata) on success.
+
     @inline(__always)
-    func decodeBool(at index: Int32, key: (any CodingKey)?) throws -> Bool {
-        guard lua_type(L, index) == LUA_TBOOLEAN else { throw mismatch(Bool.self, expected: "Bool", at: index, key: key) }
+    func decodeBool(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> Bool {
+        guard lua_type(L, index) == LUA_TBOOLEAN else { throw mismatch(Bool.self, expected: "Bool", at: index, key: key()) }
         return lua_toboolean(L, index) != 0
     }
 
     @inline(__always)
-    func decodeString(at index: Int32, key: (any CodingKey)?) throws -> String {
+    func decodeString(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> String {
         // ASCII (most state strings) needs no validation, and `String(decoding:)` is the fast path.
         let string = stack.withStringBytes(at: index) { bytes in
             LuaCoding.isASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
         }
-        guard let string else { throw mismatch(String.self, expected: "String", at: index, key: key) }
-        guard let string else { throw corrupted(key: key, "expected String, found a string that is not valid UTF-8") }
+        guard let string else { throw mismatch(String.self, expected: "String", at: index, key: key()) }
+        guard let string else { throw corrupted(key: key(), "expected String, found a string that is not valid UTF-8") }
         return string
     }
 
     @inline(__always)
-    func decodeInteger<I: FixedWidthInteger>(_ type: I.Type, at index: Int32, key: (any CodingKey)?) throws -> I {
-        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch(I.self, expected: "\(I.self)", at: index, key: key) }
+    func decodeInteger<I: FixedWidthInteger>(_ type: I.Type, at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> I {
+        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch(I.self, expected: "\(I.self)", at: index, key: key()) }
         var isInteger: Int32 = 0
         let value = lua_tointegerx(L, index, &isInteger)
         if isInteger != 0, let exact = I(exactly: value) { return exact }
-        throw integerError(I.self, at: index, key: key, isInteger: isInteger != 0)
+        throw integerError(I.self, at: index, key: key(), isInteger: isInteger != 0)
     }
 
     private func integerError(_ type: Any.Type, at index: Int32, key: (any CodingKey)?, isInteger: Bool) -> DecodingError {
@@ -132,23 +135,23 @@ final class LuaValueDecoder: Decoder {
     }
 
     @inline(__always)
-    func decodeDouble(at index: Int32, key: (any CodingKey)?) throws -> Double {
-        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch(Double.self, expected: "Double", at: index, key: key) }
+    func decodeDouble(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> Double {
+        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch(Double.self, expected: "Double", at: index, key: key()) }
         guard lua_isinteger(L, index) != 0 else { return lua_tonumberx(L, index, nil) }
         let integer = lua_tointegerx(L, index, nil)
         let double = Double(integer)
         guard Int64(exactly: double) == integer else {
-            throw corrupted(key: key, "expected Double, found integer \(integer) (no exact Double)")
+            throw corrupted(key: key(), "expected Double, found integer \(integer) (no exact Double)")
         }
         return double
     }
 
     @inline(__always)
-    func decodeFloat(at index: Int32, key: (any CodingKey)?) throws -> Float {
-        let double = try decodeDouble(at: index, key: key)
+    func decodeFloat(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> Float {
+        let double = try decodeDouble(at: index, key: key())
         let float = Float(double)
         guard float.isFinite || !double.isFinite else {
-            throw corrupted(key: key, "expected Float, found number \(double) (out of range)")
+            throw corrupted(key: key(), "expected Float, found number \(double) (out of range)")
         }
         return float
     }

@@ -235,8 +235,10 @@ final class LuaValueEncoder: Encoder {
         lua_rawset(L, table)
     }
 
+    /// Pushes `key` as a Lua key. Generic so that a container's field key is read in place, not boxed
+    /// into an existential for every field.
     @inline(__always)
-    func pushKey(_ key: any CodingKey, integer: Bool) {
+    func pushKey<K: CodingKey>(_ key: K, integer: Bool) {
         if integer, let int = key.intValue {
             lua_pushinteger(L, lua_Integer(int))
         } else {
