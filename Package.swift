@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "MoonbladeLua", targets: ["MoonbladeLua"]),
         .library(name: "MoonbladeHost", targets: ["MoonbladeHost"]),
         .library(name: "MoonbladeTesting", targets: ["MoonbladeTesting"]),
+        .library(name: "MoonbladeJournal", targets: ["MoonbladeJournal"]),
         .executable(name: "moonblade", targets: ["moonblade"]),
         // For code that needs the raw C API next to the bridge (the benchmarks' hand-written baseline).
         .library(name: "CLua", targets: ["CLua"]),
@@ -21,6 +22,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Lua 5.4 from the system (Debian: liblua5.4-dev), plus the shim Swift needs to use it safely.
@@ -29,17 +34,30 @@ let package = Package(
             pkgConfig: "lua5.4",
             providers: [.apt(["liblua5.4-dev"])]
         ),
+        // libedit (Debian: libedit-dev) behind a small C layer: the repl's line editing and history.
+        .target(
+            name: "CLineEditor",
+            linkerSettings: [.linkedLibrary("edit")]
+        ),
         // The store: Katana's model on async/await. No Lua in it.
         .target(
             name: "Moonblade",
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
+        // What holds guest (plugin) code in, in C: the limits, the guarded library, the sandbox, a pattern
+        // matcher that counts its steps, error descriptions.
+        .target(name: "LuaGuest", dependencies: ["CLua"]),
         // A safe Swift face of the Lua C API.
-        .target(name: "MoonbladeLua", dependencies: ["CLua"]),
+        .target(name: "MoonbladeLua", dependencies: ["CLua", "LuaGuest"]),
         // The plugin host: Lua plugins as store items.
         .target(
             name: "MoonbladeHost",
-            dependencies: ["Moonblade", "MoonbladeLua", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "Moonblade", "MoonbladeLua", .product(name: "Logging", package: "swift-log"),
+                // Only the APIs: the backends are the application's (the CLI has small printing ones).
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
         ),
         // The test harness for plugins: PluginTester for Swift tests, the Lua spec runner.
         .target(
@@ -49,15 +67,34 @@ let package = Package(
                 .product(name: "CustomDump", package: "swift-custom-dump"),
             ]
         ),
-        // The command-line host: `moonblade run`, `repl`, `check`, `test`.
-        .executableTarget(
-            name: "moonblade",
+        // The dispatch journal (SQLite through GRDB): entries, patches, snapshots, recovery, replay.
+        .target(
+            name: "MoonbladeJournal",
             dependencies: [
-                "Moonblade", "MoonbladeHost", "MoonbladeTesting",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "MoonbladeHost", "Moonblade", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The command-line host: `moonblade run`, `repl`, `check`, `test`, `replay`, `journal`.
+        .executableTarget(
+            name: "moonblade",
+            dependencies: [
+                "Moonblade", "MoonbladeHost", "MoonbladeTesting", "MoonbladeJournal", "CLineEditor",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+
+        // The embedding example (README, "Embed the host in a Swift app"): a typed state, a Swift
+        // dependency, hot reload, and a PluginTester test; built by `swift build` so it stays true.
+        .target(name: "NotesApp", dependencies: ["Moonblade", "MoonbladeHost"], path: "Examples/Notes/Sources/NotesApp"),
+        .executableTarget(
+            name: "notes-example", dependencies: ["NotesApp", "MoonbladeHost"], path: "Examples/Notes/Sources/notes-example"),
+        .testTarget(
+            name: "NotesAppTests", dependencies: ["NotesApp", "MoonbladeHost", "MoonbladeTesting"],
+            path: "Examples/Notes/Tests/NotesAppTests"),
 
         // What several test targets share: fixtures, scratch folders, waiting for other tasks.
         .target(name: "MoonbladeTestSupport", path: "Tests/MoonbladeTestSupport"),
@@ -67,13 +104,28 @@ let package = Package(
         ),
         .testTarget(
             name: "MoonbladeHostTests",
-            dependencies: ["MoonbladeHost", "MoonbladeTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "MoonbladeHost", "MoonbladeTestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
+        .testTarget(
+            name: "MoonbladeJournalTests",
+            dependencies: [
+                "MoonbladeJournal", "MoonbladeHost", "MoonbladeTesting", "Moonblade", "MoonbladeTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "MoonbladeTestingTests",
-            dependencies: ["MoonbladeTesting", "MoonbladeHost", "Moonblade", "MoonbladeTestSupport"]),
+            dependencies: [
+                "MoonbladeTesting", "MoonbladeHost", "Moonblade", "MoonbladeTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // End-to-end: runs the built `moonblade` executable (the dependency makes SwiftPM build it).
-        .testTarget(name: "MoonbladeCLITests", dependencies: ["moonblade", "MoonbladeHost", "MoonbladeTestSupport"]),
+        .testTarget(
+            name: "MoonbladeCLITests", dependencies: ["moonblade", "MoonbladeHost", "MoonbladeJournal", "MoonbladeTestSupport"]),
         .testTarget(
             name: "MoonbladeLuaTests",
             dependencies: [

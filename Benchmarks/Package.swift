@@ -35,6 +35,7 @@ let package = Package(
                 .product(name: "Moonblade", package: "Moonblade"),
                 .product(name: "MoonbladeLua", package: "Moonblade"),
                 .product(name: "MoonbladeHost", package: "Moonblade"),
+                .product(name: "MoonbladeJournal", package: "Moonblade"),
                 .product(name: "CLua", package: "Moonblade"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -61,6 +62,14 @@ let package = Package(
         benchmarkTarget("ResidentState", dependencies: [.product(name: "Moonblade", package: "Moonblade")]),
         // 5: hot-reload latency, file write to new code active, under a steady dispatch load.
         benchmarkTarget("Reloading"),
+        // Issue 21: what the dispatch journal adds to a Lua updater dispatch, group commit and strict.
+        benchmarkTarget(
+            "Journaling",
+            dependencies: [
+                .product(name: "Moonblade", package: "Moonblade"),
+                .product(name: "MoonbladeHost", package: "Moonblade"),
+                .product(name: "MoonbladeJournal", package: "Moonblade"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

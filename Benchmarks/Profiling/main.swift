@@ -3,7 +3,7 @@
 //
 //   Profiling dispatch native|lua [repetitions]
 //   Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]
-//   Profiling resident field|item <items> [repetitions]
+//   Profiling resident field|item|native <items> [repetitions]   (native: a Swift updater flipping one item)
 //   Profiling resident memory <items> [commits]    (prints bytes, resident against fresh)
 import Foundation
 import Moonblade
@@ -18,7 +18,7 @@ func profiledLoop(_ repetitions: Int, _ body: () throws -> Void) rethrows {
 func usage() -> Never {
     print("usage: Profiling dispatch native|lua [repetitions]")
     print("       Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]")
-    print("       Profiling resident field|item|memory <items> [repetitions]")
+    print("       Profiling resident field|item|native|memory <items> [repetitions]")
     exit(2)
 }
 
@@ -52,6 +52,10 @@ case ("resident", let changeName?) where changeName == "field" || changeName == 
     let workload = try ResidentStateWorkload(count: count)
     let change: ResidentStateWorkload.Change = changeName == "field" ? .topLevelField : .oneItem
     try profiledLoop(Int(argument(3) ?? "") ?? max(10, 100_000 / count)) { try workload.draft(change) }
+case ("resident", "native"):
+    guard let count = Int(argument(2) ?? "") else { usage() }
+    let store = BenchmarkStores.native(initialState: ItemsState(count: count))
+    profiledLoop(Int(argument(3) ?? "") ?? max(10, 100_000 / count)) { store.dispatch(ToggleItem(index: count / 2)) }
 default:
     usage()
 }

@@ -38,4 +38,7 @@ enum Console {
 
     /// Whether standard input is a terminal (a person typing) rather than a pipe or a file.
     static var inputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// Whether standard error is a terminal: log lines then go without timestamps.
+    static var errorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 }

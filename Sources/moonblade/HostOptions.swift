@@ -1,10 +1,13 @@
 import ArgumentParser
 import Logging
+import Metrics
 import MoonbladeHost
+import MoonbladeJournal
+import Tracing
 
 /// The options of every command that runs plugins: which plugins, and where their data lives.
 struct HostOptions: ParsableArguments {
-    @Argument(help: "Plugin folders, each with a plugin.lua.")
+    @Argument(help: "Plugin folders, each with a plugin.lua; or a folder of plugin folders.")
     var plugins: [String]
 
     @Option(
@@ -15,11 +18,30 @@ struct HostOptions: ParsableArguments {
         help: ArgumentHelp("The lowest level of log entries shown on standard error.", valueName: "level"))
     var logLevel: Logger.Level = .info
 
-    /// Loads the plugins on `initialState` and lets their `on_start` work finish; reports and exits on a
-    /// plugin that does not load.
-    func session(initialState: JSONValue = JSONValue()) async throws -> PluginSession {
-        try await PluginSession(
-            plugins: plugins, initialState: initialState, dataDirectory: dataDir, logLevel: logLevel)
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Start each log line with the time (default: when standard error is not a terminal).")
+    var timestamps: Bool?
+
+    /// Loads the plugins on `initialState` (else the journal's latest state, else `{}`) and lets their
+    /// `on_start` work finish; reports and exits on a folder that is not a plugin (see
+    /// ``PluginFolders``) and, unless `keepingBrokenPlugins`, on a plugin that does not load.
+    ///
+    /// - Parameters:
+    ///   - tracer: where the host's spans go (`--trace`); none by default.
+    ///   - metrics: where the host's metrics go (`--metrics`); none by default.
+    func session(
+        initialState: JSONValue? = nil, journal: Journal? = nil, keepingBrokenPlugins: Bool = false,
+        tracer: (any Tracer)? = nil, metrics: (any MetricsFactory)? = nil
+    ) async throws -> PluginSession {
+        var configuration = PluginHost<JSONValue>.Configuration(
+            logger: ConsoleLogHandler.hostLogger(level: logLevel, timestamps: timestamps))
+        configuration.tracer = tracer
+        configuration.metricsFactory = metrics
+        return try await PluginSession(
+            plugins: try PluginFolders.resolve(plugins), initialState: initialState, dataDirectory: dataDir,
+            logLevel: logLevel, timestamps: timestamps, keepingBrokenPlugins: keepingBrokenPlugins, journal: journal,
+            configuration: configuration)
     }
 }
 

@@ -4,13 +4,18 @@ import MoonbladeHost
 /// The read-eval-print loop of `moonblade repl`: one command per line, errors reported and survived.
 struct Repl {
     let session: PluginSession
+    /// Ctrl-C during a dispatch, on a terminal: stops waiting for it instead of ending the session.
+    var interrupts: Interrupts?
 
     /// A command line, understood.
     enum Command: Equatable {
         case dispatch(DispatchRequest)
         case state
         case reload
+        case timeTravel(TimeTravelCommand)
         case help
+        /// `diff on` / `diff off`: print what each dispatch changed in the state.
+        case diff(Bool)
         case quit
         case nothing
     }
@@ -22,6 +27,9 @@ struct Repl {
         case nil: return .nothing
         case "state": return .state
         case "reload": return .reload
+        case "diff" where words.count == 2 && ["on", "off"].contains(words[1].trimmingCharacters(in: .whitespaces)):
+            return .diff(words[1].trimmingCharacters(in: .whitespaces) == "on")
+        case "history", "goto", "undo", "diff": return .timeTravel(try TimeTravelCommand(words))
         case "help", "?": return .help
         case "quit", "exit": return .quit
         case "dispatch":
@@ -36,18 +44,31 @@ struct Repl {
     /// Runs commands from `lines` until `quit` or their end, printing `prompt` before each when given.
     func run(lines: AsyncStream<String>, prompt: String?) async {
         var iterator = lines.makeAsyncIterator()
+        var showsDiff = false
         while true {
             if let prompt { Console.prompt(prompt) }
             guard let line = await iterator.next() else { return }
             do {
                 switch try Self.command(in: line.trimmingCharacters(in: .whitespaces)) {
                 case .dispatch(let request):
-                    let result = try await session.dispatch(request)
+                    let before = session.state
+                    guard let result = try await dispatch(request) else {
+                        Console.printError("interrupted: no longer waiting for \(request.name)")
+                        continue
+                    }
                     Console.print(result.map { $0.jsonString() } ?? "ok")
+                    if showsDiff {
+                        let changes = StateDiff.lines(from: before, to: session.state)
+                        Console.print(changes.isEmpty ? "(the state did not change)" : changes.joined(separator: "\n"))
+                    }
+                case .diff(let on):
+                    showsDiff = on
                 case .state:
                     Console.print(session.state.jsonString(pretty: true))
                 case .reload:
                     await reloadPlugins()
+                case .timeTravel(let command):
+                    try await travel(command)
                 case .help:
                     Console.print(help)
                 case .quit:
@@ -61,6 +82,13 @@ struct Repl {
         }
     }
 
+    /// Dispatches `request`, interruptible with Ctrl-C on a terminal: `.some(result)` when it finished,
+    /// nil when it was interrupted.
+    private func dispatch(_ request: DispatchRequest) async throws -> JSONValue?? {
+        guard let interrupts else { return .some(try await session.dispatch(request)) }
+        return try await interrupts.interruptible { [session] in try await session.dispatch(request) }
+    }
+
     private var help: String {
         """
         commands:
@@ -68,6 +96,11 @@ struct Repl {
           dispatch NAME [JSON]    the same
           state                   print the state
           reload                  reload every plugin from its folder (the state stays)
+          history [COUNT]         the last dispatches (20), numbered, with what each changed; * marks the state
+          goto N                  bring back the state as of dispatch N, and go on from there
+          undo                    step back to the state before the last change
+          diff N                  how the state differs from the state as of dispatch N
+          diff on|off             print what each dispatch changes in the state (off at first)
           help                    this text
           quit                    leave (end of input does too)
         items: \(session.itemNames.joined(separator: " "))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import MoonbladeHost
+import MoonbladeJournal
 
 /// `moonblade run`: a store on the given plugins, a few dispatches, the final state.
 struct RunCommand: AsyncParsableCommand {
@@ -11,20 +12,40 @@ struct RunCommand: AsyncParsableCommand {
             (plugin.item) and may give a JSON payload: --dispatch counter.increment '{"by": 2}'. \
             Put the plugin folders before the options: the words after --dispatch up to the \
             next option are item names and payloads. The first dispatch that fails stops the \
-            run: its error goes to standard error and nothing is printed or saved.
+            run: its error goes to standard error and nothing is printed or saved. Each --post \
+            then posts a notification (named like an item, app.resumed) with an optional JSON payload, firing \
+            the plugins' on_notification rules, and waits until what they set off is done.
 
             With --watch, after the --dispatch items, one dispatch per line is read from standard \
             input (`NAME` or `NAME JSON`) until end of file; a failing line is reported and the \
             run goes on. A side effect's result, if any, is printed as one line of JSON. Meanwhile \
             a plugin reloads whenever its folder's Lua files change: `reloaded cart (version 2)` \
             on standard error, or the error with its place while the earlier version keeps running. \
-            The state survives a reload.
+            The state survives a reload. Ctrl-C (SIGINT) or SIGTERM stops the run in order: the \
+            dispatch in flight gets 5 seconds to settle, the state is saved (--save) or printed, and \
+            the run exits 130 or 143; a second signal ends it at once.
+
+            A failure that nobody awaits reaches only the log (a failing observer rule or what it \
+            dispatched, a failing on_start item, a cascade stopped for running away); the run then \
+            exits 6 once it has printed or saved the state, unless --allow-logged-failures.
+
+            With --journal, every dispatch is recorded in that file and a later run with the same \
+            journal starts from the state it recorded (its last snapshot plus the changes after it; \
+            no plugin code runs to get there).
+
+            With --trace, each Lua dispatch and reload is printed on standard error as it ends, as a \
+            tree of spans with durations: the Lua calls, the state mapping, each await of a Swift \
+            dependency and the dispatches it made. With --metrics, a summary of the host's metrics \
+            (dispatches by item and outcome, their durations, limit failures, reloads, the VM's \
+            memory) is printed on standard error at the end.
 
             \(ExitStatus.help)
             """
     )
 
     @OptionGroup var host: HostOptions
+
+    @OptionGroup var journalOptions: JournalOptions
 
     @Option(
         name: .customLong("state"),
@@ -36,6 +57,13 @@ struct RunCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "An item to dispatch and its optional JSON payload; repeatable.", valueName: "name [json]"))
     var dispatchArguments: [String] = []
+
+    @Option(
+        name: .customLong("post"), parsing: .upToNextOption,
+        help: ArgumentHelp(
+            "A notification to post after the dispatches, and its optional JSON payload; repeatable.",
+            valueName: "name [json]"))
+    var postArguments: [String] = []
 
     @Flag(help: "Print the final state even with --save; with --watch, also print the state after each line.")
     var printState = false
@@ -52,8 +80,24 @@ struct RunCommand: AsyncParsableCommand {
             """)
     var watch = false
 
+    @Flag(help: "Print each dispatch's span tree with durations on standard error.")
+    var trace = false
+
+    @Flag(help: "Print a summary of the host's metrics on standard error at the end.")
+    var metrics = false
+
     func validate() throws {
         _ = try requests()
+        _ = try posts()
+    }
+
+    /// The `--post` notifications, in order (a name and a payload, read like a dispatch).
+    private func posts() throws -> [DispatchRequest] {
+        do {
+            return try DispatchRequest.requests(from: postArguments)
+        } catch {
+            throw ValidationError("--post: \(error)")
+        }
     }
 
     /// The `--dispatch` requests, in order.
@@ -65,9 +109,28 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
+    @Flag(
+        help: """
+            Exit 0 even when a failure reached only the log (a failing observer rule or what it dispatched, \
+            a failing on_start item, a stopped cascade); without it the run exits 6.
+            """)
+    var allowLoggedFailures = false
+
     func run() async throws {
-        let initialState = try stateFile.map(StateFile.read) ?? JSONValue()
-        let session = try await host.session(initialState: initialState)
+        // Caught from the start, so a stop during start-up waits for the watch loop to save.
+        let stop = watch ? StopSignals() : nil
+        let journal = try journalOptions.open()
+        defer { JournalFailure.close(journal) }
+        if let journal, stateFile != nil, try JournalFailure.guarding({ () throws(JournalError) in try journal.state() }) != nil {
+            throw ValidationError("--state: the journal \(journal.file) already holds a state to start from")
+        }
+        let initialState = try stateFile.map(StateFile.read)
+        let summary = metrics ? SummaryMetrics() : nil
+        defer {
+            summary?.lines().forEach { Console.printError("metrics: \($0)") }
+        }
+        let session = try await host.session(
+            initialState: initialState, journal: journal, tracer: trace ? TreeTracer() : nil, metrics: summary)
         for request in try requests() {
             do {
                 try await session.dispatch(request)
@@ -76,9 +139,12 @@ struct RunCommand: AsyncParsableCommand {
                 throw ExitStatus.dispatchFailed.code
             }
         }
-        if watch {
+        for notification in try posts() {
+            await session.post(notification)
+        }
+        if let stop {
             let hotReload = HotReload(session.host)
-            await watchInput(session)
+            await watchInput(session, stop: stop)
             hotReload.stop()
         }
         if let save {
@@ -87,22 +153,59 @@ struct RunCommand: AsyncParsableCommand {
         if save == nil || printState {
             Console.print(session.state.jsonString(pretty: true))
         }
+        if let stop, let code = stop.exitCode {
+            throw ExitCode(code)
+        }
+        let logged = LoggedFailures.shared.total
+        if logged > 0, !allowLoggedFailures {
+            Console.printError(
+                "error: \(logged) failure\(logged == 1 ? "" : "s") reached only the log (above); "
+                    + "--allow-logged-failures exits 0 for them")
+            throw ExitStatus.loggedFailure.code
+        }
     }
 
-    /// Applies one dispatch per line of standard input, reporting failures and going on, until end of file.
-    private func watchInput(_ session: PluginSession) async {
-        for await line in Console.inputLines() where !line.allSatisfy(\.isWhitespace) {
-            do {
-                let result = try await session.dispatch(DispatchRequest(line: line))
-                if let result {
-                    Console.print(result.jsonString())
-                }
-                if printState {
-                    Console.print(session.state.jsonString())
-                }
-            } catch {
-                Console.report(error)
+    /// Applies one dispatch per line of standard input, reporting failures and going on, until end of
+    /// file or a stop signal.
+    private func watchInput(_ session: PluginSession, stop: StopSignals) async {
+        let (lines, continuation) = AsyncStream<String>.makeStream()
+        let reading = Task {
+            for await line in Console.inputLines() { continuation.yield(line) }
+            continuation.finish()
+        }
+        let stopping = Task {
+            if await stop.wait() != nil { continuation.finish() }
+        }
+        defer {
+            reading.cancel()
+            stopping.cancel()
+        }
+        for await line in lines where !line.allSatisfy(\.isWhitespace) {
+            if stop.received != nil { return }
+            await apply(line, session, stop: stop)
+        }
+    }
+
+    /// Dispatches one line and reports its result or error; if a stop comes meanwhile, the dispatch
+    /// has ``StopSignals/grace`` to settle before it is abandoned (its updaters are applied or not,
+    /// each whole, so the state saved is always one the store had).
+    private func apply(_ line: String, _ session: PluginSession, stop: StopSignals) async {
+        let dispatch = Task { try await session.dispatch(DispatchRequest(line: line)) }
+        let settled = await stop.settles(dispatch)
+        guard settled else {
+            Console.printError("error: \(line): abandoned, still running \(StopSignals.grace) after the stop")
+            return
+        }
+        switch await dispatch.result {
+        case .success(let result):
+            if let result {
+                Console.print(result.jsonString())
             }
+            if printState {
+                Console.print(session.state.jsonString())
+            }
+        case .failure(let error):
+            Console.report(error)
         }
     }
 }

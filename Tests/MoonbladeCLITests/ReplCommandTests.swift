@@ -126,9 +126,10 @@ struct ReplCommandTests {
         #expect(outcome.stderr == "reloaded step (version 1)\n")
     }
 
-    @Test func aPluginThatDoesNotLoadExits3() async throws {
+    @Test func aMissingFolderExits4() async throws {
         let outcome = try await workspace.run("repl", "no-such-plugin", input: "state\n")
-        #expect(outcome.status == 3)
+        #expect(outcome.status == 4)
         #expect(outcome.stdout == "")
+        #expect(outcome.stderr == "error: no such folder: no-such-plugin\n")
     }
 }

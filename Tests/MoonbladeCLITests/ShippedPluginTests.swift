@@ -9,7 +9,7 @@ struct ShippedPluginTests {
 
     @Test func cartChecksOutAnOrderIntoStorageAndEmptiesTheCart() async throws {
         let outcome = try await workspace.run(
-            "run", shippedPlugin("cart"), "--data-dir", "data", "--watch",
+            "run", shippedPlugin("cart"), "--data-dir", "data", "--watch", "--no-timestamps",
             "--dispatch", "cart.add", #"{"sku": "apple", "name": "Apple", "price": 120, "quantity": 2}"#,
             "--dispatch", "cart.add", #"{"sku": "pear", "price": 90}"#,
             "--dispatch", "cart.set_quantity", #"{"sku": "pear", "quantity": 3}"#,
@@ -35,7 +35,7 @@ struct ShippedPluginTests {
                 ["sku": "apple", "name": "Apple", "price": 120, "quantity": 2],
                 ["sku": "pear", "name": "pear", "price": 90, "quantity": 3],
             ])
-        #expect(outcome.stderr == "info moonblade.plugin: order placed order=order-1 total=510\n")
+        #expect(outcome.stderr == "info [cart] order placed order=order-1 total=510\n")
     }
 
     @Test(arguments: [

@@ -197,3 +197,39 @@ struct LuaSideEffectTests {
         #expect(error?.description.contains("expected Int") == true, "\(error.map(String.init(describing:)) ?? "")")
     }
 }
+
+@Suite("Side-effect interceptors around Lua side effects")
+struct HostSideEffectInterceptorTests {
+    /// Katana's awaiting interceptor, on a plugin host: it dispatches a Lua updater, waits for it, and
+    /// then lets the Lua side effect run, whose value still comes back.
+    @Test func anInterceptorAwaitsALuaUpdaterBeforeTheLuaSideEffectRuns() async throws {
+        let scratch = ScratchPlugins()
+        let plugin = try scratch.write("wait", """
+            return {
+              updaters = { bump = function(state) state.counter = state.counter + 10 end },
+              side_effects = { read = function(ctx) return ctx.state().counter end },
+            }
+            """)
+        let before = Locked<[Int]>([])
+        let host = try PluginHost<AppState>(
+            plugins: [plugin],
+            sideEffectInterceptors: [
+                { context in
+                    { next in
+                        { sideEffect in
+                            before.withLock { $0.append((context.getAnyState() as! AppState).counter) }
+                            try await context.anyDispatch(BumpByName()).value
+                            return try await next(sideEffect)
+                        }
+                    }
+                }
+            ])
+        #expect(try await host.dispatch("wait.read", returning: Int.self).value == 10)
+        #expect(before.withLock { $0 } == [0])
+    }
+}
+
+/// A Swift updater that adds 10, as `wait.bump` does, dispatched from a Swift interceptor.
+private struct BumpByName: StateUpdater {
+    func updateState(_ state: inout AppState) { state.counter += 10 }
+}

@@ -106,7 +106,7 @@ struct LuaUpdaterTests {
         let host = try PluginHost<AppState>(plugins: [plugin], configuration: .init(memoryLimit: 8 << 20))
         let error = await #expect(throws: PluginError.self) { try await host.dispatch("greedy.hoard").value }
         #expect(error?.kind == .limit)
-        #expect(error?.location == LuaLocation(source: "greedy/plugin.lua", line: 3))
+        #expect(error?.location == LuaLocation(source: "greedy/plugin.lua", line: 4))  // the line that allocated
         #expect(error?.description.contains("memory limit of 8388608 bytes exceeded") == true)
         #expect(host.state == AppState())
         try await host.dispatch("greedy.bump").value

@@ -21,6 +21,12 @@ struct PluginLoadingTests {
         (source: "return {\n  updater = {},\n}", kind: .shape, line: 2, says: "unknown field 'updater'"),
         (source: "return {\n  name = \"bad.name\",\n}", kind: .shape, line: 2, says: "without dots"),
         (source: "return {\n  side_effects = \"nope\",\n}", kind: .shape, line: 2, says: "side_effects must be a table of functions"),
+        // A field on a line of its own or sharing a line, placed at its own line.
+        (source: "-- a = 1\nreturn {\n  updaters = { a = 42 },\n}", kind: .shape, line: 3, says: "updaters.a must be a function"),
+        (source: "return { name = \"x\",\n  side_effects = { ok = function() end, [\"b\"] = 1 } }", kind: .shape, line: 2, says: "side_effects.b must be a function"),
+        (source: "return {\n  updaters = {\n    a = function(state) local b = 1; state.b = 2 end,\n    b = true,\n  },\n}", kind: .shape, line: 4, says: "updaters.b must be a function"),
+        (source: "local version = 1\nreturn {\n  name = \"v\", version = \"two\",\n}", kind: .shape, line: 3, says: "version must be an integer"),
+        (source: "return {\n  name = \"d\",\n  updaters = { a = function() end },\n  side_effects = {\n    a = function() end,\n  },\n}", kind: .shape, line: 5, says: "d.a is both an updater and a side effect"),
     ])
     func refusesABrokenPluginWithItsPlace(source: String, kind: PluginError.Kind, line: Int, says: String) throws {
         let scratch = ScratchPlugins()
@@ -68,5 +74,34 @@ struct PluginLoadingTests {
         #expect(host.loadErrors.isEmpty)
         try host.dispatch("reader.peek")
         #expect(host.state.counter == 1)
+    }
+}
+
+/// A dependency error that plugin code catches and raises again on the same line names its place once.
+@Suite struct RaisedAgainErrorTests {
+    @Test(arguments: [
+        "assert(pcall(ctx.deps.files.open, { name = 'x' }))",
+        "local ok, err = pcall(ctx.deps.files.open, { name = 'x' }); if not ok then error(err) end",
+        "local ok, err = pcall(ctx.deps.files.open, { name = 'x' }); assert(ok, err)",
+    ])
+    func theReRaisedErrorSaysItsPlaceOnce(_ line: String) async throws {
+        struct Missing: Error, CustomStringConvertible { var description: String { "no such file" } }
+        struct Request: Decodable { var name: String }
+        var dependencies = PluginDependencies()
+        dependencies.expose("files", "open") { (_: Request) async throws -> Int in throw Missing() }
+        let scratch = ScratchPlugins()
+        let folder = try scratch.write("fs", """
+            return {
+              name = "fs",
+              side_effects = {
+                open = function(ctx)
+                  \(line)
+                end,
+              },
+            }
+            """)
+        let host = try PluginHost<AppState>(plugins: [folder], dependencies: dependencies)
+        let error = await #expect(throws: PluginError.self) { try await host.dispatch("fs.open").value }
+        #expect(error?.description == "fs.open: fs/plugin.lua:5: no such file")
     }
 }

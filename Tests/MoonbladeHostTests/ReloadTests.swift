@@ -28,6 +28,8 @@ final class ReloadLog: Sendable {
                 case .succeeded(let info): "succeeded \(info.name) v\(info.version)"
                 case .migrated(let plugin, let from, let to): "migrated \(plugin) \(from)->\(to)"
                 case .failed(let plugin, let error): "failed \(plugin): \(error)"
+                case .loaded(let info): "loaded \(info.name) v\(info.version)"
+                case .refused(let plugin, let error): "refused \(plugin): \(error)"
                 }
                 let line = event.cause == .watcher ? "\(step) (watcher)" : step
                 self.events.withLock { $0.append(line) }

@@ -86,8 +86,9 @@ struct StandardDependenciesTests {
         try await host.dispatch("deps.log").value
         #expect(
             logged.entries.withLock { $0 } == [
-                .init(level: .info, message: "plain", metadata: [:]),
-                .init(level: .warning, message: "with fields", metadata: ["order": "A-1", "total": "250"]),
+                // `plugin` names who logged: the folder of the calling line's file.
+                .init(level: .info, message: "plain", metadata: ["plugin": "deps"]),
+                .init(level: .warning, message: "with fields", metadata: ["order": "A-1", "total": "250", "plugin": "deps"]),
             ])
         let error = await #expect(throws: (any Error).self) { try await host.dispatch("deps.bad").value }
         #expect("\(error.map { "\($0)" } ?? "")".contains("a log entry needs a message string"))

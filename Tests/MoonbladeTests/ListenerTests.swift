@@ -66,4 +66,60 @@ struct ListenerTests {
         }
         #expect(store.state.count == total)
     }
+
+    @Test("with listenersAsyncProvider, listeners are called where it runs their work, in its order, each with its pair")
+    func asyncProvider() async throws {
+        let held = Recorder<@Sendable () -> Void>()
+        let store = TestStore(configuration: StoreConfiguration(listenersAsyncProvider: { work in held.append(work) }))
+        let pairs = Recorder<[Int]>()
+        _ = store.addListener { old, new in pairs.append([old.count, new.count]) }
+        try await store.dispatch(Increment()).value
+        try await store.dispatch(Increment(by: 2)).value
+        // Both dispatches completed, and no listener ran: the provider holds their work.
+        #expect(pairs.values.isEmpty)
+        #expect(store.state.count == 3)
+        let work = held.values
+        #expect(work.count == 2)
+        for call in work { call() }
+        #expect(pairs.values == [[0, 1], [1, 3]])
+    }
+
+    @Test("on a serial queue as provider, every listener sees every change in order, on that queue")
+    func serialQueueProvider() async throws {
+        let queue = DispatchQueue(label: "listeners")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let store = TestStore(configuration: StoreConfiguration(listenersAsyncProvider: { queue.async(execute: $0) }))
+        let seen = Recorder<Int>()
+        let onQueue = Recorder<Bool>()
+        _ = store.addListener { old, new in
+            onQueue.append(DispatchQueue.getSpecific(key: key) == true)
+            seen.append(old.count)
+            seen.append(new.count)
+        }
+        for _ in 0..<100 { store.dispatch(Increment()) }
+        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+        #expect(seen.values == (0..<100).flatMap { [$0, $0 + 1] })
+        #expect(onQueue.values.count == 100 && onQueue.values.allSatisfy { $0 })
+    }
+
+    @Test("the listeners of a transaction's changes are handed to listenersAsyncProvider when it commits, never when it fails")
+    func asyncProviderAndTransactions() async throws {
+        /// The store, for an interceptor created before it; set once, before anything is dispatched.
+        final class StoreBox: @unchecked Sendable { var store: TestStore? }
+        let box = StoreBox()
+        let held = Recorder<@Sendable () -> Void>()
+        let store = TestStore(
+            interceptors: [{ _ in { next in { item in try box.store!.transaction { try next(item) } } } }],
+            configuration: StoreConfiguration(listenersAsyncProvider: { work in held.append(work) }))
+        box.store = store
+        let pairs = Recorder<[Int]>()
+        _ = store.addListener { old, new in pairs.append([old.count, new.count]) }
+        try await store.dispatch(Increment()).value
+        await #expect(throws: TestError(message: "updater failed")) { try await store.dispatch(FailingUpdater()).value }
+        #expect(held.values.count == 1)
+        #expect(pairs.values.isEmpty)
+        for call in held.values { call() }
+        #expect(pairs.values == [[0, 1]])
+    }
 }

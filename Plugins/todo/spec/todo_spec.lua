@@ -28,7 +28,7 @@ describe("todo", function()
 
     it("refuses a missing or empty title", function()
       assert.has_error(function() dispatch("todo.add", {}) end, "todo.add needs a payload { title = <non-empty string> }")
-      assert.has_error(function() dispatch("todo.add", { title = "" }) end, "non-empty string")
+      assert.error_matches(function() dispatch("todo.add", { title = "" }) end, "non-empty string", nil, true)
       assert.are.same({ todos = {} }, state())
     end)
   end)

@@ -20,6 +20,11 @@ public typealias StoreInterceptorNext = (_ dispatchable: any Dispatchable) throw
 ///   to return and fails with ``StoreError/typeMismatch(expected:found:)``);
 /// - throw: before `next`, the item never runs; either way the error reaches ``DispatchHandle/value``.
 ///
-/// Dispatching from an interceptor never deadlocks: the item is queued and runs after this one.
+/// Dispatching from an interceptor never deadlocks: the item is queued and runs after this one. For
+/// the same reason this chain cannot wait for what it dispatches: a blocking
+/// ``DispatchHandle/wait(file:line:)`` here fails at once with ``StoreError/unservableWait(place:processing:)``.
+/// To wait for a dispatch before passing a side effect on (Katana's interceptor blocking on a dispatch),
+/// use a ``SideEffectInterceptor``, which runs in the side effect's task and may `await`; state updaters
+/// have only this synchronous chain.
 public typealias StoreInterceptor =
     (_ context: InterceptorContext) -> (_ next: @escaping StoreInterceptorNext) -> StoreInterceptorNext

@@ -18,3 +18,10 @@ package protocol CascadingStore: AnyStore {
 }
 
 extension Store: CascadingStore {}
+
+/// A store that processes items on a draining thread, which must never block waiting for one of them.
+protocol DrainingStore: AnyObject, Sendable {
+    func unservableWait(at place: String) -> StoreError?
+}
+
+extension Store: DrainingStore {}

@@ -12,19 +12,32 @@ public struct DispatchHandle<Value: Sendable>: Sendable {
     /// executor, so awaiting an item that has already been handled suspends nothing.
     public nonisolated(nonsending) var value: Value {
         get async throws {
-            let value = try await status.value
-            // A `Void` handle only waits, so an updater replaced by a returning side effect still resolves.
-            if Value.self == Void.self {
-                return unsafeBitCast((), to: Value.self)
-            }
-            guard let value = value as? Value else {
-                throw StoreError.typeMismatch(
-                    expected: String(reflecting: Value.self),
-                    found: String(reflecting: type(of: value))
-                )
-            }
-            return value
+            try typed(try await status.value)
         }
+    }
+
+    /// The dispatch's type-erased value seen as a `Value`.
+    func typed(_ value: any Sendable) throws -> Value {
+        // A `Void` handle only waits, so an updater replaced by a returning side effect still resolves.
+        if Value.self == Void.self {
+            return unsafeBitCast((), to: Value.self)
+        }
+        guard let value = value as? Value else {
+            throw StoreError.typeMismatch(
+                expected: String(reflecting: Value.self),
+                found: String(reflecting: type(of: value))
+            )
+        }
+        return value
+    }
+
+    /// Asks the work behind this dispatch to stop: a running side effect's task, or a retrying dispatch's
+    /// loop, is cancelled (an item still queued is cancelled as soon as it starts).
+    ///
+    /// An updater that was already applied, or is applied before the request arrives, is not undone;
+    /// like `Task.cancel()`, this only asks, and the side effect decides how to stop.
+    public func cancel() {
+        status.cancel()
     }
 
     /// The same dispatch, its value seen as a `T` when awaited.
@@ -58,6 +71,15 @@ enum DispatchStatus: Sendable {
             case .pending(let completion): try await completion.status.value
             case .task(let task): try await task.value
             }
+        }
+    }
+
+    /// Cancels the task behind the dispatch, now or, for a queued item, when it starts.
+    func cancel() {
+        switch self {
+        case .completed: break
+        case .pending(let completion): completion.cancel()
+        case .task(let task): task.cancel()
         }
     }
 }

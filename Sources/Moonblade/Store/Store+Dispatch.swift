@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 extension Store {
     /// Dispatches a state updater; see ``Dispatcher``.
     ///
@@ -34,6 +42,7 @@ extension Store {
         let queued = lock.withLock { () -> DispatchCompletion? in
             guard !isDraining else { return enqueue(item, cascadeDepth: cascadeDepth) }
             isDraining = true
+            drainingThread = pthread_self()
             return nil
         }
         if let queued {
@@ -46,7 +55,7 @@ extension Store {
 
     /// Queues `item` and returns the box its handle waits on. Call with `lock` held.
     private func enqueue(_ item: DispatchItem, cascadeDepth: Int) -> DispatchCompletion {
-        let completion = DispatchCompletion(lock: lock)
+        let completion = DispatchCompletion(lock: lock, store: self)
         queue.append(PendingDispatch(item: item, cascadeDepth: cascadeDepth, completion: completion))
         return completion
     }
@@ -87,7 +96,15 @@ extension Store {
         }
     }
 
-
+    /// The error a blocking wait at `place` for a queued item must fail with when the calling thread is
+    /// the one draining this store: the item could only run once the wait returned.
+    func unservableWait(at place: String) -> StoreError? {
+        let isDrainer = lock.withLock { isDraining && pthread_equal(drainingThread, pthread_self()) != 0 }
+        guard isDrainer else { return nil }
+        // This thread holds the draining role, so it may read what it is processing.
+        let processing = currentItem.map { String(reflecting: type(of: $0.dispatchable)) }
+        return .unservableWait(place: place, processing: processing ?? "a listener")
+    }
 
     /// Runs one item through the interceptor chain and returns its status. Draining thread only.
     private func process(_ item: DispatchItem, cascadeDepth: Int) -> DispatchStatus {
@@ -162,12 +179,25 @@ extension Store {
             storedGeneration &+= 1
             return self.listeners
         }
-        if currentTransaction != nil {
-            currentTransaction!.record(old: oldState, new: newState, listeners: listeners)
+        if let transaction = currentTransaction {
+            transaction.record(old: oldState, new: newState, listeners: listeners)
             return
         }
-        for listener in listeners {
-            listener.callback(oldState, newState)
+        notify(listeners, old: oldState, new: newState)
+    }
+
+    /// Calls `listeners` with a change, here or where ``StoreConfiguration/listenersAsyncProvider`` says.
+    func notify(_ listeners: [StoreListenerEntry<S>], old oldState: S, new newState: S) {
+        guard let provider = configuration.listenersAsyncProvider else {
+            for listener in listeners {
+                listener.callback(oldState, newState)
+            }
+            return
+        }
+        provider {
+            for listener in listeners {
+                listener.callback(oldState, newState)
+            }
         }
     }
 
@@ -178,7 +208,8 @@ extension Store {
         return .task(
             Task(priority: configuration.sideEffectPriority) {
                 defer { self.sideEffectFinished() }
-                return try await sideEffect.anySideEffect(context)
+                guard let chain = self.sideEffectChain else { return try await sideEffect.anySideEffect(context) }
+                return try await SideEffectRun.$context.withValue(context) { try await chain(sideEffect) }
             })
     }
 

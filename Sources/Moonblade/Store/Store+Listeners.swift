@@ -1,4 +1,5 @@
-/// Called after every state change with the state before and after it, on the thread that applied it.
+/// Called after every state change with the state before and after it, on the thread that applied it
+/// (or where the store's ``StoreConfiguration/listenersAsyncProvider`` runs it).
 public typealias StoreListener<S> = @Sendable (_ oldState: S, _ newState: S) -> Void
 
 /// Removes the listener it was returned for. Calling it again does nothing.

@@ -1,11 +1,14 @@
 /// Changes applied inside ``Store/transaction(_:)``, held back until it succeeds.
-struct StoreTransaction<S: State> {
+///
+/// A class, so that the store's check for an open transaction on every updater is a pointer test,
+/// not a generic-metadata look-up of an optional struct.
+final class StoreTransaction<S: State> {
     /// The state before the transaction's first change.
     private(set) var original: S?
     /// Each change with the listeners it is owed, in order.
     private(set) var changes: [(old: S, new: S, listeners: [StoreListenerEntry<S>])] = []
 
-    mutating func record(old: S, new: S, listeners: [StoreListenerEntry<S>]) {
+    func record(old: S, new: S, listeners: [StoreListenerEntry<S>]) {
         if original == nil { original = old }
         changes.append((old, new, listeners))
     }
@@ -37,7 +40,7 @@ extension Store {
         switch outcome {
         case .success:
             for change in transaction.changes {
-                for listener in change.listeners { listener.callback(change.old, change.new) }
+                notify(change.listeners, old: change.old, new: change.new)
             }
         case .failure(let error):
             if let original = transaction.original {

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The single source of truth of an application: holds a state of type `S`, applies the state updaters
 /// dispatched to it, runs its side effects with dependencies of type `D`, and notifies listeners.
 ///
@@ -38,8 +46,13 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
     // Written once in `init`; optional only because they are built by closures that need `self`.
     var dependencyContainer: D?
     var interceptorChain: StoreInterceptorNext?
+    /// The asynchronous chain side effects run through in their task; nil when there is none.
+    var sideEffectChain: SideEffectInterceptorNext?
 
     // Owned by the draining thread, one item at a time: no overlapping access is possible.
+    /// The thread holding the draining role while ``isDraining`` is set, so that a blocking wait there,
+    /// which could never be served, fails instead.
+    @exclusivity(unchecked) var drainingThread = pthread_self()
     /// The item being processed, to tell an in-place replacement from a re-dispatch.
     @exclusivity(unchecked) var currentItem: DispatchItem?
     /// The status the innermost `next` produced for the item being processed, if not a plain success.
@@ -58,13 +71,22 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
     /// (an ``ObserverInterceptor`` fires its `.onStart` rules then); the store becomes ready and runs
     /// the items queued so far, in order, before `init` returns. No run loop is involved.
     ///
+    /// The state initializer runs on the caller's thread, before `init` returns: Katana's
+    /// `stateInitializerAsyncProvider` is not taken, because its use (not blocking the main thread
+    /// while the state is built) is served better by building the state before creating the store
+    /// (`let initial = await load(); Store(stateInitializer: { initial })`), or by an `.onStart` side
+    /// effect that loads it; a store that is ready when `init` returns needs no ``isReady`` polling.
+    ///
     /// - Parameters:
     ///   - interceptors: the interceptors, outermost first.
+    ///   - sideEffectInterceptors: the interceptors that side effects then pass in their own task,
+    ///     outermost first; they may `await` (see ``SideEffectInterceptor``).
     ///   - stateInitializer: returns the initial state; `S()` by default.
     ///   - dependenciesInitializer: builds the dependency container; `D.init(dispatch:getState:)` by default.
     ///   - configuration: settings such as the priority of side effect tasks.
     public init(
         interceptors: [StoreInterceptor] = [],
+        sideEffectInterceptors: [SideEffectInterceptor] = [],
         stateInitializer: () -> S = { S() },
         dependenciesInitializer: (_ dispatch: @escaping AnyDispatch, _ getState: @escaping GetState) -> D =
             D.init(dispatch:getState:),
@@ -84,6 +106,17 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
             guard let self else { throw StoreError.storeReleased }
             try self.apply(dispatchable)
         }) { next, stage in stage(next) }
+        if !sideEffectInterceptors.isEmpty {
+            let innermost: SideEffectInterceptorNext = { sideEffect in
+                guard let context = SideEffectRun.context else {
+                    preconditionFailure("a side effect interceptor's next was called outside of a side effect's task")
+                }
+                return try await sideEffect.anySideEffect(context)
+            }
+            sideEffectChain = sideEffectInterceptors.map { $0(context) }.reversed().reduce(innermost) { next, stage in
+                stage(next)
+            }
+        }
         drainQueue()
     }
 

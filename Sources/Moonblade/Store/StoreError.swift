@@ -8,6 +8,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// or a dispatch whose value is not what the handle expects (for instance a returning side effect
     /// that an interceptor dropped).
     case typeMismatch(expected: String, found: String)
+    /// A blocking ``DispatchHandle/wait(file:line:)`` at `place` (`file:line`) was made on the thread
+    /// that is draining the store, while it was `processing` an item (in an interceptor, an updater
+    /// or a listener): the awaited item is queued behind that one, so the wait could never end.
+    case unservableWait(place: String, processing: String)
 
     /// A one-line description of the error.
     public var description: String {
@@ -18,6 +22,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(type) is neither a state updater nor a side effect"
         case .typeMismatch(let expected, let found):
             "type mismatch: expected \(expected), found \(found)"
+        case .unservableWait(let place, let processing):
+            "the wait at \(place) cannot be served: it blocks the store's serial drain while it processes "
+                + "\(processing), and the awaited item runs after that; await the handle's value from a side "
+                + "effect or a SideEffectInterceptor instead"
         }
     }
 }

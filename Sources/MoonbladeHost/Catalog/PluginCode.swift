@@ -100,5 +100,6 @@ public struct PluginInfo: Sendable, Hashable {
     public var directory: String
     /// Its updaters' and side effects' item names (`todo.add`).
     public var updaters: [String]
+    /// Its side effects' item names (`todo.load`).
     public var sideEffects: [String]
 }

@@ -19,7 +19,10 @@ public struct PluginDependencies: Sendable {
     typealias Function = @Sendable (_ stack: LuaStack, _ index: Int32, _ decoder: LuaDecoder) throws -> PendingWork
 
     private(set) var functions: [String: [String: Function]] = [:]
+    /// What each function takes and returns, by group and name, for editor types (nil: nothing).
+    private(set) var shapes: [String: [String: (arguments: LuaShape?, result: LuaShape?)]] = [:]
 
+    /// No dependencies yet: add them with `expose`.
     public init() {}
 
     /// Exposes `body` as `ctx.deps.<group>.<name>(arguments)`, returning a value to Lua.
@@ -27,6 +30,7 @@ public struct PluginDependencies: Sendable {
         _ group: String, _ name: String, _ body: @escaping @Sendable (Arguments) async throws -> Result
     ) {
         define(group, name) { (arguments: Arguments) in .encodable(try await body(arguments)) }
+        shapes[group, default: [:]][name] = (LuaShape.of(Arguments.self), Self.shape(of: Result.self))
     }
 
     /// Exposes `body` as `ctx.deps.<group>.<name>(arguments)`, returning nothing to Lua.
@@ -37,6 +41,7 @@ public struct PluginDependencies: Sendable {
             try await body(arguments)
             return .none
         }
+        shapes[group, default: [:]][name] = (LuaShape.of(Arguments.self), nil)
     }
 
     /// Exposes `body`, which takes no arguments, as `ctx.deps.<group>.<name>()`.
@@ -44,6 +49,31 @@ public struct PluginDependencies: Sendable {
         _ group: String, _ name: String, _ body: @escaping @Sendable () async throws -> Result
     ) {
         functions[group, default: [:]][name] = { _, _, _ in { .encodable(try await body()) } }
+        shapes[group, default: [:]][name] = (nil, Self.shape(of: Result.self))
+    }
+
+    /// A result's shape when it can be decoded as well (most are); else `any`.
+    private static func shape<Result>(of type: Result.Type) -> LuaShape {
+        if let decodable = type as? any Decodable.Type { return LuaShape.of(decodable) }
+        return .any
+    }
+
+    /// Exposes `body` like ``expose(_:_:_:)-(_,_,(Arguments)->Void)``, also given the folder of the
+    /// plugin whose code made the call (the first path component of the calling Lua line's file), for
+    /// dependencies that must say who used them: the log's `[todo] …`.
+    mutating func exposeNamingCaller<Arguments: Decodable & Sendable>(
+        _ group: String, _ name: String, _ body: @escaping @Sendable (Arguments, _ plugin: String?) async throws -> Void
+    ) {
+        functions[group, default: [:]][name] = { stack, index, decoder in
+            let arguments = try decoder.decode(Arguments.self, from: stack, at: index)
+            let caller = stack.callerLocation(skipping: [SideEffectPrelude.chunkName, LuaStack.awaitChunkName])
+            let plugin = caller.flatMap { $0.source.split(separator: "/").first.map(String.init) }
+            return {
+                try await body(arguments, plugin)
+                return .none
+            }
+        }
+        shapes[group, default: [:]][name] = (LuaShape.of(Arguments.self), nil)
     }
 
     /// Decodes the arguments when Lua calls (the VM is held then) and runs `work` when awaited.

@@ -1,9 +1,11 @@
+import Foundation
+
 extension JSONValue {
     /// The value as JSON text, object keys sorted so equal values read the same.
     ///
     /// `pretty` spreads it over lines indented by two spaces, for people; otherwise it is one line.
-    /// Non-finite floats, which Lua arithmetic can make and JSON cannot hold, are written as the
-    /// strings `"inf"`, `"-inf"` and `"nan"`.
+    /// Non-finite floats, which JSON cannot hold (a value decoded from Lua never has one: decoding
+    /// refuses them), are written as the strings `"inf"`, `"-inf"` and `"nan"` when Swift code made them.
     public func jsonString(pretty: Bool = false) -> String {
         var text = ""
         write(to: &text, indent: pretty ? "\n" : nil)

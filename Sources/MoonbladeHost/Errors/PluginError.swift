@@ -29,6 +29,7 @@ public struct PluginError: Error, CustomStringConvertible {
         case unbound
     }
 
+    /// What went wrong, broadly.
     public var kind: Kind
     /// The plugin involved, when known.
     public var plugin: String?
@@ -43,6 +44,7 @@ public struct PluginError: Error, CustomStringConvertible {
     /// The error behind this one (a `LuaError`, a `DecodingError`, a Swift dependency's error).
     public var underlying: (any Error)?
 
+    /// An error of `kind` about `plugin` and `item`, with its one-line `message` and, when known, its place.
     public init(
         _ kind: Kind, plugin: String? = nil, item: String? = nil, message: String, location: LuaLocation? = nil,
         traceback: String? = nil, underlying: (any Error)? = nil
@@ -65,9 +67,13 @@ public struct PluginError: Error, CustomStringConvertible {
         case .runtime: .runtime
         }
         // Lua's message often starts with the place; keep the message alone, the place apart.
+        // A message re-raised on the line that caught it (`assert(pcall(f))`, where Lua adds the place
+        // again) names it more than once: once is enough.
         var message = String(error.message.prefix { $0 != "\n" })
-        if let location = error.location, message.hasPrefix("\(location): ") {
-            message.removeFirst("\(location): ".count)
+        if let location = error.location {
+            while message.hasPrefix("\(location): ") {
+                message.removeFirst("\(location): ".count)
+            }
         }
         self.init(
             kind, plugin: plugin, item: item, message: message, location: error.location,

@@ -15,3 +15,12 @@ extension PluginHost {
         runtime.catalog.kind(of: name)
     }
 }
+
+extension PluginHost {
+    /// The payload of the Lua item `dispatchable` as JSON (null for none), for tools that check what
+    /// was dispatched (the tester's `receive(_:_:)`); nil for other items.
+    package func payload(of dispatchable: any Dispatchable) -> JSONValue? {
+        guard let item = dispatchable as? any LuaItem else { return nil }
+        return item.payload.json
+    }
+}

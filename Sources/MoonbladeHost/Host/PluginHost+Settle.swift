@@ -21,7 +21,14 @@ extension PluginHost {
         case .swift, nil:
             throw unknownItemError(name)
         }
-        await store.waitUntilIdle()
+        await settle()
         return result
+    }
+
+    /// Waits until the store is idle (no dispatch queued, no side effect running) and every failure of
+    /// an observer rule's reaction has been logged: what a command line wants before it exits.
+    public func settle() async {
+        await store.waitUntilIdle()
+        await runtime.pendingReports.waitUntilNone()
     }
 }

@@ -1,6 +1,8 @@
 import Logging
+import Metrics
 import Moonblade
 import MoonbladeLua
+import Tracing
 
 /// A store whose business logic lives in Lua plugins, alongside any Swift items.
 ///
@@ -28,10 +30,15 @@ public final class PluginHost<S: State & Codable>: Sendable {
         /// awaits, may run; nil for no limit. Default 100 million (a few tenths of a second of Lua):
         /// far above any sane updater, low enough that a runaway loop frees the store quickly.
         public var instructionBudget: Int?
-        /// Instructions between two checks of the budget and the side effect time limit. Default 1000.
+        /// Instructions between two checks of the budget and the time limits. Default 1000.
         /// nil removes the count hook: tight Lua loops then run about twice as fast (see README), but
-        /// neither limit can stop running Lua code any more (awaits are still timed).
+        /// none of them can stop running Lua code any more (awaits are still timed).
         public var hookInterval: Int?
+        /// The longest one updater, interceptor or observer rule call (and one stretch of a side effect
+        /// between two awaits, if the side effect has no time limit of its own) may run on the wall
+        /// clock, wherever it spends it: Lua code, or a library function looping in C (a pattern
+        /// match). nil for no limit. Default 5 s. When it passes, the call fails with a limit error.
+        public var callTimeLimit: Duration?
         /// The longest a Lua side effect may take in all, from its start to its return, including the
         /// time it awaits Swift work (`ctx.deps`, `ctx.dispatch`); nil for no limit. Default 30 s.
         /// When it passes, Lua code is stopped, awaited work is cancelled and abandoned.
@@ -42,23 +49,38 @@ public final class PluginHost<S: State & Codable>: Sendable {
         public var maxCascadeDepth: Int
         /// Where load problems, failing observer rules and reloads are logged.
         public var logger: Logger
+        /// Where the spans of Lua dispatches and reloads go (see ``SpanAttributeName``); nil for the
+        /// tracer bootstrapped with `InstrumentationSystem` when the host starts. With none, no span
+        /// is made at all.
+        public var tracer: (any Tracer)?
+        /// Where the host's metrics go (see ``MetricName``); nil for the factory bootstrapped with
+        /// `MetricsSystem` when the host starts. With none, nothing is measured at all.
+        public var metricsFactory: (any MetricsFactory)?
 
+        /// Settings with the defaults documented on each property.
         public init(
             memoryLimit: Int? = 256 << 20, instructionBudget: Int? = 100_000_000, hookInterval: Int? = 1000,
-            sideEffectTimeLimit: Duration? = .seconds(30), maxCascadeDepth: Int = 32,
-            logger: Logger = Logger(label: "moonblade.host")
+            callTimeLimit: Duration? = .seconds(5), sideEffectTimeLimit: Duration? = .seconds(30),
+            maxCascadeDepth: Int = 32,
+            logger: Logger = Logger(label: "moonblade.host"), tracer: (any Tracer)? = nil,
+            metricsFactory: (any MetricsFactory)? = nil
         ) {
             self.memoryLimit = memoryLimit
             self.instructionBudget = instructionBudget
             self.hookInterval = hookInterval
+            self.callTimeLimit = callTimeLimit
             self.sideEffectTimeLimit = sideEffectTimeLimit
             self.maxCascadeDepth = maxCascadeDepth
             self.logger = logger
+            self.tracer = tracer
+            self.metricsFactory = metricsFactory
         }
 
         /// The VM's share of these settings.
         var vm: LuaVM.Configuration {
-            LuaVM.Configuration(memoryLimit: memoryLimit, instructionBudget: instructionBudget, hookInterval: hookInterval)
+            LuaVM.Configuration(
+                memoryLimit: memoryLimit, instructionBudget: instructionBudget, callTimeLimit: callTimeLimit,
+                hookInterval: hookInterval)
         }
     }
 
@@ -66,8 +88,10 @@ public final class PluginHost<S: State & Codable>: Sendable {
     public let store: Store<S, PluginHostDependencies>
     /// The running version of each plugin that loaded, in load order.
     public var plugins: [PluginInfo] { runtime.catalog.plugins }
-    /// Why each plugin that did not load was refused.
+    /// Why each plugin that did not load at start was refused.
     public let loadErrors: [PluginError]
+    /// The folders of the plugins that did not load at start, in order.
+    let refusedDirectories: [String]
     let runtime: PluginRuntime<S>
     let logger: Logger
     let reloadEventHub = ReloadEventHub()
@@ -79,19 +103,26 @@ public final class PluginHost<S: State & Codable>: Sendable {
     /// the item that comes out at the end, once the store has handled it.
     ///
     /// - Parameters:
+    ///   - directories: the plugin folders, in load order.
+    ///   - initialState: the state the store starts from.
     ///   - interceptors: Swift interceptors, outermost first.
+    ///   - sideEffectInterceptors: Swift interceptors that side effects pass in their own task, after
+    ///     the synchronous chain, and that may await dispatches (see `SideEffectInterceptor`).
     ///   - dependencies: the Swift functions side effects reach as `ctx.deps`.
+    ///   - interceptors: Swift interceptors, outermost first.
+    ///   - configuration: limits, logger, tracer and metrics (see ``Configuration``).
     /// - Throws: only when the Lua VM cannot be created; plugin problems go to ``loadErrors``.
     public convenience init(
         plugins directories: [String],
         initialState: S = S(),
         dependencies: PluginDependencies = PluginDependencies(),
         interceptors: [StoreInterceptor] = [],
+        sideEffectInterceptors: [SideEffectInterceptor] = [],
         configuration: Configuration = Configuration()
     ) throws(PluginError) {
         try self.init(
             plugins: directories, initialState: initialState, dependencies: dependencies, interceptors: interceptors,
-            innerInterceptors: [], configuration: configuration)
+            innerInterceptors: [], sideEffectInterceptors: sideEffectInterceptors, configuration: configuration)
     }
 
     /// Loads the plugins like the public initializer, and also puts `innerInterceptors` innermost:
@@ -103,25 +134,31 @@ public final class PluginHost<S: State & Codable>: Sendable {
         dependencies: PluginDependencies,
         interceptors: [StoreInterceptor],
         innerInterceptors: [StoreInterceptor],
+        sideEffectInterceptors: [SideEffectInterceptor] = [],
         configuration: Configuration
     ) throws(PluginError) {
         let runtime = try PluginRuntime<S>(
             configuration: configuration.vm, sideEffectTimeLimit: configuration.sideEffectTimeLimit,
-            dependencies: dependencies, maxCascadeDepth: configuration.maxCascadeDepth, logger: configuration.logger)
+            dependencies: dependencies, maxCascadeDepth: configuration.maxCascadeDepth, logger: configuration.logger,
+            instruments: HostInstruments(tracer: configuration.tracer, metricsFactory: configuration.metricsFactory))
         var errors: [PluginError] = []
+        var refused: [String] = []
         for directory in directories {
             do {
                 try runtime.loadPlugin(from: directory)
             } catch {
                 configuration.logger.error("plugin refused: \(error)", metadata: ["load": "refused"])
                 errors.append(error)
+                refused.append(directory)
             }
         }
         self.runtime = runtime
         logger = configuration.logger
         loadErrors = errors
+        refusedDirectories = refused
         store = Store(
             interceptors: interceptors + [Self.bindingInterceptor(runtime), runtime.ruleInterceptor()] + innerInterceptors,
+            sideEffectInterceptors: sideEffectInterceptors,
             stateInitializer: { initialState },
             dependenciesInitializer: PluginHostDependencies.init(dispatch:getState:))
     }
@@ -146,26 +183,37 @@ public final class PluginHost<S: State & Codable>: Sendable {
 
     /// Dispatches the Lua updater or side effect `name` with `payload` (its fields become a Lua table).
     ///
+    /// With `retries`, a failing dispatch is made again up to that many times, `delay` apart; see
+    /// ``Moonblade/Dispatcher/dispatch(_:retries:delay:)-(AnyStateUpdater,_,_)``.
+    ///
     /// - Throws: ``PluginError/Kind/unknownItem`` at once when no item has that name; the item's own
     ///   errors arrive through the handle's `value`.
     @discardableResult
-    public func dispatch(_ name: String, _ payload: (any Encodable & Sendable)? = nil) throws(PluginError) -> DispatchHandle<Void> {
+    public func dispatch(
+        _ name: String, _ payload: (any Encodable & Sendable)? = nil, retries: Int = 0, delay: Duration = .zero
+    ) throws(PluginError) -> DispatchHandle<Void> {
         let value = PluginValue(payload: payload)
         switch runtime.catalog.kind(of: name) {
-        case .luaUpdater: return store.dispatch(LuaItemUpdater(runtime: runtime, item: name, payload: value))
-        case .luaSideEffect: return store.dispatch(LuaItemSideEffect<S, Void>(runtime: runtime, item: name, payload: value))
+        case .luaUpdater:
+            return store.dispatch(LuaItemUpdater(runtime: runtime, item: name, payload: value), retries: retries, delay: delay)
+        case .luaSideEffect:
+            return store.dispatch(
+                LuaItemSideEffect<S, Void>(runtime: runtime, item: name, payload: value), retries: retries, delay: delay)
         case .swift, nil: throw unknownItemError(name)
         }
     }
 
-    /// Dispatches the Lua side effect `name` and decodes what it returns as `Result`.
+    /// Dispatches the Lua side effect `name` and decodes what it returns as `Result`; with `retries`,
+    /// again up to that many times, `delay` apart, while it fails.
     public func dispatch<Result: Decodable & Sendable>(
-        _ name: String, _ payload: (any Encodable & Sendable)? = nil, returning: Result.Type
+        _ name: String, _ payload: (any Encodable & Sendable)? = nil, returning: Result.Type,
+        retries: Int = 0, delay: Duration = .zero
     ) throws(PluginError) -> DispatchHandle<Result> {
         switch runtime.catalog.kind(of: name) {
         case .luaSideEffect:
             return store.dispatch(
-                LuaItemSideEffect<S, Result>(runtime: runtime, item: name, payload: PluginValue(payload: payload)))
+                LuaItemSideEffect<S, Result>(runtime: runtime, item: name, payload: PluginValue(payload: payload)),
+                retries: retries, delay: delay)
         case .luaUpdater:
             throw PluginError(.wrongKind, plugin: pluginName(ofItem: name), item: name, message: "is an updater; it returns nothing")
         case .swift, nil:

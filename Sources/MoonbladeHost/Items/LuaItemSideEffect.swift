@@ -1,5 +1,6 @@
 import Moonblade
 import MoonbladeLua
+import Tracing
 
 /// The store item that runs a Lua side effect as a coroutine and reads its result as `Result`.
 struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEffect, LuaItem {
@@ -8,15 +9,22 @@ struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEff
     let payload: PluginValue
     /// Reads the side effect's first result (at the given index) into `Result`.
     let readResult: @Sendable (_ stack: LuaStack, _ index: Int32, _ decoder: LuaDecoder) throws -> Result
+    var traceParent: InstrumentationContext?
 
     func sideEffect(_ context: any AnySideEffectContext) async throws -> Result {
         // The store says how far down a chain of reactions this runs; what it dispatches goes one further.
         let cascadeDepth = (context as? SideEffectContext<S, PluginHostDependencies>)?.cascadeDepth ?? 0
-        return try await runtime.runSideEffect(item, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
+        // Called directly when nothing is traced or measured: no closure, one async frame less.
+        guard runtime.instruments.isActive else {
+            return try await runtime.runSideEffect(item, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
+        }
+        return try await runtime.instrumentDispatch(item, kind: "side_effect", parent: traceParent) {
+            try await runtime.runSideEffect(item, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
+        }
     }
 
     func replaced(by item: String, payload: PluginValue, thread: InterceptorThread) -> Self {
-        Self(runtime: runtime, item: item, payload: payload, readResult: readResult)
+        Self(runtime: runtime, item: item, payload: payload, readResult: readResult, traceParent: traceParent)
     }
 }
 

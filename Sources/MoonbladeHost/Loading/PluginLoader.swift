@@ -23,6 +23,10 @@ struct PluginLoader {
         do {
             try stack.load(source, chunkName: chunkName)
             try stack.pushSandbox()  // its own globals, read-only shared libraries
+            try stack.pushTableKindLibrary()  // moonblade.array(), moonblade.object()
+            stack.rawSet(table: -2, field: "moonblade")
+            try PluginModules.pushRequire(directory: directory, folder: folder, sandbox: -1, on: stack)
+            stack.rawSet(table: -2, field: "require")
             stack.setEnvironment(ofChunkAt: -2)
             try stack.call(results: 1)
         } catch {
@@ -44,7 +48,7 @@ struct PluginLoader {
                 message: "a plugin named \(info.name) is already loaded from \(existing.info.directory)",
                 location: LuaLocation(source: chunkName, line: 1))
         }
-        let rules = try shape.rules(ofTableAt: stack.top, plugin: info.name)
+        let rules = try shape.rules(ofTableAt: stack.top, plugin: info.name, items: Set(info.updaters + info.sideEffects))
         return CompiledPlugin(info: info, functions: functions(of: info, tableAt: stack.top), rules: rules)
     }
 

@@ -8,8 +8,9 @@ struct PluginRules {
 }
 
 extension PluginShapeChecker {
-    /// Reads and checks the `interceptors` and `observers` of the plugin table at `index`.
-    func rules(ofTableAt index: Int32, plugin: String) throws(PluginError) -> PluginRules {
+    /// Reads and checks the `interceptors` and `observers` of the plugin table at `index`; `items` are
+    /// the plugin's own item names, which its rules may refer to.
+    func rules(ofTableAt index: Int32, plugin: String, items: Set<String>) throws(PluginError) -> PluginRules {
         var rules = PluginRules()
         try forEachElement(of: "interceptors", inTableAt: index) { position throws(PluginError) in
             guard stack.type(at: -1) == .function else {
@@ -19,7 +20,15 @@ extension PluginShapeChecker {
             rules.interceptors.append(stack.popReference())
         }
         try forEachElement(of: "observers", inTableAt: index) { position throws(PluginError) in
-            rules.observers.append(try observerRule(at: position, plugin: plugin))
+            let rule = try observerRule(at: position, plugin: plugin)
+            // The plugin's own names are all known now; another plugin's (or a Swift item's) are not.
+            if let name = rule.itemNames.first(where: { $0.hasPrefix("\(plugin).") && !items.contains($0) }) {
+                throw failure(
+                    "\(rule.name) names \(name), but \(plugin) has no such item (it has "
+                        + (items.isEmpty ? "none" : items.sorted().joined(separator: ", ")) + ")",
+                    line: ruleLine(position))
+            }
+            rules.observers.append(rule)
         }
         return rules
     }

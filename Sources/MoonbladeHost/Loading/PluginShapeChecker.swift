@@ -52,7 +52,9 @@ struct PluginShapeChecker {
         let updaters = try functionNames(in: "updaters", ofTableAt: index).map { "\(name).\($0)" }
         let sideEffects = try functionNames(in: "side_effects", ofTableAt: index).map { "\(name).\($0)" }
         if let clash = Set(updaters).intersection(sideEffects).first {
-            throw failure("\(clash) is both an updater and a side effect", near: String(clash.dropFirst(name.count + 1)))
+            throw failure(
+                "\(clash) is both an updater and a side effect",
+                line: line(near: String(clash.dropFirst(name.count + 1)), in: "side_effects"))
         }
         return PluginInfo(
             name: name, version: version, directory: directory, updaters: updaters.sorted(),
@@ -70,7 +72,7 @@ struct PluginShapeChecker {
         var names: [String] = []
         try forEachField(ofTableAt: stack.top, in: field) { item throws(PluginError) in
             guard stack.type(at: -1) == .function else {
-                throw failure("\(field).\(item) must be a function, found \(describeTop())", near: item)
+                throw failure("\(field).\(item) must be a function, found \(describeTop())", line: line(near: item, in: field))
             }
             names.append(item)
         }
@@ -108,15 +110,41 @@ struct PluginShapeChecker {
         failure(message, line: line(near: key))
     }
 
-    /// The first line of the source that starts with `key =` (the last `return` for `"return"`), else 1:
-    /// Lua keeps no line numbers for table fields, so this is a best guess, right for ordinary plugins.
-    func line(near key: String?) -> Int {
-        let index = key.flatMap { key in
-            key == "return"
-                ? lines.lastIndex { $0.hasPrefix("return") }
-                : lines.firstIndex { $0.hasPrefix(key) && $0.dropFirst(key.count).drop { $0 == " " }.hasPrefix("=") }
+    /// The line of `key =` (the last `return` for `"return"`), searched from the line of `parent =` when
+    /// given (an item of `updaters`), else 1: Lua keeps no line numbers for table fields, so this is a
+    /// best guess, right for ordinary plugins.
+    func line(near key: String?, in parent: String? = nil) -> Int {
+        guard let key else { return 1 }
+        if key == "return" {
+            return (lines.lastIndex { $0.hasPrefix("return") } ?? 0) + 1
         }
-        return index.map { $0 + 1 } ?? 1
+        let start = parent.flatMap { parent in lines.firstIndex { Self.assigns(parent, in: $0) } } ?? 0
+        let index = lines[start...].firstIndex { Self.assigns(key, in: $0) } ?? lines.firstIndex { Self.assigns(key, in: $0) }
+        return (index ?? 0) + 1
+    }
+
+    /// Whether `line` sets the field `key` somewhere in it: `key = …` or `["key"] = …`, not `a.key = …`,
+    /// `local key = …`, `key == …` or a comment.
+    static func assigns(_ key: String, in line: Substring) -> Bool {
+        guard !line.hasPrefix("--") else { return false }
+        var rest = line
+        while let range = rest.range(of: key) {
+            let before = line[..<range.lowerBound]
+            let after = line[range.upperBound...]
+            defer { rest = line[range.upperBound...] }
+            var value = after
+            if before.hasSuffix("[\"") || before.hasSuffix("['") {
+                guard value.dropFirst().hasPrefix("]") else { continue }
+                value = value.dropFirst(2)
+            } else if let previous = before.last, previous.isLetter || previous.isNumber || previous == "_" || previous == "." {
+                continue
+            } else if before.hasSuffix("local ") {
+                continue
+            }
+            value = value.drop { $0 == " " || $0 == "\t" }
+            if value.hasPrefix("=") && !value.hasPrefix("==") { return true }
+        }
+        return false
     }
 
     /// A shape error at `line` of the plugin file.

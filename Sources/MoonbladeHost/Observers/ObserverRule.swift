@@ -41,6 +41,13 @@ struct ObserverRule {
         dispatches.contains { if case .function = $0.payload { true } else { false } }
     }
 
+    /// The item names the rule refers to: the item it watches (`on_dispatch`) and those it dispatches.
+    var itemNames: [String] {
+        var names = dispatches.map(\.item)
+        if case .dispatch(let observed) = trigger { names.insert(observed, at: 0) }
+        return names
+    }
+
     /// How errors name the rule: `todo.observers[2]`.
     var name: String { "\(plugin).observers[\(position)]" }
 }

@@ -143,11 +143,14 @@ extension PluginRuntime {
     /// Dispatches what rules made, with the VM released (a store at rest runs them on this thread), and
     /// logs the failure of any of them once it has run: nobody else awaits them.
     private func dispatch(_ reactions: [RuleReaction]) {
-        guard let store, !reactions.isEmpty else { return }
+        guard !reactions.isEmpty, let store = withLua({ $0.store }) else { return }
         let logger = logger
+        let pendingReports = pendingReports
         for reaction in reactions {
             let handle = store.anyDispatch(reaction.item, cascadeDepth: reaction.cascadeDepth)
+            pendingReports.begin()
             Task {
+                defer { pendingReports.end() }
                 do {
                     _ = try await handle.value
                 } catch {

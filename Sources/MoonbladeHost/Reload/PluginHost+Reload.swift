@@ -1,4 +1,5 @@
 import Moonblade
+import Tracing
 
 extension PluginHost {
     /// Loads the plugin `name` again from its folder and swaps the new version in between two
@@ -31,6 +32,8 @@ extension PluginHost {
         let cause: PluginReloadCause
         /// The swap's dispatch, or why the new code was refused before it.
         let swap: Result<(ticket: Int, handle: DispatchHandle<Void>), PluginError>
+        /// When it started, where its `reload <plugin>` span starts.
+        let startedAt = DefaultTracerClock.now
     }
 
     /// Compiles and checks the new code and dispatches its swap, synchronously: the swap takes its place
@@ -47,8 +50,15 @@ extension PluginHost {
         }
     }
 
-    /// Waits for the swap of `reload` and reports how it went.
+    /// Waits for the swap of `reload` and reports how it went, in a `reload <plugin>` span.
     func finishReload(_ reload: StartedReload) async throws(PluginError) -> PluginInfo {
+        try await runtime.instrumentReload(reload.plugin, startedAt: reload.startedAt) { () async throws(PluginError) in
+            try await awaitSwap(reload)
+        }
+    }
+
+    /// Waits for the swap of `reload` and reports how it went.
+    private func awaitSwap(_ reload: StartedReload) async throws(PluginError) -> PluginInfo {
         let name = reload.plugin
         let report = { [reloadEventHub] (step: PluginReloadEvent.Step) in
             reloadEventHub.send(PluginReloadEvent(step: step, cause: reload.cause))
@@ -92,24 +102,39 @@ extension PluginHost {
 }
 
 extension PluginHost {
-    /// Starts reloading each plugin whenever its folder's Lua files change (see ``PluginWatcher``);
-    /// watching lasts as long as the returned watcher.
+    /// Starts reloading each plugin whenever a Lua file in its folder or a subfolder changes (see
+    /// ``PluginWatcher``): a module `require` loads reloads the whole plugin.
+    ///
+    /// Keep the returned watcher for as long as you want reloads: watching stops when it is freed (so
+    /// a dropped result, which the compiler warns about, watches nothing) or when you call
+    /// ``PluginWatcher/stop()``.
     ///
     /// A failed reload leaves the earlier version running; the failure goes to ``reloadEvents()`` and the
     /// log, and the next save tries again. Its events have the cause ``PluginReloadCause/watcher``.
     /// The new code is compiled and its swap queued on the watcher's own thread, so a reload gets in
     /// between two dispatches however busy the dispatching tasks keep the cooperative pool.
+    ///
+    /// The folders of plugins that did not load at start are watched too: a change there loads the
+    /// plugin (``load(plugin:)``) once it is fixed, and reloads it from then on.
     public func watchPlugins(
         debounce: Duration = .milliseconds(50), pollingInterval: Duration? = nil
     ) -> PluginWatcher {
-        let directories = Dictionary(plugins.map { ($0.directory, $0.name) }) { first, _ in first }
+        var directories: [String] = []
+        for directory in plugins.map(\.directory) + unloadedDirectories where !directories.contains(directory) {
+            directories.append(directory)
+        }
         return PluginWatcher(
-            directories: Array(directories.keys), debounce: debounce, pollingInterval: pollingInterval
+            directories: directories, debounce: debounce, pollingInterval: pollingInterval
         ) { [weak self] directory in
-            guard let self, let name = directories[directory] else { return }
-            // Swapped in from the watcher's own thread, however busy the pool is; only the report waits.
-            let reload = startReload(plugin: name, cause: .watcher)
-            Task { _ = try? await self.finishReload(reload) }
+            guard let self else { return }
+            // Looked up at each change: a plugin loaded since then reloads.
+            if let name = plugins.first(where: { $0.directory == directory })?.name {
+                // Swapped in from the watcher's own thread, however busy the pool is; only the report waits.
+                let reload = startReload(plugin: name, cause: .watcher)
+                Task { _ = try? await self.finishReload(reload) }
+            } else {
+                _ = try? load(plugin: directory, cause: .watcher)
+            }
         }
     }
 }

@@ -10,8 +10,13 @@ public struct PluginReloadEvent: Sendable {
         case migrated(plugin: String, from: Int, to: Int)
         /// The new version did not load, or its migration failed: the earlier version keeps running.
         case failed(plugin: String, PluginError)
+        /// A plugin that was not running (it did not load at start) loaded: its items run from now on.
+        case loaded(PluginInfo)
+        /// A plugin that was not running still does not load; `plugin` is its folder's name.
+        case refused(plugin: String, PluginError)
     }
 
+    /// Where the reload is.
     public var step: Step
     /// Who started the reload: a host showing the events can leave the ones it asked for to the caller.
     public var cause: PluginReloadCause
@@ -19,15 +24,15 @@ public struct PluginReloadEvent: Sendable {
     /// The plugin the event is about.
     public var plugin: String {
         switch step {
-        case .started(let plugin), .migrated(let plugin, _, _), .failed(let plugin, _): plugin
-        case .succeeded(let info): info.name
+        case .started(let plugin), .migrated(let plugin, _, _), .failed(let plugin, _), .refused(let plugin, _): plugin
+        case .succeeded(let info), .loaded(let info): info.name
         }
     }
 
     /// Whether the event ends its reload: it succeeded or failed.
     public var isOutcome: Bool {
         switch step {
-        case .succeeded, .failed: true
+        case .succeeded, .failed, .loaded, .refused: true
         case .started, .migrated: false
         }
     }
@@ -37,6 +42,6 @@ public struct PluginReloadEvent: Sendable {
 public enum PluginReloadCause: Sendable {
     /// ``PluginHost/watchPlugins(debounce:pollingInterval:)``, on a change to the plugin's files.
     case watcher
-    /// A call of ``PluginHost/reload(plugin:)``.
+    /// A call of ``PluginHost/reload(plugin:)`` or ``PluginHost/load(plugin:)``.
     case call
 }

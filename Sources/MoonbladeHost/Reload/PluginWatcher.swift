@@ -10,7 +10,8 @@ import Moonblade
 /// On Linux it uses inotify on the folders themselves: editors often save by writing a temporary file
 /// and renaming it over the old one, so a finished write (`IN_CLOSE_WRITE`), a rename into the folder
 /// (`IN_MOVED_TO`) and a deletion all count. Where inotify is unavailable, or when asked, it polls the
-/// files' size, modification time and inode instead. Subfolders (such as `spec/`) are not watched.
+/// files' size, modification time and inode instead. The subfolders a folder has when watching starts
+/// (modules `require` loads, `spec/`) count as the folder; one made later is not seen until a restart.
 ///
 /// It runs on a thread of its own until ``stop()`` or until it is freed.
 public final class PluginWatcher: Sendable {
@@ -102,12 +103,14 @@ private struct InotifySource: ChangeSource {
         guard descriptor >= 0 else { return nil }
         let events = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE)
         for directory in directories {
-            let watch = inotify_add_watch(descriptor, directory, events)
-            guard watch >= 0 else {
-                Glibc.close(descriptor)
-                return nil
+            for folder in folders(in: directory) {
+                let watch = inotify_add_watch(descriptor, folder, events)
+                guard watch >= 0 else {
+                    Glibc.close(descriptor)
+                    return nil
+                }
+                directoriesByWatch[watch] = directory
             }
-            directoriesByWatch[watch] = directory
         }
     }
 
@@ -164,19 +167,39 @@ private struct PollingSource: ChangeSource {
         }
     }
 
-    /// Each Lua file's inode, size and modification time in nanoseconds.
+    /// Each Lua file's inode, size and modification time in nanoseconds, in the folder and its subfolders.
     private static func signature(of directory: String) -> [String: [Int]] {
+        var signature: [String: [Int]] = [:]
+        for folder in folders(in: directory) {
+            signature.merge(self.signature(ofFilesIn: folder)) { first, _ in first }
+        }
+        return signature
+    }
+
+    private static func signature(ofFilesIn directory: String) -> [String: [Int]] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         var signature: [String: [Int]] = [:]
         for name in names where name.hasSuffix(".lua") {
             var info = stat()
             guard stat(directory + "/" + name, &info) == 0 else { continue }
-            signature[name] = [
+            signature[directory + "/" + name] = [
                 Int(info.st_ino), Int(info.st_size), info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec,
             ]
         }
         return signature
     }
+}
+
+/// `directory` and every folder below it, hidden ones left out.
+private func folders(in directory: String) -> [String] {
+    var found = [directory]
+    let enumerator = FileManager.default.enumerator(
+        at: URL(fileURLWithPath: directory), includingPropertiesForKeys: [.isDirectoryKey],
+        options: [.skipsHiddenFiles, .skipsPackageDescendants])
+    while let url = enumerator?.nextObject() as? URL {
+        if (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true { found.append(url.path) }
+    }
+    return found
 }
 
 extension Duration {

@@ -11,6 +11,8 @@ final class LuaSide {
     let code = PluginCode()
     /// The store's state as Lua tables, kept between dispatches (see `Updaters/`).
     let resident: LuaResidentState
+    /// How Lua reaches the store: set when the store sets up its interceptors, before any item runs.
+    var store: InterceptorContext?
     /// The version the last Lua updater started from, kept for the observer rules that follow it.
     var previousVersion: LuaStateVersion?
     /// The Lua glue that passes items through the plugins' interceptors.

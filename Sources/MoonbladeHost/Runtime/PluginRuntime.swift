@@ -21,14 +21,12 @@ import MoonbladeLua
 /// awaiting side effect does it after releasing the VM. That is what keeps the store (which may apply
 /// a Lua updater on any thread) and the VM from ever waiting on each other.
 final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
-    // @unchecked Sendable: `lua` is touched only inside `vmLock`; `published` and `storeContext`
-    // only inside `catalogLock`. (pthread locks rather than `Mutex`: ThreadSanitizer sees them.)
+    // @unchecked Sendable: `lua` is touched only inside `vmLock`; `published` only inside
+    // `catalogLock`. (pthread locks rather than `Mutex`: ThreadSanitizer sees them.)
     private let vmLock = Lock(recursive: true)
     private let lua: LuaSide
     private let catalogLock = Lock()
     private var published = PluginCatalog()
-    /// How Lua reaches the store: set when the store sets up its interceptors, before any item runs.
-    private var storeContext: InterceptorContext?
 
     /// Staged reloads, waiting for the store to swap them in.
     let reloads = ReloadCoordinator()
@@ -39,20 +37,25 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     let maxCascadeDepth: Int
     /// Where problems that reach no dispatcher (a raising observer predicate) are reported.
     let logger: Logger
+    /// The failures of rule reactions still to be logged, which settling waits for.
+    let pendingReports = PendingReports()
+    /// Where spans and metrics go (`Observability/`).
+    let instruments: HostInstruments
 
     init(
         configuration: LuaVM.Configuration, sideEffectTimeLimit: Duration?, dependencies: PluginDependencies,
-        maxCascadeDepth: Int, logger: Logger
+        maxCascadeDepth: Int, logger: Logger, instruments: HostInstruments = .none
     ) throws(PluginError) {
         self.sideEffectTimeLimit = sideEffectTimeLimit
         self.maxCascadeDepth = maxCascadeDepth
         self.logger = logger
+        self.instruments = instruments
         do {
             lua = try LuaSide(configuration: configuration)
             try lua.installPreludes(
                 sideEffects: SideEffectPrelude.EntryPoints(
                     startDispatch: { [unowned self] stack in try self.startDispatch(stack) },
-                    startCall: { stack in try Self.startCall(stack, dependencies) },
+                    startCall: { stack in try Self.startCall(stack, dependencies, instruments) },
                     readState: { [unowned self] stack in try self.readState(stack) },
                     dependencyNames: dependencies.names),
                 handOn: { [unowned self] stack in try self.handOn(stack) })
@@ -68,12 +71,7 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
 
     /// Connects Lua's `ctx.dispatch`, `ctx.state()` and rules to the store.
     func attach(to context: InterceptorContext) {
-        catalogLock.withLock { storeContext = context }
-    }
-
-    /// How Lua reaches the store, once it is attached.
-    var store: InterceptorContext? {
-        catalogLock.withLock { storeContext }
+        withLua { $0.store = context }
     }
 
     /// What can be dispatched now; read without the VM.

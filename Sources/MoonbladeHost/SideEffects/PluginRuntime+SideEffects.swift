@@ -21,8 +21,10 @@ extension PluginRuntime {
         }
         var awaited: Swift.Result<PluginValue, any Error>?
         while true {
-            let step = try withLua { lua throws(PluginError) in
-                try resume(run.coroutine, with: awaited, lua, deadline: deadline, readResult: readResult)
+            let step = try instruments.span("lua") { () throws(PluginError) in
+                try withLua { lua throws(PluginError) in
+                    try resume(run.coroutine, with: awaited, lua, deadline: deadline, readResult: readResult)
+                }
             }
             switch step {
             case .finished(let result):
@@ -129,23 +131,59 @@ extension PluginRuntime {
         let run = coroutine.context
         let cascadeDepth = run.cascadeDepth + 1
         let item: any Dispatchable
+        let retry: (retries: Int, delay: Duration)
         do throws(ItemError) {
             try checkCascade(cascadeDepth, cause: "ctx.dispatch(\(name)) from \(run.item)")
             item = try makeItem(name, payloadAt: 2, of: stack)
+            retry = try Self.retryOptions(at: 3, of: stack)
         } catch {
             throw placedError(stack, "ctx.dispatch: \(error.message)")
         }
-        guard let store else {
+        guard let store = withLua({ $0.store }) else {
             throw placedError(stack, "ctx.dispatch: the host has no store yet")
         }
-        coroutine.suspend {
-            PluginValue(result: try await store.anyDispatch(item, cascadeDepth: cascadeDepth).value)
+        coroutine.suspend { [instruments] in
+            try await instruments.span("await ctx.dispatch \(name)") {
+                let handle = DispatchHandle.retrying(retries: retry.retries, delay: retry.delay) {
+                    store.anyDispatch(instruments.adopting(item), cascadeDepth: cascadeDepth)
+                }
+                return PluginValue(result: try await handle.value)
+            }
         }
         return 0
     }
 
+    /// Reads `{ retries = n, delay = seconds }` (both optional) at `index`; nil means no retry.
+    private static func retryOptions(at index: Int32, of stack: LuaStack) throws(ItemError) -> (retries: Int, delay: Duration) {
+        switch stack.type(at: index) {
+        case .nil, .none: return (0, .zero)
+        case .table: break
+        case let other: throw ItemError(message: "the options must be a table, got a \(other)")
+        }
+        let (retries, retriesFound) = option("retries", at: index, of: stack) { stack.integer(at: -1).map(Int.init) }
+        guard let retries, retries >= 0 else {
+            throw ItemError(message: "options.retries must be a non-negative integer, found \(retriesFound)")
+        }
+        let (seconds, delayFound) = option("delay", at: index, of: stack) { stack.number(at: -1) }
+        guard let seconds, seconds >= 0, seconds.isFinite else {
+            throw ItemError(message: "options.delay must be a non-negative number of seconds, found \(delayFound)")
+        }
+        return (retries, .seconds(seconds))
+    }
+
+    /// The field `name` of the table at `index` read with `read` (0 when absent), and how it looks.
+    private static func option<Value: Numeric>(
+        _ name: String, at index: Int32, of stack: LuaStack, read: () -> Value?
+    ) -> (Value?, String) {
+        defer { stack.pop() }
+        guard stack.rawGet(table: index, field: name) != .nil else { return (0, "nil") }
+        return (read(), stack.describe(at: -1))
+    }
+
     /// `ctx.deps.<group>.<name>(arguments)`: decodes the arguments and records the call to await.
-    static func startCall(_ stack: LuaStack, _ dependencies: PluginDependencies) throws -> Int32 {
+    static func startCall(_ stack: LuaStack, _ dependencies: PluginDependencies, _ instruments: HostInstruments) throws
+        -> Int32
+    {
         let group = stack.string(at: 1) ?? "?"
         let name = stack.string(at: 2) ?? "?"
         let coroutine = try runningSideEffect(on: stack, doing: "ctx.deps.\(group).\(name)")
@@ -153,7 +191,7 @@ extension PluginRuntime {
             throw placedError(stack, "ctx.deps.\(group).\(name) is not exposed by the host")
         }
         do {
-            coroutine.suspend(awaiting: try function(stack, 3, LuaDecoder()))
+            coroutine.suspend(awaiting: instruments.traced(try function(stack, 3, LuaDecoder()), as: "await ctx.deps.\(group).\(name)"))
         } catch let error as DecodingError {
             throw placedError(stack, "ctx.deps.\(group).\(name): \(LuaDecoder.describe(error, root: "arguments"))")
         }
@@ -163,10 +201,10 @@ extension PluginRuntime {
     /// `ctx.state()`: pushes a read-only view of the store's current state, in O(1) when the resident
     /// state is that state (Lua code made it); else the state is pushed, and becomes resident.
     func readState(_ stack: LuaStack) throws -> Int32 {
-        guard let (state, generation) = store?.anyStateWithGeneration, let state = state as? S else {
+        guard let (state, generation) = withLua({ $0.store })?.anyStateWithGeneration, let state = state as? S else {
             throw placedError(stack, "ctx.state: the host has no store yet")
         }
-        try withLua { lua in
+        try instruments.span("state to lua") { try withLua { lua in
             let resident = lua.resident
             let version: LuaStateVersion
             if let current = resident.current, current.version == generation {
@@ -178,7 +216,7 @@ extension PluginRuntime {
                 version = try resident.replace(with: state, version: generation, encoder: lua.encoder)
             }
             try resident.pushReadOnlyView(of: version, onto: stack)
-        }
+        } }
         return 1
     }
 

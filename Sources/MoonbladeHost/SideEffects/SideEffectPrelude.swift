@@ -10,7 +10,8 @@ struct SideEffectPrelude {
 
     /// The Swift functions the glue calls, with the VM held.
     struct EntryPoints {
-        /// `ctx.dispatch(name, payload)`: records the dispatch to await.
+        /// `ctx.dispatch(name, payload, options)`: records the dispatch to await (retried while it fails
+        /// per `options.retries` and `options.delay`).
         var startDispatch: LuaFunction
         /// `ctx.deps.<group>.<name>(arguments)`, called as `(group, name, arguments)`: records the call.
         var startCall: LuaFunction
@@ -55,7 +56,7 @@ struct SideEffectPrelude {
 
         local shared = {
           state = read_state,
-          dispatch = function(name, payload) return await(start_dispatch, name, payload) end,
+          dispatch = function(name, payload, options) return await(start_dispatch, name, payload, options) end,
           deps = read_only(deps, "ctx.deps"),
         }
         local per_run = { __index = shared, __metatable = false }

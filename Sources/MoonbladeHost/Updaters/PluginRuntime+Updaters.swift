@@ -14,38 +14,40 @@ extension PluginRuntime {
     func applyUpdater(_ item: String, to state: S, payload: PluginValue, on thread: LuaStack? = nil) throws(PluginError)
         -> S
     {
-        // Updaters run on the thread draining the store, which owns the generation.
-        let generation = store?.stateGeneration
-        return try withLua { lua throws(PluginError) in
+        try withLua { lua throws(PluginError) in
+            // Updaters run on the thread draining the store, which owns the generation.
+            let generation = lua.store?.stateGeneration
             let stack = thread ?? lua.stack
             let base = stack.top
             defer { stack.top = base }
             let function = try lua.code.function(of: item, isUpdater: true)
-            let start = try residentVersion(of: state, generation: generation, lua, item: item, on: stack)
-            let draft: LuaDraft
-            do throws(LuaError) {
-                draft = try lua.resident.beginDraft(onto: stack)
-            } catch {
-                throw lua.code.pluginError(error, item: item, on: stack)
-            }
-            do {
-                try payload.push(onto: stack, encoder: lua.encoder)
-                try stack.call(arguments: 2, results: 1, function: function)
-            } catch {
-                // Drafts the plugin kept become read-only, as after a success.
-                try? lua.resident.abandonDraft(draft, on: stack)
-                if let error = error as? LuaError { throw lua.code.pluginError(error, item: item, on: stack) }
-                throw lua.code.valueError(error, item: item, root: "payload", on: stack)
+            let start = try instruments.span("state to lua") { () throws(PluginError) in
+                try residentVersion(of: state, generation: generation, lua, item: item, on: stack)
             }
             let pending: LuaPendingState
-            do throws(LuaError) {
-                pending = try lua.resident.finishDraft(draft, resultAt: stack.type(at: -1) == .nil ? nil : -1, on: stack)
-            } catch {
+            do {
+                pending = try instruments.span("lua") {
+                    try lua.resident.apply(function, on: stack) { stack in
+                        try payload.push(onto: stack, encoder: lua.encoder)
+                        return 1
+                    }
+                }
+            } catch let error as LuaError {
                 throw lua.code.pluginError(error, item: item, on: stack)
+            } catch let error as LuaStateReturnError {
+                // A state that is a table stays one: a returned number or string is a slip, not a new state.
+                throw PluginError(
+                    .invalidState, plugin: pluginName(ofItem: item), item: item,
+                    message: "returned a \(error.returned); an updater changes the state table in place or returns a new table",
+                    location: lua.code.definition(of: item, on: stack))
+            } catch {
+                throw lua.code.valueError(error, item: item, root: "payload", on: stack)
             }
             let updated: S
             do {
-                updated = try lua.resident.decode(S.self, of: pending, decoder: lua.decoder)
+                updated = try instruments.span("state from lua") {
+                    try lua.resident.decode(S.self, of: pending, decoder: lua.decoder)
+                }
             } catch {
                 var failure = lua.code.valueError(error, item: item, root: "state", on: stack)
                 failure.kind = .invalidState

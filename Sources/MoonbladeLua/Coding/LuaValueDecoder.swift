@@ -382,3 +382,7 @@ private struct KeyTypeProbe: Decoder {
         throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "probe"))
     }
 }
+
+extension LuaValueDecoder: LuaTableKindDecoding {
+    var tableKind: LuaTableKind? { LuaStack(L).tableKind(at: index) }
+}

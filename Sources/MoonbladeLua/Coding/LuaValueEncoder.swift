@@ -340,3 +340,12 @@ extension LuaValueEncoder {
     /// The stack index of a child encoder's table (0 when it is dead).
     var tableIndex: Int32 { isDead ? 0 : slot }
 }
+
+extension LuaValueEncoder: LuaTableKindEncoding {
+    func markTable(as kind: LuaTableKind) {
+        // A super encoder has stored its value away already; a dead one has none.
+        guard !isDead, superTarget == nil, lua_gettop(L) >= slot, lua_type(L, slot) == LUA_TTABLE else { return }
+        LuaStack(L).pushTableKindMarker(kind)
+        lua_setmetatable(L, slot)
+    }
+}

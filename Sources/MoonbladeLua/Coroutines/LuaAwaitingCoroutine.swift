@@ -3,10 +3,10 @@ import CLua
 /// A Lua function run as a coroutine that awaits Swift work by yielding (boundary rule 2).
 ///
 /// The protocol, shared by the plugin host's side effects and the spec runner:
-/// 1. Lua code calls a Swift *start* function through ``pushAwaitFunction(onto:)``'s `await(start, …)`.
+/// 1. Lua code calls a Swift *start* function through ``LuaStack/pushAwaitFunction()``'s `await(start, …)`.
 ///    The start function finds the coroutine running on its stack with ``running(on:)`` and records
 ///    the work with ``suspend(awaiting:)``; it never yields itself.
-/// 2. `await` yields from Lua. ``resume(with:from:deadline:)`` returns ``Step/awaiting(_:)`` with the
+/// 2. `await` yields from Lua. ``resume(with:arguments:from:deadline:)`` returns ``Step/awaiting(_:)`` with the
 ///    work, which the caller runs outside the VM (the VM is not held while it awaits: rule 3).
 /// 3. The caller resumes with the work's outcome; `await` returns the value, or raises the error
 ///    placed at the Lua line that awaited (past the glue chunks named at creation).
@@ -44,6 +44,8 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
     /// Creates a coroutine in the VM `stack` belongs to, registered until ``finish()``.
     ///
     /// - Parameters:
+    ///   - stack: a stack of the VM the coroutine lives in.
+    ///   - context: what the host keeps about the coroutine, found again by ``running(on:)``.
     ///   - glueChunks: chunk names of host glue (preludes) that awaited errors are placed past.
     ///   - strayYieldMessage: the error when Lua code yields by itself (a plain `coroutine.yield()`).
     ///   - pushValue: pushes an awaited value onto the coroutine's stack.

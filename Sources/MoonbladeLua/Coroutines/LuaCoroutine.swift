@@ -1,4 +1,5 @@
 import CLua
+import LuaGuest
 
 /// A Lua coroutine driven by the host: a function run on its own Lua thread, which can suspend
 /// (`coroutine.yield` in Lua code, boundary rule 2) and be resumed later, possibly from another

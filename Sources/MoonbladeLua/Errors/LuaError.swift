@@ -17,6 +17,7 @@ public struct LuaError: Error, CustomStringConvertible {
         case conversion
     }
 
+    /// What went wrong, broadly.
     public var kind: Kind
     /// Lua's message, including the `source:line:` prefix Lua puts on it when it has one.
     public var message: String
@@ -27,6 +28,7 @@ public struct LuaError: Error, CustomStringConvertible {
     /// The Swift error that became this Lua error, if it crossed the boundary from a Swift function.
     public var underlying: (any Error)?
 
+    /// An error of `kind` with Lua's `message` and, when known, its place, traceback and cause.
     public init(
         _ kind: Kind, message: String, location: LuaLocation? = nil, traceback: String? = nil,
         underlying: (any Error)? = nil

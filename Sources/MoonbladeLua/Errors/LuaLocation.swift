@@ -5,6 +5,7 @@ public struct LuaLocation: Sendable, Hashable, CustomStringConvertible {
     /// The 1-based line.
     public var line: Int
 
+    /// The place `line` of the chunk named `source` (`todo/plugin.lua`).
     public init(source: String, line: Int) {
         self.source = source
         self.line = line

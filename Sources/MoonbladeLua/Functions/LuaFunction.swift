@@ -1,4 +1,5 @@
 import CLua
+import LuaGuest
 
 /// A Swift function Lua can call.
 ///
@@ -22,6 +23,9 @@ private final class LuaFunctionBox {
 private let luaFunctionEntry: moonblade_swift_entry = { state, function in
     let stack = LuaStack(state!)
     let box = Unmanaged<LuaFunctionBox>.fromOpaque(function!).takeUnretainedValue()
+    // Host work done by the Swift function (pushing results) is exempt from the guest memory limit.
+    let wasEnforcing = moonblade_suspend_memory_limit(state)
+    defer { moonblade_resume_memory_limit(state, wasEnforcing) }
     do {
         return try box.body(stack)
     } catch {

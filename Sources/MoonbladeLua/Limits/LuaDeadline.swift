@@ -1,4 +1,5 @@
 import CLua
+import LuaGuest
 
 /// A moment after which guest code is stopped with a ``LuaError/Kind/limit`` error.
 ///

@@ -1,4 +1,5 @@
 import CLua
+import LuaGuest
 
 extension LuaStack {
     /// Pushes a fresh sandbox: a global environment for untrusted code, to install with

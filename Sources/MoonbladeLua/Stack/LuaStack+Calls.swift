@@ -1,10 +1,13 @@
 import CLua
+import LuaGuest
 
 extension LuaStack {
     /// Compiles `source` (text only: binary chunks are refused) and pushes it as a function.
     ///
-    /// - Parameter chunkName: how messages name the chunk, e.g. `todo/plugin.lua`, so that errors
-    ///   read `todo/plugin.lua:12: …`.
+    /// - Parameters:
+    ///   - source: the chunk's Lua text.
+    ///   - chunkName: how messages name the chunk, e.g. `todo/plugin.lua`, so that errors
+    ///     read `todo/plugin.lua:12: …`.
     public func load(_ source: String, chunkName: String) throws(LuaError) {
         var source = source
         let status = source.withUTF8 { bytes in

@@ -70,18 +70,22 @@ public struct LuaStack {
 // MARK: - Scalars
 
 extension LuaStack {
+    /// Pushes `nil`.
     public func pushNil() {
         lua_pushnil(state)
     }
 
+    /// Pushes a boolean.
     public func push(_ value: Bool) {
         lua_pushboolean(state, value ? 1 : 0)
     }
 
+    /// Pushes an integer.
     public func push(_ value: Int64) {
         lua_pushinteger(state, value)
     }
 
+    /// Pushes a float.
     public func push(_ value: Double) {
         lua_pushnumber(state, value)
     }

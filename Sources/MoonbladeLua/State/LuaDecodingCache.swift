@@ -56,7 +56,8 @@ final class LuaDecodingCache {
         if let changes { changes.push(onto: stack) } else { stack.pushNil() }
         root.push(onto: stack)
         let decoder = LuaValueDecoder(state: stack.state, options: options)
-        decoder.cache = Session(cache: self, ids: base + 1, tables: base + 2, changes: changes == nil ? 0 : base + 3)
+        let hasChanges = stack.type(at: base + 3) == .table
+        decoder.cache = Session(cache: self, ids: base + 1, tables: base + 2, changes: hasChanges ? base + 3 : 0)
         try decoder.reserve()
         let value = try decoder.decodeValue(T.self, at: base + 4, key: nil)
         sweepIfGrown(stack, tables: base + 2)

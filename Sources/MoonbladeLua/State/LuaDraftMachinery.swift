@@ -10,13 +10,26 @@
 /// draft handed out per key, so `d.a == d.a`) and its `parent`/`key`. Writes go to `copy` and mark the
 /// path up to the root. `finish` turns every modified draft into its `copy`, with child drafts
 /// resolved, unmodified ones into their `base` (so an unchanged subtree keeps its identity), and
-/// deep-copies tables the plugin created, so the resident tree is owned by the host.
+/// deep-copies tables the plugin created, so the resident tree is owned by the host. Copies keep the
+/// kind marker of their table (``LuaTableKind``), so an object stays one when emptied. The chunk is
+/// called with the array and object markers.
 enum LuaDraftMachinery {
     static let chunkName = "moonblade/state.lua"
 
     static let source = #"""
+local array_marker, object_marker = ...
 local next, type, rawequal, error, setmetatable, format, tostring, unpack, move, mathtype =
   next, type, rawequal, error, setmetatable, string.format, tostring, table.unpack, table.move, math.type
+local getmetatable = getmetatable
+
+-- The kind markers (LuaTableKind) by what `getmetatable` shows of them: a copy keeps its table's kind.
+local MARKERS = { ["moonblade.array"] = array_marker, ["moonblade.object"] = object_marker }
+
+local function keepkind(t, copy)
+  local marker = MARKERS[getmetatable(t)]
+  if marker then setmetatable(copy, marker) end
+  return copy
+end
 
 local REC = setmetatable({}, { __mode = "k" })    -- draft proxy -> record
 local VIEW = setmetatable({}, { __mode = "k" })   -- view proxy -> resident table
@@ -57,9 +70,9 @@ end
 
 local function shallowcopy(t)
   local n = SEQ[t]
-  if not n then return copyall(t) end
-  if n <= UNPACK_LIMIT then return { unpack(t, 1, n) } end
-  return move(t, 1, n, 1, {})
+  if not n then return keepkind(t, copyall(t)) end
+  if n <= UNPACK_LIMIT then return keepkind(t, { unpack(t, 1, n) }) end
+  return keepkind(t, move(t, 1, n, 1, {}))
 end
 
 -- Makes rec writable: a shallow copy of its base, put in place of the base in its parent's copy.
@@ -100,7 +113,9 @@ end
 local function index(proxy, k)
   local rec = REC[proxy]
   local v = (rec.copy or rec.base)[k]
-  if type(v) ~= "table" or REC[v] or VIEW[v] or rec.session.fresh[v] then return v end
+  if type(v) ~= "table" or REC[v] or VIEW[v] then return v end
+  local fresh = rec.session.fresh
+  if fresh and fresh[v] then return v end
   local children = rec.children
   if children then
     local child = children[k]
@@ -129,7 +144,14 @@ Draft.__newindex = function(proxy, k, v)
   elseif rawequal(copy[k], v) then
     return
   end
-  if type(v) == "table" and not REC[v] and not VIEW[v] then session.fresh[v] = true end
+  if type(v) == "table" and not REC[v] and not VIEW[v] then
+    local fresh = session.fresh
+    if not fresh then
+      fresh = {}
+      session.fresh = fresh
+    end
+    fresh[v] = true
+  end
   copy[k] = v
   rec.changed[k] = true
 end
@@ -185,27 +207,31 @@ View.__pairs = function(proxy)
 end
 
 local resolve
+-- What one `finish` builds (it runs no plugin code, so it is never re-entered): the change records,
+-- and the copies of plugin-built tables with those still being copied; made on first use.
+local CHANGES, OWNED, BUSY
 
 -- A table the plugin built (a payload, a returned state): copied, so the resident tree is the host's.
-local function own(t, context)
-  local owned = context.owned[t]
+local function own(t)
+  if not OWNED then OWNED, BUSY = {}, {} end
+  local owned = OWNED[t]
   if owned then
-    if context.busy[t] then error("the new state contains a table that contains itself (a cycle)", 0) end
+    if BUSY[t] then error("the new state contains a table that contains itself (a cycle)", 0) end
     return owned
   end
-  owned = {}
-  context.owned[t], context.busy[t] = owned, true
+  owned = keepkind(t, {})
+  OWNED[t], BUSY[t] = owned, true
   local n, count, other = #t, 0, false
   for k, v in next, t do
-    owned[resolve(k, context)] = resolve(v, context)
+    owned[resolve(k)] = resolve(v)
     if mathtype(k) == "integer" and k >= 1 and k <= n then count = count + 1 else other = true end
   end
   if not other and count == n then SEQ[owned] = n end
-  context.busy[t] = nil
+  BUSY[t] = nil
   return owned
 end
 
-local function finalize(rec, context)
+local function finalize(rec)
   local final = rec.final
   if final then return final end
   local copy = rec.copy
@@ -217,7 +243,7 @@ local function finalize(rec, context)
   rec.busy = true
   local base, record = rec.base, nil
   for k in next, rec.changed do
-    local v = resolve(copy[k], context)
+    local v = resolve(copy[k])
     copy[k] = v
     if not rawequal(v, base[k]) then
       if record then record[#record + 1] = k else record = { base = base, k } end
@@ -226,7 +252,8 @@ local function finalize(rec, context)
   rec.busy = nil
   final = record and copy or base
   if record then
-    context.changes[copy] = record
+    if not CHANGES then CHANGES = {} end
+    CHANGES[copy] = record
     local n = SEQ[base]
     if n then SEQ[copy] = sequencelength(copy, n, record) end
   end
@@ -234,13 +261,13 @@ local function finalize(rec, context)
   return final
 end
 
-resolve = function(v, context)
+resolve = function(v)
   if type(v) ~= "table" then return v end
   local rec = REC[v]
-  if rec then return finalize(rec, context) end
+  if rec then return finalize(rec) end
   local viewed = VIEW[v]
   if viewed then return viewed end
-  return own(v, context)
+  return own(v)
 end
 
 local M = { ids = IDS, tables = TABLES }
@@ -248,7 +275,7 @@ local M = { ids = IDS, tables = TABLES }
 -- Starts a draft of `root`; returns what the updater gets (the draft, or a non-table root itself)
 -- and the session, which `finish` and `close` take.
 function M.begin(root)
-  local session = { live = true, fresh = {}, base = root }
+  local session = { live = true, base = root }
   if type(root) ~= "table" then return root, session end
   local proxy = newdraft(root, nil, nil, session)
   session.root = proxy
@@ -256,20 +283,43 @@ function M.begin(root)
 end
 
 -- Ends the session (its drafts become read-only) and returns the new root (the updater's `result`,
--- or the draft when it is nil) and the changes: new table -> { base = base table, changed keys... }.
+-- or the draft when it is nil) and the changes: new table -> { base = base table, changed keys... },
+-- nil when no table came from an older one.
 function M.finish(session, result)
   session.live = false
-  local context = { changes = {}, owned = {}, busy = {} }
+  CHANGES, OWNED, BUSY = nil, nil, nil
   local root
   if result == nil then
-    root = session.root and finalize(REC[session.root], context) or session.base
+    root = session.root and finalize(REC[session.root]) or session.base
   else
-    root = resolve(result, context)
+    root = resolve(result)
   end
-  return root, context.changes
+  local changes = CHANGES
+  CHANGES, OWNED, BUSY = nil, nil, nil
+  return root, changes
 end
 
 function M.close(session) session.live = false end
+
+-- Runs `updater(draft, payload)` on a draft of `root` and finishes it: one call from the host per
+-- dispatch. The session is kept in `running` so that, if the updater fails, `abandon` closes it.
+local running
+function M.apply(root, updater, payload)
+  local draft, session = M.begin(root)
+  running = session
+  local result = updater(draft, payload)
+  running = nil
+  if result ~= nil and type(root) == "table" and type(result) ~= "table" then
+    session.live = false
+    return nil, nil, type(result)
+  end
+  return M.finish(session, result)
+end
+
+function M.abandon()
+  if running then running.live = false end
+  running = nil
+end
 
 function M.view(v)
   if type(v) == "table" then return view(v) end

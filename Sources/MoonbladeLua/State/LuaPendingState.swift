@@ -9,6 +9,7 @@ public final class LuaPendingState {
     let root: LuaReference
     /// A Lua table mapping each new table that came from an older one to
     /// `{ base = older table, changedKey1, changedKey2, … }`; tables the plugin built have no entry.
+    /// A reference to nil when no table came from an older one.
     let changes: LuaReference
 
     init(root: LuaReference, changes: LuaReference) {

@@ -29,6 +29,8 @@ public final class LuaResidentState {
     private let beginFunction: LuaReference
     private let finishFunction: LuaReference
     private let closeFunction: LuaReference
+    private let applyFunction: LuaReference
+    private let abandonFunction: LuaReference
     private let viewFunction: LuaReference
     private let cache: LuaDecodingCache
 
@@ -42,7 +44,9 @@ public final class LuaResidentState {
         let base = stack.top
         defer { stack.top = base }
         try stack.load(LuaDraftMachinery.source, chunkName: LuaDraftMachinery.chunkName)
-        try stack.call(results: 1)
+        stack.pushTableKindMarker(.array)
+        stack.pushTableKindMarker(.object)
+        try stack.call(arguments: 2, results: 1)
         func field(_ name: String) -> LuaReference {
             stack.rawGet(table: -1, field: name)
             return stack.popReference()
@@ -53,6 +57,8 @@ public final class LuaResidentState {
         beginFunction = field("begin")
         finishFunction = field("finish")
         closeFunction = field("close")
+        applyFunction = field("apply")
+        abandonFunction = field("abandon")
         viewFunction = field("view")
         cache = LuaDecodingCache(ids: field("ids"), tables: field("tables"))
     }
@@ -134,6 +140,40 @@ public final class LuaResidentState {
         draft.session.push(onto: stack)
         if let index { stack.pushCopy(of: index) } else { stack.pushNil() }
         try stack.call(arguments: 2, results: 2, function: finishFunction)
+        let changes = stack.popReference()
+        return LuaPendingState(root: stack.popReference(), changes: changes)
+    }
+
+    /// Runs the Lua function `updater` on a draft of the current version and finishes the draft, in
+    /// one guest call: ``beginDraft(onto:)``, the call and ``finishDraft(_:resultAt:on:)`` together,
+    /// for the host's hot path. `pushArguments` pushes what follows the draft (the payload) and
+    /// returns how many values it pushed.
+    ///
+    /// On error (the updater's, a limit's, a cycle in the new state) the draft is closed, drafts the
+    /// plugin kept are read-only, and the current version is untouched. An updater of a table state
+    /// that returns something other than a table or nil throws ``LuaStateReturnError``.
+    public func apply(
+        _ updater: LuaReference, on stack: LuaStack, pushArguments: (LuaStack) throws -> Int32
+    ) throws -> LuaPendingState {
+        let root = try requireCurrent().root
+        let base = stack.top
+        try stack.reserve(4)
+        applyFunction.push(onto: stack)
+        root.push(onto: stack)
+        updater.push(onto: stack)
+        do {
+            let count = try pushArguments(stack)
+            try stack.call(arguments: 2 + count, results: 3)
+        } catch {
+            stack.top = base
+            try? stack.call(arguments: 0, results: 0, function: abandonFunction)
+            throw error
+        }
+        if let returned = stack.string(at: -1) {
+            stack.top = base
+            throw LuaStateReturnError(returned: returned)
+        }
+        stack.pop()
         let changes = stack.popReference()
         return LuaPendingState(root: stack.popReference(), changes: changes)
     }

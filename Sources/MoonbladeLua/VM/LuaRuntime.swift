@@ -1,4 +1,5 @@
 import CLua
+import LuaGuest
 
 /// The per-VM bookkeeping that Swift code running inside Lua (on any coroutine) can reach.
 ///
@@ -9,14 +10,17 @@ final class LuaRuntime {
     /// The main thread, or nil once the VM is closed.
     var state: OpaquePointer?
     /// The guest limits (memory accounting, instruction budget, deadline) that the allocator and the
-    /// count hook in `moonblade_limits.h` read; owned here so it outlives `lua_close`.
+    /// count hook in LuaGuest (`Limits/limits.c`) read; owned here so it outlives `lua_close`.
     let limits: UnsafeMutablePointer<moonblade_limits>
     /// The last Swift error turned into a Lua error, so the host can hand it back when it surfaces.
     var pendingSwiftError: (message: String, error: any Error)?
+    /// The wall-clock limit of an outermost guest call not given a deadline of its own.
+    let callTimeLimit: Duration?
     /// The ``LuaAwaitingCoroutine``s alive in this VM, by the identity of their threads.
     var awaitingCoroutines: [UnsafeRawPointer: AnyObject] = [:]
 
     init(configuration: LuaVM.Configuration) {
+        callTimeLimit = configuration.callTimeLimit
         limits = .allocate(capacity: 1)
         moonblade_limits_init(
             limits, configuration.memoryLimit ?? 0, Int64(configuration.instructionBudget ?? 0),
@@ -42,11 +46,15 @@ final class LuaRuntime {
     /// Runs `body` with the guest limits armed (rule 4: they bite only while plugin code runs).
     ///
     /// The outermost call starts a fresh instruction budget; nested calls share it. With a
-    /// `deadline`, guest code is also stopped once it passes.
+    /// `deadline`, guest code is also stopped once it passes; an outermost call without one gets the
+    /// call time limit.
     func withGuestLimits<R, E: Error>(deadline: LuaDeadline? = nil, _ body: () throws(E) -> R) throws(E) -> R {
+        let outermost = limits.pointee.guest_depth == 0
         let wasEnforcing = moonblade_enter_guest(limits)
         defer { moonblade_leave_guest(limits, wasEnforcing) }
-        guard let deadline else { return try body() }
+        guard let deadline = deadline ?? (outermost ? callTimeLimit.map(LuaDeadline.init(after:)) : nil) else {
+            return try body()
+        }
         let outer = (limits.pointee.deadline, limits.pointee.time_limit)
         (limits.pointee.deadline, limits.pointee.time_limit) = (deadline.instant, deadline.seconds)
         defer { (limits.pointee.deadline, limits.pointee.time_limit) = outer }
@@ -57,6 +65,7 @@ final class LuaRuntime {
     /// returned), placed at the line it was stopped at; nil when no limit did.
     func limitError(traceback: String? = nil) -> LuaError? {
         guard let message = moonblade_violation_message(limits).map({ String(cString: $0) }) else { return nil }
-        return LuaError(.limit, message: message, location: LuaLocation(messagePrefix: message), traceback: traceback)
+        let kind: LuaError.Kind = limits.pointee.violation == moonblade_memory_limit_exceeded.rawValue ? .memory : .limit
+        return LuaError(kind, message: message, location: LuaLocation(messagePrefix: message), traceback: traceback)
     }
 }

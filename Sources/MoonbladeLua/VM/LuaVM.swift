@@ -1,4 +1,5 @@
 import CLua
+import LuaGuest
 
 /// A Lua 5.4 virtual machine with the safe standard libraries, owned by Swift.
 ///
@@ -18,14 +19,23 @@ public final class LuaVM {
     /// Settings fixed when the VM is created.
     public struct Configuration: Sendable {
         /// The most memory, in bytes, scripts may make the VM hold; nil for no limit. It applies only
-        /// while Lua code runs: the host's own pushes never fail half-way because of it.
+        /// while Lua code runs: the host's own pushes never fail half-way because of it. Reaching it
+        /// fails the whole call with a ``LuaError/Kind/memory`` error: `pcall`, `xpcall` and
+        /// coroutines in Lua cannot swallow it.
         public var memoryLimit: Int?
         /// The most Lua VM instructions one call into Lua (a ``LuaStack/call(arguments:results:)``
         /// or a coroutine resume, with everything it calls) may run; nil for no limit. Counted in
         /// steps of ``hookInterval`` (so it needs the hook). Once it is exceeded the call unwinds with a
-        /// ``LuaError/Kind/limit`` error that `pcall` in Lua cannot swallow. C library functions
-        /// (a pathological `string.find` pattern, say) run no instructions and are not stopped.
+        /// ``LuaError/Kind/limit`` error that `pcall` in Lua cannot swallow. Library functions that
+        /// loop in C count their work as instructions: each step of `string.find`/`match`/`gmatch`/
+        /// `gsub`'s pattern matcher, each element `table.move` moves.
         public var instructionBudget: Int?
+        /// The longest one call into Lua (a ``LuaStack/call(arguments:results:)`` or a coroutine
+        /// resume, with everything it calls) may run on the wall clock, unless the resume is given a
+        /// deadline of its own; nil for no limit. Checked where the budget is (the count hook, the
+        /// pattern matcher), so it needs the hook for Lua loops. When it passes, the call unwinds
+        /// with a ``LuaError/Kind/limit`` error that `pcall` in Lua cannot swallow.
+        public var callTimeLimit: Duration?
         /// How many instructions run between two checks of the instruction budget and the deadline
         /// by the count hook; nil for no hook, which also means no budget and no deadlines.
         ///
@@ -34,9 +44,14 @@ public final class LuaVM {
         /// limits"); code that mostly calls library functions or crosses to Swift barely notices.
         public var hookInterval: Int?
 
-        public init(memoryLimit: Int? = nil, instructionBudget: Int? = nil, hookInterval: Int? = 1000) {
+        /// Settings with the given limits; nil means no limit, and a nil `hookInterval` no count hook.
+        public init(
+            memoryLimit: Int? = nil, instructionBudget: Int? = nil, callTimeLimit: Duration? = nil,
+            hookInterval: Int? = 1000
+        ) {
             self.memoryLimit = memoryLimit
             self.instructionBudget = instructionBudget
+            self.callTimeLimit = callTimeLimit
             self.hookInterval = hookInterval
         }
     }

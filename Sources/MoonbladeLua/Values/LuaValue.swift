@@ -4,11 +4,17 @@
 /// `LuaError` of kind `.conversion` (hold them with ``LuaReference`` instead). Tables are snapshots:
 /// reading one copies it, so a table that contains itself is a conversion error, not a hang.
 public enum LuaValue: Sendable, Hashable {
+    /// `nil`.
     case `nil`
+    /// `true` or `false`.
     case boolean(Bool)
+    /// A Lua integer.
     case integer(Int64)
+    /// A Lua float.
     case number(Double)
+    /// A string (Lua strings are bytes; these are read as UTF-8).
     case string(String)
+    /// A snapshot of a table: its keys and values.
     case table([LuaValue: LuaValue])
 
     /// The Lua type this value has once pushed.

@@ -24,6 +24,16 @@ public struct LuaSpecCase: Sendable, Hashable, Codable {
     /// `counter: counter.increment adds one`.
     public var name: String { "\(plugin): \(names.joined(separator: " "))" }
 
+    /// The `#words` of its `describe` and `it` names, without the mark: `it("syncs #slow")` is `slow`.
+    public var tags: [String] {
+        names.flatMap { name in
+            name.split(whereSeparator: \.isWhitespace).compactMap { word -> String? in
+                guard word.hasPrefix("#"), word.count > 1 else { return nil }
+                return String(word.dropFirst())
+            }
+        }
+    }
+
     /// How messages name the spec file: `counter/spec/counter_spec.lua`.
     var chunkName: String {
         "\(plugin)/spec/\(URL(fileURLWithPath: file).lastPathComponent)"

@@ -13,12 +13,12 @@ import Foundation
 /// ```
 ///
 /// Each case runs in a fresh store (`PluginHost<JSONValue>`) holding its own plugin, and the spec file
-/// in a Lua VM of its own. Spec files have `describe`, `it`, `before_each`, `after_each`,
-/// `assert.are.same` (deep), `assert.are.equal`, `assert.is_true`, `assert.is_false`, `assert.is_nil`,
-/// `assert.is_not_nil`, `assert.has_error(fn, fragment)`, and the store: `dispatch(name, payload)`
-/// (runs the item to completion and returns a side effect's result, raising its error),
+/// in a Lua VM of its own. Spec files have busted's DSL (``SpecPrelude``): `describe`, `it`, `pending`,
+/// `before_each`, `after_each`, `setup`, `teardown`, `finally`, luassert's assertions with their
+/// modifiers (``SpecAssertions``), `spy` and `stub`; and the store: `dispatch(name, payload)` (runs the
+/// item to completion and returns a side effect's result, raising its error), `post(name, payload)`,
 /// `state()`, `set_state(table)` and `stub("group.name", function(arguments) … end)`, which answers
-/// `ctx.deps.group.name` and returns a table whose `calls` lists the arguments it received.
+/// `ctx.deps.group.name` and records its calls like any stub.
 public struct LuaSpecRunner: Sendable {
     /// The budget a runner has unless told otherwise: far above any sane spec, low enough that a
     /// runaway loop fails within a second or so.

@@ -8,7 +8,7 @@ extension SpecSession {
     func installPrelude() throws(LuaError) {
         let stack = vm.stack
         try stack.load(SpecPrelude.source, chunkName: SpecPrelude.chunkName)
-        stack.pushTable(fieldCount: 6)
+        stack.pushTable(fieldCount: 7)
         try stack.pushAwaitFunction()
         stack.rawSet(table: -2, field: "await")
         let functions: [(String, LuaFunction)] = [
@@ -17,7 +17,9 @@ extension SpecSession {
                 return 1
             }),
             ("start_dispatch", { [unowned self] stack in try startDispatch(stack) }),
+            ("start_post", { [unowned self] stack in try startPost(stack) }),
             ("read_state", { [unowned self] stack in try readState(stack) }),
+            ("settle_start", { [unowned self] stack in try settleStart(stack) }),
             ("set_state", { [unowned self] stack in try setState(stack) }),
             ("add_stub", { [unowned self] stack in try addStub(stack) }),
         ]
@@ -27,21 +29,49 @@ extension SpecSession {
         }
         try stack.call(arguments: 1, results: 1)
         runner = stack.popReference()
+        // Specs build states and payloads with empty tables of a kind as plugins do.
+        stack.pushGlobals()
+        try stack.pushTableKindLibrary()
+        stack.rawSet(table: -2, field: "moonblade")
+        stack.pop()
     }
 
     /// `dispatch(name, payload)`: records the store work for the case to await.
     private func startDispatch(_ stack: LuaStack) throws -> Int32 {
-        guard let coroutine = CaseCoroutine.running(on: stack) else {
-            throw placedError(stack, "dispatch can only be called inside it, before_each or after_each")
-        }
-        guard let name = stack.string(at: 1) else {
-            throw placedError(stack, "dispatch needs an item name, got \(stack.type(at: 1))")
-        }
-        let payload = try stack.type(at: 2) == .nil || stack.type(at: 2) == .none ? nil : json(stack, at: 2, "dispatch payload")
-        let host = try storeHost(stack)
         // Done means done: what the item set off (an observer's save, say) has finished too, so the
         // case sees its effects and nothing outlives the case.
-        coroutine.suspend { try await host.dispatchAndSettle(name, payload) ?? .null }
+        try suspendCase(stack, function: "dispatch", naming: "an item name") { host, name, payload in
+            try await host.dispatchAndSettle(name, payload) ?? .null
+        }
+    }
+
+    /// `post(name, payload)`: posts the notification, for the case to await what its rules set off.
+    private func startPost(_ stack: LuaStack) throws -> Int32 {
+        try suspendCase(stack, function: "post", naming: "a notification name") { host, name, payload in
+            host.post(name, payload: payload)
+            await host.store.waitUntilIdle()
+            return .null
+        }
+    }
+
+    /// Reads `function(name, payload)`'s arguments and suspends the running case on `work`.
+    private func suspendCase(
+        _ stack: LuaStack, function: String, naming what: String,
+        work: @escaping @Sendable (PluginHost<JSONValue>, String, JSONValue?) async throws -> JSONValue
+    ) throws -> Int32 {
+        guard let coroutine = CaseCoroutine.running(on: stack) else {
+            throw placedError(stack, "\(function) can only be called inside it, before_each or after_each")
+        }
+        guard let name = stack.string(at: 1) else {
+            throw placedError(stack, "\(function) needs \(what), got \(stack.type(at: 1))")
+        }
+        let payload = try stack.type(at: 2) == .nil || stack.type(at: 2) == .none ? nil : json(stack, at: 2, "\(function) payload")
+        let host = try storeHost(stack)
+        let settle = takeStartUp()
+        coroutine.suspend {
+            if settle { await host.store.waitUntilIdle() }
+            return try await work(host, name, payload)
+        }
         return 0
     }
 
@@ -49,6 +79,29 @@ extension SpecSession {
     private func readState(_ stack: LuaStack) throws -> Int32 {
         try encoder.push(try storeHost(stack).state, onto: stack)
         return 1
+    }
+
+    /// `settle_start()`: before the case's first look at the state, store work that waits until what
+    /// the plugins' `on_start` rules set off is done (the prelude then yields for it). Returns whether
+    /// there is work to await: not outside a case, where nothing can wait.
+    private func settleStart(_ stack: LuaStack) throws -> Int32 {
+        let host = try storeHost(stack)
+        guard let coroutine = CaseCoroutine.running(on: stack), takeStartUp() else {
+            stack.push(false)
+            return 1
+        }
+        coroutine.suspend {
+            await host.store.waitUntilIdle()
+            return .null
+        }
+        stack.push(true)
+        return 1
+    }
+
+    /// Whether the store still has its start-up to wait for, which only the first asker waits for.
+    private func takeStartUp() -> Bool {
+        defer { startingUp = false }
+        return startingUp
     }
 
     /// `set_state(table)`: the state the case's store starts from, or, once the store has started,
@@ -64,7 +117,9 @@ extension SpecSession {
         guard let coroutine = CaseCoroutine.running(on: stack) else {
             throw placedError(stack, "set_state after the store has started can only be called inside it, before_each or after_each")
         }
+        let settle = takeStartUp()
         coroutine.suspend {
+            if settle { await host.store.waitUntilIdle() }
             try await host.store.dispatch(ReplaceState(state: state)).value
             await host.store.waitUntilIdle()
             return .null
@@ -109,6 +164,7 @@ extension SpecSession {
             throw placedError(stack, "\(failure)")
         }
         host = made
+        startingUp = true
         return made
     }
 

@@ -24,6 +24,9 @@ final class SpecSession: @unchecked Sendable {
     let pluginDirectory: String
     /// The case's store, made at its first `dispatch` or `state()`.
     var host: PluginHost<JSONValue>?
+    /// Whether the store was just made and what its plugins' `on_start` rules set off may still be
+    /// running: the case's first `dispatch` or `state()` waits for it, as `moonblade run` does.
+    var startingUp = false
     var initialState = JSONValue()
     /// Stubbed dependencies by `group.name`.
     var stubs: [String: LuaReference] = [:]
@@ -33,7 +36,10 @@ final class SpecSession: @unchecked Sendable {
     /// - Parameter instructionBudget: the most instructions one resume of the case, or one stub call,
     ///   may run: a runaway loop then fails at its line instead of hanging the run.
     /// - Throws: the file's load error, placed at its line.
-    init(file: String, chunkName: String, pluginDirectory: String, instructionBudget: Int?) throws(LuaSpecFailure) {
+    /// - Parameter source: the spec's text, when it is not to be read from `file`.
+    init(
+        file: String, chunkName: String, pluginDirectory: String, instructionBudget: Int?, source: String? = nil
+    ) throws(LuaSpecFailure) {
         self.file = file
         self.chunkName = chunkName
         self.pluginDirectory = pluginDirectory
@@ -42,7 +48,7 @@ final class SpecSession: @unchecked Sendable {
         } catch {
             throw LuaSpecFailure(message: "cannot create a Lua VM: \(error)", file: file, line: 1)
         }
-        guard let source = try? String(contentsOfFile: file, encoding: .utf8) else {
+        guard let source = source ?? (try? String(contentsOfFile: file, encoding: .utf8)) else {
             throw LuaSpecFailure(message: "cannot read the spec file", file: file, line: 1)
         }
         do {
@@ -115,19 +121,41 @@ final class SpecSession: @unchecked Sendable {
         return coroutine
     }
 
-    /// What the runner's `run` returned: `true`, or `false` and the failure message. Call inside `lock`.
+    /// What the runner's `run` returned: `"passed"`, `"pending"`, or `"failed"` and the failure
+    /// message. Call inside `lock`.
     private func verdict(of coroutine: CaseCoroutine, returned count: Int32, defaultLine line: Int) -> LuaSpecResult {
         let stack = coroutine.stack
         defer { stack.pop(count) }
         let base = stack.top - count
-        if count >= 1, stack.type(at: base + 1) == .boolean, stack.boolean(at: base + 1) {
-            return .passed
+        switch count >= 1 ? stack.string(at: base + 1) : nil {
+        case "passed": return .passed
+        case "pending": return .pending
+        default:
+            let message = count >= 2 ? stack.string(at: base + 2) ?? "the case failed" : "the case failed"
+            return .failed(failure(message, at: LuaLocation(messagePrefix: message), defaultLine: line))
         }
-        let message = count >= 2 ? stack.string(at: base + 2) ?? "the case failed" : "the case failed"
-        return .failed(failure(message, at: LuaLocation(messagePrefix: message), defaultLine: line))
     }
 
-    /// Pushes the prelude's runner function `name` (`list` or `run`).
+    /// What the prelude gives spec files: the globals it defines and the assertions it knows, sorted,
+    /// read from a live spec VM.
+    static func vocabulary() -> (globals: [String], assertions: [String]) {
+        guard let session = try? SpecSession(file: "", chunkName: "vocabulary", pluginDirectory: "", instructionBudget: nil, source: "")
+        else { return ([], []) }
+        return (session.names("globals"), session.names("assertions"))
+    }
+
+    /// The list of strings the prelude's runner table holds under `field`.
+    private func names(_ field: String) -> [String] {
+        lock.withLock {
+            let stack = vm.stack
+            let base = stack.top
+            defer { stack.top = base }
+            pushRunnerFunction(field, onto: stack)
+            return (try? decoder.decode([String].self, from: stack, at: -1)) ?? []
+        }
+    }
+
+    /// Pushes the prelude's runner value `name` (`list`, `run`, `globals` or `assertions`).
     private func pushRunnerFunction(_ name: String, onto stack: LuaStack) {
         runner?.push(onto: stack)
         stack.rawGet(table: -1, field: name)

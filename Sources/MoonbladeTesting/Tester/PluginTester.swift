@@ -30,9 +30,11 @@ public final class PluginTester<S: State & Codable & Equatable>: Sendable {
     /// Loads the plugins in `directories` on a fresh store that starts from `initialState`.
     ///
     /// - Parameters:
+    ///   - directories: the plugin folders, in load order.
+    ///   - initialState: the state the store starts from.
     ///   - dependencies: what side effects reach as `ctx.deps`; use `stub` to stand in for them.
     ///   - sourceLocation: where failures found only when the tester is released are reported.
-    /// - Throws: a ``PluginError`` when the VM cannot start or a plugin does not load.
+    /// - Throws: a `PluginError` when the VM cannot start or a plugin does not load.
     public init(
         plugins directories: [String],
         initialState: S,
@@ -93,6 +95,9 @@ extension PluginTester {
     /// ``finish(timeout:sourceLocation:)``.
     ///
     /// - Parameters:
+    ///   - name: the item, `plugin.item`.
+    ///   - payload: its payload; its fields become a Lua table.
+    ///   - sourceLocation: where a failure is reported.
     ///   - expected: changes a copy of the state before the item into the state expected after it;
     ///     omit it when no change is expected. A difference is a failure with a diff.
     public func dispatch(
@@ -128,10 +133,14 @@ extension PluginTester {
     /// Waits for the next item a side effect dispatched, which must be `name`, and checks its change.
     ///
     /// - Parameters:
+    ///   - name: the item expected, `plugin.item`.
+    ///   - payload: when given, the item's payload must equal it, compared as JSON (a Lua item's
+    ///     payload as Lua dispatched it: a sequence is an array, other tables objects).
     ///   - timeout: how long to wait for the item to arrive.
+    ///   - sourceLocation: where a failure is reported.
     ///   - expected: as in ``dispatch(_:_:sourceLocation:assert:)``.
     public func receive(
-        _ name: String, timeout: Duration = PluginTester.defaultTimeout,
+        _ name: String, _ payload: (any Encodable & Sendable)? = nil, timeout: Duration = PluginTester.defaultTimeout,
         sourceLocation: SourceLocation = #_sourceLocation,
         assert expected: ((inout S) throws -> Void)? = nil
     ) async {
@@ -154,6 +163,15 @@ extension PluginTester {
         if let failure = record.failure {
             fail("received \(name), but it failed: \(failure)", at: sourceLocation)
             return
+        }
+        if let payload {
+            let wanted = try? JSONValue(encoding: payload)
+            let received = host.payload(of: record.item)
+            if wanted != received {
+                let shown = received.map { $0.jsonString() } ?? "no Lua payload"
+                fail("received \(name) with payload \(shown), expected \(wanted?.jsonString() ?? "?")", at: sourceLocation)
+                return
+            }
         }
         check(record, named: name, expected, sourceLocation: sourceLocation)
     }

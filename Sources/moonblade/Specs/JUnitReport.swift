@@ -38,6 +38,7 @@ struct JUnitReport {
             ("classname", "\(specCase.plugin).\(specFile)"), ("name", specCase.names.joined(separator: " ")),
             ("file", specCase.file), ("line", "\(specCase.line)"),
         ].map { #"\#($0)="\#($1.xmlEscaped(inAttribute: true))""# }.joined(separator: " ")
+        if outcome.isPending { return "    <testcase \(attributes)><skipped message=\"pending\"/></testcase>" }
         guard let failure = outcome.failure else { return "    <testcase \(attributes)/>" }
         let summary = failure.message.prefix { $0 != "\n" }
         return """

@@ -138,6 +138,10 @@ final class Workspace: Sendable {
     }
 
     func run(_ arguments: String..., input: String = "") async throws -> Outcome {
+        try await run(arguments, input: input)
+    }
+
+    func run(_ arguments: [String], input: String = "") async throws -> Outcome {
         try await MoonbladeProcess.run(arguments, input: input, in: url)
     }
 }

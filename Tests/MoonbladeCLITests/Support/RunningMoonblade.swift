@@ -48,6 +48,23 @@ final class RunningMoonblade {
         return false
     }
 
+    /// Sends the process the signal `number` (SIGINT, SIGTERM).
+    func send(signal number: Int32) {
+        Foundation.kill(process.processIdentifier, number)
+    }
+
+    /// Kills the process with SIGKILL (no chance to clean up, like a crash) and waits for it to end.
+    func kill() async throws -> Outcome {
+        send(signal: SIGKILL)
+        return try await waitForExit()
+    }
+
+    /// Waits for the process to exit by itself, standard input still open.
+    func waitForExit() async throws -> Outcome {
+        await MoonbladeProcess.waitForExit(process, arguments: arguments)
+        return try output.outcome(status: process.terminationStatus)
+    }
+
     /// Ends standard input and waits for the process to exit.
     func finish() async throws -> Outcome {
         try input.fileHandleForWriting.close()

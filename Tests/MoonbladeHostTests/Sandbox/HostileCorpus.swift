@@ -6,11 +6,17 @@ enum HostileCorpus {
     static let memoryLimit = 64 << 20
     static let instructionBudget = 5_000_000
     static let sideEffectTimeLimit = Duration.milliseconds(500)
+    /// Out of the way of the budget and the memory limit, which the corpus is about, even in slow
+    /// (sanitized) builds; `CallTimeLimitTests` test the call time limit.
+    static let callTimeLimit = Duration.seconds(60)
     static let budgetExceeded = "instruction budget of 5000000 instructions exceeded"
     static let memoryExceeded = "memory limit of 67108864 bytes exceeded"
+    /// How long a dispatch may take to fail, generously: the whole suite shares two cores and the
+    /// cooperative pool, so an await may wait seconds for a thread; what this catches ran for minutes.
+    static let timeBound = Duration.seconds(20)
 
     static let cases: [HostileCase] =
-        syntaxAndLoading + errorObjects + runawayCode + memoryBombs + escapes
+        syntaxAndLoading + errorObjects + runawayCode + workInC + memoryBombs + escapes
         + tampering + wrongResults + sideEffects
 
     static let syntaxAndLoading = [
@@ -55,6 +61,17 @@ enum HostileCorpus {
             name: "error whose __tostring raises",
             body: "error(setmetatable({}, { __tostring = function() error('nested') end }))",
             kind: .runtime, says: "table value whose __tostring failed", line: 5),
+        HostileCase(
+            name: "error whose __tostring loops", body: "error(setmetatable({}, { __tostring = function()\n  while true do end end }))",
+            kind: .limit, says: budgetExceeded + " in the __tostring of an error object", line: 5),
+        HostileCase(
+            name: "error whose __tostring builds a huge string",
+            body: "local e = setmetatable({}, { __tostring = function() return ('x'):rep(1 << 30) end })\nerror(e)",
+            kind: .limit, says: memoryExceeded + " in the __tostring of an error object", line: 6),
+        HostileCase(
+            name: "error whose __tostring loops, raised in a coroutine",
+            body: "coroutine.wrap(function()\n  error(setmetatable({}, { __tostring = function() while true do end end }))\nend)()",
+            kind: .limit, says: budgetExceeded, line: 5),  // a table error leaves a coroutine without a place
         HostileCase(
             name: "error whose __tostring returns a table",
             body: "error(setmetatable({}, { __tostring = function() return {} end }))",
@@ -111,11 +128,35 @@ enum HostileCorpus {
             says: "stack overflow", line: 5),
     ]
 
+    /// Library functions that loop in C, where no Lua instruction runs.
+    static let workInC = [
+        HostileCase(
+            name: "backtracking string.find", body: "local s = ('a'):rep(4000)\nreturn s:find(('a*'):rep(12) .. 'b')",
+            kind: .limit, says: budgetExceeded, line: 6),
+        HostileCase(
+            name: "backtracking string.match", body: "return string.match(('a'):rep(4000), '(.-)(.-)(.-)(.-)b')",
+            kind: .limit, says: budgetExceeded, line: 5),
+        HostileCase(
+            name: "backtracking string.gmatch", body: "for a in ('a'):rep(4000):gmatch('(a-)(a-)(a-)b') do end",
+            kind: .limit, says: budgetExceeded, line: 5),
+        HostileCase(
+            name: "backtracking string.gsub caught by pcall, in a loop",
+            body: "while true do pcall(string.gsub, ('a'):rep(4000), 'a-a-a-a-b', '') end", kind: .limit,
+            says: budgetExceeded, line: 5),
+        HostileCase(
+            name: "a plain find with a long needle",
+            body: "local s = ('a'):rep(200000)\nreturn s:find(('a'):rep(100000) .. 'b', 1, true)", kind: .limit,
+            says: budgetExceeded, line: 6),
+        HostileCase(
+            name: "table.move over a huge range", body: "table.move({}, 1, 1 << 52, 1, {})", kind: .limit,
+            says: budgetExceeded, line: 5),
+    ]
+
     static let memoryBombs = [
         HostileCase(
             name: "table growth", body: "local t = {} for i = 1, 1e9 do t[i] = ('x'):rep(1000) .. i end",
             kind: .limit,
-            says: memoryExceeded, line: 4),
+            says: memoryExceeded, line: 5),
         HostileCase(
             name: "string.rep", body: "local s = ('x'):rep(1 << 30)", kind: .limit, says: memoryExceeded,
             line: 4),
@@ -125,7 +166,18 @@ enum HostileCorpus {
         HostileCase(
             name: "memory errors swallowed in a loop",
             body: "while true do pcall(string.rep, 'x', 1 << 30) end", kind: .limit,
-            says: budgetExceeded, line: 5),
+            says: memoryExceeded, line: 5),
+        HostileCase(
+            name: "memory errors swallowed by xpcall", body: "while true do xpcall(string.rep, print, 'x', 1 << 30) end",
+            kind: .limit, says: memoryExceeded, line: 5),
+        HostileCase(
+            name: "memory errors swallowed by coroutines",
+            body: "while true do coroutine.resume(coroutine.create(string.rep), 'x', 1 << 30) end", kind: .limit,
+            says: memoryExceeded, line: 5),
+        HostileCase(
+            name: "table growth caught by pcall",
+            body: "local t = {}\npcall(function() for i = 1, 1e9 do t[i] = ('x'):rep(100) .. i end end)\nwhile true do end",
+            kind: .limit, says: memoryExceeded, line: 6),
     ]
 
     static let escapes = [
@@ -137,7 +189,8 @@ enum HostileCorpus {
             line: 5),
         HostileCase(name: "os.exit", body: "os.exit(1)", kind: .runtime, says: "field 'exit'", line: 5),
         HostileCase(
-            name: "require", body: "require('os')", kind: .runtime, says: "undefined global 'require'",
+            // require loads only the plugin's own Lua modules: a library name finds no file there.
+            name: "require", body: "require('os')", kind: .runtime, says: "require(\"os\"): no module os.lua in the plugin's folder",
             line: 5),
         HostileCase(
             name: "package", body: "local loaded = package.loaded", kind: .runtime,
@@ -201,7 +254,7 @@ enum HostileCorpus {
             says: "state.counter: expected Int, found string \"seven\"", line: 4),
         HostileCase(
             name: "returns a non-table", body: "return 42", kind: .invalidState,
-            says: "left a state that is not a AppState", line: 4),
+            says: "returned a number; an updater changes the state table in place", line: 4),
         HostileCase(
             name: "yield in an updater", body: "coroutine.yield()", kind: .runtime,
             says: "attempt to yield from outside a coroutine", line: 5),

@@ -27,10 +27,12 @@ struct HostileCorpusTests {
             dependencies: Self.dependencies(),
             configuration: .init(
                 memoryLimit: HostileCorpus.memoryLimit, instructionBudget: HostileCorpus.instructionBudget,
-                sideEffectTimeLimit: HostileCorpus.sideEffectTimeLimit))
+                callTimeLimit: HostileCorpus.callTimeLimit, sideEffectTimeLimit: HostileCorpus.sideEffectTimeLimit))
         let recorder = ChangeRecorder()
         recorder.attach(to: host.store)
 
+        let clock = ContinuousClock()
+        let start = clock.now
         let error: PluginError?
         if hostile.failsToLoad {
             error = host.loadErrors.first
@@ -40,6 +42,8 @@ struct HostileCorpusTests {
             error = await #expect(throws: PluginError.self) { try await host.dispatch("hostile.run").value }
             #expect(error?.item == "hostile.run")
         }
+        let elapsed = clock.now - start
+        #expect(elapsed < HostileCorpus.timeBound, "took \(elapsed)")
         let described = error.map(String.init(describing:)) ?? "no error"
         #expect(error?.kind == hostile.kind, "\(described)")
         #expect(error?.plugin == "hostile")

@@ -40,7 +40,7 @@ struct InstructionBudgetTests {
                 "local t = {} for i = 1, 100 do t[i] = i end\ntable.sort(t, function(a, b)\n  while true do end end)",
             line: 3
         ),
-        (source: "error(setmetatable({}, { __tostring = function()\n  while true do end end }))", line: 2),
+        (source: "error(setmetatable({}, { __tostring = function()\n  while true do end end }))", line: 1),
         (source: "local function f() local ok = pcall(f) while true do end end\nf()", line: 1),
     ])
     func runawayCodeIsStoppedAndCannotBeSwallowed(source: String, line: Int) throws {
@@ -119,6 +119,43 @@ struct InstructionBudgetTests {
         lua_xmove(vm.stack.state, coroutine.stack.state, 1)
         let error = try #require(throws: LuaError.self) { try coroutine.resume(arguments: 0, from: vm.stack) }
         #expect(error.kind == .limit)
+        #expect(error.message == "spin.lua:1: instruction budget of 100000 instructions exceeded in the __tostring of an error object")
+        #expect(error.location == LuaLocation(source: "spin.lua", line: 1))
         #expect(try vm.run("return 'still alive'") == ["still alive"])
+    }
+
+    /// The error object's `__tostring` is plugin code: a limit stops it, and the error is reported at
+    /// the `error(...)` call, where the plugin author can act, not inside the `__tostring`.
+    static let errorObjects = [
+        GuestStop(
+            name: "a loop",
+            source: "local e = setmetatable({}, { __tostring = function()\n  while true do end\nend })\nerror(e)", line: 4),
+        GuestStop(
+            name: "backtracking",
+            source: "local e = setmetatable({}, { __tostring = function()\n  return ('a'):rep(4000):match('(.-)(.-)(.-)b')\nend })\n\nerror(e)",
+            line: 5),
+        GuestStop(
+            name: "raised from a nested function",
+            source: "local e = setmetatable({}, { __tostring = function() while true do end end })\nlocal function fail()\n  error(e)\nend\nfail()",
+            line: 3),
+    ]
+
+    @Test(arguments: errorObjects)
+    func anErrorObjectWhoseTostringRunsAwayIsReportedAtTheErrorCall(_ stop: GuestStop) async throws {
+        try await stop.expectStopped(
+            with: .init(instructionBudget: Self.budget, hookInterval: 100), kind: .limit,
+            says: "instruction budget of \(Self.budget) instructions exceeded in the __tostring of an error object")
+        try await stop.expectStopped(
+            with: .init(callTimeLimit: .milliseconds(200)), kind: .limit,
+            says: "time limit of 0.2 s exceeded in the __tostring of an error object")
+    }
+
+    @Test func anErrorObjectWhoseTostringRunsOutOfMemoryIsReportedAtTheErrorCall() async throws {
+        let stop = GuestStop(
+            name: "memory", source: "local e = setmetatable({}, { __tostring = function() return ('x'):rep(1 << 30) end })\nerror(e)",
+            line: 2)
+        try await stop.expectStopped(
+            with: .init(memoryLimit: 16 << 20), kind: .memory,
+            says: "memory limit of 16777216 bytes exceeded in the __tostring of an error object")
     }
 }

@@ -2,13 +2,14 @@ import Foundation
 
 /// A JSON key/value store on disk: one `<key>.json` file per key in a directory of its own.
 ///
-/// Writes are atomic (see ``AtomicFile``): a crash or a full disk leaves the earlier value, never half
+/// Writes are atomic (a temporary file renamed into place): a crash or a full disk leaves the earlier value, never half
 /// a file. Keys are plain names, so no key can reach outside the directory. The directory is created
 /// on the first write. Exposed to plugins by ``PluginDependencies/exposeStorage(_:)``.
 public struct KeyValueStorage: Sendable {
     /// Where the values live.
     public let directory: URL
 
+    /// A storage keeping one `<key>.json` file per key in `directory`.
     public init(directory: URL) {
         self.directory = directory
     }
@@ -81,6 +82,7 @@ public struct KeyValueStorage: Sendable {
 
 /// Why a ``KeyValueStorage`` call failed, in one line.
 public struct StorageError: Error, CustomStringConvertible {
+    /// What went wrong.
     public enum Kind: Sendable, Hashable {
         /// The key is not a plain name (it could reach outside the storage directory).
         case invalidKey
@@ -90,8 +92,11 @@ public struct StorageError: Error, CustomStringConvertible {
         case unwritable
     }
 
+    /// What went wrong.
     public var kind: Kind
+    /// The key the call was about.
     public var key: String
+    /// Why, in one line.
     public var message: String
 
     init(_ kind: Kind, key: String, message: String) {

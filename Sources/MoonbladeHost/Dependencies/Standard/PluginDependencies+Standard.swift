@@ -30,10 +30,13 @@ extension PluginDependencies {
     /// Exposes `logger` as `ctx.deps.log.<level>(message)` for every swift-log level (`trace`, `debug`,
     /// `info`, `notice`, `warning`, `error`, `critical`). The message is a string, or a table
     /// `{ message = "...", <key> = <value>, ... }` whose other fields become the entry's metadata.
+    /// Each entry also has `plugin`: the folder of the plugin that logged it.
     public mutating func exposeLog(_ logger: Logger) {
         for level in Logger.Level.allCases {
-            expose("log", level.rawValue) { (entry: LogEntry) in
-                logger.log(level: level, "\(entry.message)", metadata: entry.metadata)
+            exposeNamingCaller("log", level.rawValue) { (entry: LogEntry, plugin: String?) in
+                var metadata = entry.metadata ?? [:]
+                if let plugin { metadata["plugin"] = .string(plugin) }
+                logger.log(level: level, "\(entry.message)", metadata: metadata)
             }
         }
     }

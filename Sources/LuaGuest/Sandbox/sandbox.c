@@ -1,8 +1,9 @@
 // The safe standard library, and the sandbox environments untrusted (plugin) code runs in.
 //
 // `moonblade_open_libraries` opens the allow-listed libraries into the VM's globals, which stay the
-// host's own (trusted) environment. It also prepares a template from which `moonblade_push_sandbox`
-// makes one fresh environment per plugin:
+// host's own (trusted) environment, guards the functions that could outlive a limit (guards.c) and
+// installs the step-counting pattern functions (Patterns/). It also prepares a template from which
+// `moonblade_push_sandbox` makes one fresh environment per plugin:
 // - the base functions, and each library as a read-only view (an empty table reading through to the
 //   shared library, refusing writes, `rawset` and `setmetatable`), so no plugin changes what another
 //   sees; the string metatable, shared by every string, is locked the same way;
@@ -11,11 +12,9 @@
 // - `collectgarbage` answers "count" only; `setmetatable` refuses `__gc` (finalizers run with the
 //   count hook off, so no limit could stop one).
 
-#ifndef MOONBLADE_CLUA_SANDBOX_H
-#define MOONBLADE_CLUA_SANDBOX_H
-
-#include "moonblade_limits.h"
+#include "../guest.h"
 #include <lua5.4/lualib.h>
+#include <string.h>
 
 /// Metafield of a read-only view: the name used in messages. Its presence marks the view.
 static const char moonblade_read_only_field[] = "moonblade.read_only";
@@ -69,8 +68,7 @@ static void moonblade_push_read_only(lua_State *L, int index, const char *name) 
     lua_setmetatable(L, -2);
 }
 
-/// `read_only(table, name)` for host glue that hands a shared table to sandboxed code.
-static int moonblade_read_only(lua_State *L) {
+int moonblade_read_only(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     moonblade_push_read_only(L, 1, luaL_checkstring(L, 2));
     return 1;
@@ -88,9 +86,8 @@ static int moonblade_load_text_only(lua_State *L) {
     lua_pushliteral(L, "t");
     lua_replace(L, 3);
     if (arguments < 4 && !lua_isnone(L, lua_upvalueindex(2))) lua_pushvalue(L, lua_upvalueindex(2));
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    moonblade_call_original(L, LUA_MULTRET);
+    if (lua_isnil(L, 1)) moonblade_raise_if_stopped(L);  // a memory error while compiling
     return lua_gettop(L);
 }
 
@@ -130,9 +127,7 @@ static int moonblade_setmetatable_without_finalizer(lua_State *L) {
         }
         lua_pop(L, 1);
     }
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, 1);
+    moonblade_call_original(L, 1);
     return 1;
 }
 
@@ -227,11 +222,12 @@ static int moonblade_open_safe_libraries(lua_State *L) {
     lua_setfield(L, -2, "dump");
     lua_pop(L, 1);
     moonblade_guard_libraries(L);
+    moonblade_install_pattern_functions(L);
     moonblade_prepare_sandbox(L);
     return 0;
 }
 
-static inline int moonblade_open_libraries(lua_State *L) {
+int moonblade_open_libraries(lua_State *L) {
     lua_pushcfunction(L, moonblade_open_safe_libraries);
     return lua_pcall(L, 0, 0, 0);
 }
@@ -263,9 +259,7 @@ static int moonblade_new_sandbox(lua_State *L) {
 }
 
 /// Pushes a fresh sandbox environment onto `L`. Returns a Lua status: the work runs protected.
-static inline int moonblade_push_sandbox(lua_State *L) {
+int moonblade_push_sandbox(lua_State *L) {
     lua_pushcfunction(L, moonblade_new_sandbox);
     return lua_pcall(L, 0, 1, 0);
 }
-
-#endif

@@ -1,0 +1,106 @@
+// Errors that carry their place: the message handler of the host's protected calls, and the
+// description of the error that killed a coroutine, both as `{ message, traceback, source?, line? }`.
+//
+// The place is taken before the error object's `__tostring` (plugin code) runs: if a limit stops that
+// `__tostring`, the limit error is reported at the `error(...)` call, where the plugin author can act.
+
+#include "../guest.h"
+#include <stdio.h>
+
+/// Protected body of `luaL_tolstring` for an error object with a `__tostring` metamethod (plugin code).
+static int moonblade_tostring(lua_State *L) {
+    luaL_tolstring(L, 1, NULL);
+    return 1;
+}
+
+/// Pushes the message of the error value on top of `L` (which stays where it is).
+static void moonblade_push_error_message(lua_State *L, moonblade_limits *limits) {
+    int type = lua_type(L, -1);
+    if (type == LUA_TSTRING || type == LUA_TNUMBER) {
+        luaL_tolstring(L, -1, NULL);
+    } else if (luaL_getmetafield(L, -1, "__tostring") != LUA_TNIL) {
+        lua_pop(L, 1);  // the metafield itself; luaL_tolstring calls it
+        lua_pushcfunction(L, moonblade_tostring);
+        lua_pushvalue(L, -2);
+        int refused = limits->memory_refused;
+        if (lua_pcall(L, 1, 1, 0) != LUA_OK) {  // the plugin's __tostring raised, or returned no string
+            if (!refused && limits->memory_refused && limits->violation == moonblade_within_limits) {
+                limits->violation = moonblade_memory_limit_exceeded;  // it ran out of memory: the call ends
+            }
+            lua_pop(L, 1);
+            lua_pushfstring(L, "(error object is a %s value whose __tostring failed)", luaL_typename(L, -1));
+        }
+    } else {
+        lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, -1));
+    }
+}
+
+/// Replaces the error value on top of `L` with its description as seen from `thread`'s stack,
+/// starting at `level`.
+static int moonblade_describe_error(lua_State *L, lua_State *thread, int level) {
+    lua_Debug place;
+    int placed = 0;
+    for (int at = level; lua_getstack(thread, at, &place); at++) {
+        lua_getinfo(thread, "Sl", &place);
+        if (place.currentline > 0) {
+            placed = 1;
+            break;
+        }
+    }
+    moonblade_limits *limits = moonblade_limits_of(L);
+    int was_stopped = limits->violation != moonblade_within_limits;
+    moonblade_push_error_message(L, limits);
+    if (!was_stopped && limits->violation != moonblade_within_limits) {
+        // A limit stopped the error object's `__tostring`: blame the `error(...)` call.
+        char what[64];
+        moonblade_violation_summary(limits, what, sizeof what);
+        if (placed) {
+            snprintf(limits->violation_message, sizeof limits->violation_message,
+                     "%s:%d: %s in the __tostring of an error object", place.short_src, place.currentline, what);
+        } else {
+            snprintf(limits->violation_message, sizeof limits->violation_message,
+                     "%s in the __tostring of an error object", what);
+        }
+    }
+    // The rest is host work: the guest memory limit must not make it fail half-way.
+    int enforcing = moonblade_suspend_memory_limit(L);
+    lua_createtable(L, 0, 4);
+    lua_pushvalue(L, -2);
+    lua_setfield(L, -2, "message");
+    luaL_traceback(L, thread, NULL, level);
+    lua_setfield(L, -2, "traceback");
+    if (placed) {
+        lua_pushstring(L, place.short_src);
+        lua_setfield(L, -2, "source");
+        lua_pushinteger(L, place.currentline);
+        lua_setfield(L, -2, "line");
+    }
+    moonblade_resume_memory_limit(L, enforcing);
+    lua_replace(L, -3);  // over the original error value
+    lua_pop(L, 1);       // the message string
+    return 1;
+}
+
+/// The message handler for every protected call the host makes: describes the error in place.
+static int moonblade_message_handler(lua_State *L) {
+    return moonblade_describe_error(L, L, 1);
+}
+
+void moonblade_push_message_handler(lua_State *L) {
+    lua_pushcfunction(L, moonblade_message_handler);
+}
+
+/// Protected body of `moonblade_describe_coroutine_error`: (thread, error) -> description.
+static int moonblade_describe_thread_error(lua_State *L) {
+    lua_State *thread = lua_tothread(L, 1);
+    return moonblade_describe_error(L, thread, 0);
+}
+
+int moonblade_describe_coroutine_error(lua_State *L, lua_State *thread) {
+    lua_pushcfunction(L, moonblade_describe_thread_error);
+    lua_pushthread(thread);
+    lua_xmove(thread, L, 1);
+    lua_pushvalue(thread, -1);
+    lua_xmove(thread, L, 1);
+    return lua_pcall(L, 2, 1, 0);
+}

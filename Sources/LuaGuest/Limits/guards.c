@@ -1,0 +1,239 @@
+// Library functions that would let guest code outlive a limit, and their guarded stand-ins.
+//
+// - `pcall`, `xpcall`, `coroutine.resume`, `coroutine.wrap` and `coroutine.close` catch errors: once a
+//   limit has stopped the call (or a memory error hit the limit), they raise the limit error again
+//   instead of returning it, so the whole guest call ends at once.
+// - An error raised by the count hook leaves hooks off (`allowhook`) on its thread until a protected
+//   call restores them. So an `xpcall` handler called for the hook's error runs unhooked, and so do the
+//   `__close` handlers of a coroutine the hook killed when `coroutine.close` or a `coroutine.wrap`
+//   function resets it (a dead coroutine is never restored). The stand-ins do not run them.
+// - `string.rep` with an empty string and separator loops `n` times producing nothing, `table.move`
+//   loops over its range whatever the table holds, and `table.sort` without a comparison function
+//   compares in C: none runs a Lua instruction, so they count their work against the budget.
+
+#include "../guest.h"
+#include <lua5.4/lualib.h>
+
+const char moonblade_stopped_threads_key[] = "moonblade.stopped_threads";
+
+int moonblade_is_stopped_thread(lua_State *L, int index) {
+    lua_getfield(L, LUA_REGISTRYINDEX, moonblade_stopped_threads_key);
+    lua_pushvalue(L, index);
+    int stopped = lua_rawget(L, -2) != LUA_TNIL;
+    lua_pop(L, 2);
+    return stopped;
+}
+
+int moonblade_call_original(lua_State *L, int results) {
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, results);
+    return lua_gettop(L);
+}
+
+// MARK: - Protected calls
+
+/// Ends `pcall` and `xpcall` (directly or as the continuation after a yield): a limit error goes on
+/// unwinding; any other error becomes `false, error`. `extra` values below the results are not returned.
+static int moonblade_finish_protected(lua_State *L, int status, lua_KContext extra) {
+    if (status != LUA_OK && status != LUA_YIELD) {
+        moonblade_raise_if_stopped(L);
+        lua_pushboolean(L, 0);
+        lua_pushvalue(L, -2);
+        return 2;
+    }
+    return lua_gettop(L) - (int)extra;
+}
+
+static int moonblade_guarded_pcall(lua_State *L) {
+    luaL_checkany(L, 1);
+    lua_pushboolean(L, 1);  // the first result if there is no error
+    lua_insert(L, 1);
+    int status = lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0, 0, moonblade_finish_protected);
+    return moonblade_finish_protected(L, status, 0);
+}
+
+/// The message handler `xpcall` gets instead of the script's (upvalue 1): once a limit has stopped
+/// the call, it passes the error on without running script code.
+static int moonblade_guarded_handler(lua_State *L) {
+    if (moonblade_is_stopped_call(L)) return 1;
+    return moonblade_call_original(L, LUA_MULTRET);
+}
+
+static int moonblade_guarded_xpcall(lua_State *L) {
+    int arguments = lua_gettop(L);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, moonblade_guarded_handler, 1);
+    lua_replace(L, 2);
+    lua_pushboolean(L, 1);   // the first result if there is no error
+    lua_pushvalue(L, 1);     // the function
+    lua_rotate(L, 3, 2);     // f, handler, true, f, arguments...
+    int status = lua_pcallk(L, arguments - 2, LUA_MULTRET, 2, 2, moonblade_finish_protected);
+    return moonblade_finish_protected(L, status, 2);
+}
+
+// MARK: - Coroutines
+
+/// `coroutine.resume` (upvalue 1), except that a limit that stopped the coroutine goes on unwinding.
+static int moonblade_guarded_resume(lua_State *L) {
+    moonblade_call_original(L, LUA_MULTRET);
+    if (!lua_toboolean(L, 1)) moonblade_raise_if_stopped(L);
+    return lua_gettop(L);
+}
+
+/// `coroutine.close` (upvalue 1), except that a coroutine a limit stopped is not reset.
+static int moonblade_guarded_close(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTHREAD);
+    if (moonblade_is_stopped_thread(L, 1)) moonblade_raise_if_stopped(L);
+    if (moonblade_is_stopped_thread(L, 1)) {  // stopped by an earlier guest call
+        lua_pushboolean(L, 0);
+        lua_pushliteral(L, "coroutine was stopped by a limit");
+        return 2;
+    }
+    moonblade_call_original(L, LUA_MULTRET);
+    if (!lua_toboolean(L, 1)) moonblade_raise_if_stopped(L);
+    return lua_gettop(L);
+}
+
+/// The function `coroutine.wrap` returns, for the coroutine in upvalue 1: Lua's own, except that
+/// a coroutine a limit stopped is not reset and its limit error goes on unwinding.
+static int moonblade_resume_wrapped(lua_State *L) {
+    lua_State *co = lua_tothread(L, lua_upvalueindex(1));
+    int arguments = lua_gettop(L);
+    if (!lua_checkstack(co, arguments)) return luaL_error(L, "too many arguments to resume");
+    lua_xmove(L, co, arguments);
+    int results = 0;
+    int status = lua_resume(co, L, arguments, &results);
+    if (status == LUA_OK || status == LUA_YIELD) {
+        if (!lua_checkstack(L, results + 1)) {
+            lua_pop(co, results);
+            return luaL_error(L, "too many results to resume");
+        }
+        lua_xmove(co, L, results);
+        return results;
+    }
+    moonblade_raise_if_stopped(L);
+    status = lua_status(co);
+    if (status != LUA_OK && status != LUA_YIELD && !moonblade_is_stopped_thread(L, lua_upvalueindex(1))) {
+        status = lua_resetthread(co);  // closes its to-be-closed variables
+    }
+    lua_xmove(co, L, 1);  // the error
+    if (status != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
+        luaL_where(L, 1);
+        lua_insert(L, -2);
+        lua_concat(L, 2);
+    }
+    return lua_error(L);
+}
+
+/// `coroutine.wrap`: `coroutine.create` (upvalue 1), and a `moonblade_resume_wrapped` for it.
+static int moonblade_guarded_wrap(lua_State *L) {
+    moonblade_call_original(L, 1);
+    lua_pushcclosure(L, moonblade_resume_wrapped, 1);
+    return 1;
+}
+
+// MARK: - Loops in C
+
+/// `string.rep` (upvalue 1), except that repeating nothing returns at once.
+static int moonblade_counted_rep(lua_State *L) {
+    size_t length = 0, separator = 0;
+    luaL_checklstring(L, 1, &length);
+    lua_Integer count = luaL_checkinteger(L, 2);
+    luaL_optlstring(L, 3, "", &separator);
+    if (length + separator == 0 || count <= 0) {
+        lua_pushliteral(L, "");
+        return 1;
+    }
+    moonblade_call_original(L, 1);
+    return 1;
+}
+
+/// Elements `table.move` moves between two charges to the budget.
+enum { moonblade_move_chunk = 4096 };
+
+/// `table.move` (upvalue 1), moving long ranges a chunk at a time and charging each to the budget.
+static int moonblade_counted_move(lua_State *L) {
+    lua_Integer first = luaL_checkinteger(L, 2);
+    lua_Integer last = luaL_checkinteger(L, 3);
+    lua_Integer target = luaL_checkinteger(L, 4);
+    int destination = lua_isnoneornil(L, 5) ? 1 : 5;
+    // Lua's own checks, made before moving anything so that errors read the same.
+    if (last >= first) luaL_argcheck(L, first > 0 || last < LUA_MAXINTEGER + first, 3, "too many elements to move");
+    if (last < first || last - first < moonblade_move_chunk) {  // short: Lua's own, as it is
+        moonblade_call_original(L, 1);
+        return 1;
+    }
+    lua_Integer count = last - first + 1;
+    luaL_argcheck(L, target <= LUA_MAXINTEGER - count + 1, 4, "destination wrap around");
+    // Lua moves backwards when the ranges overlap in one table with the target after the start.
+    int forward = !(target > first && target <= last && (destination == 1 || lua_compare(L, 1, destination, LUA_OPEQ)));
+    for (lua_Integer done = 0; done < count; done += moonblade_move_chunk) {
+        lua_Integer size = count - done < moonblade_move_chunk ? count - done : moonblade_move_chunk;
+        lua_Integer offset = forward ? done : count - done - size;
+        moonblade_charge_steps(L, size);
+        lua_pushvalue(L, lua_upvalueindex(1));
+        lua_pushvalue(L, 1);
+        lua_pushinteger(L, first + offset);
+        lua_pushinteger(L, first + offset + size - 1);
+        lua_pushinteger(L, target + offset);
+        lua_pushvalue(L, destination);
+        lua_call(L, 5, 0);
+    }
+    lua_pushvalue(L, destination);
+    return 1;
+}
+
+/// `table.sort` (upvalue 1). Without a comparison function, sorting a plain table runs in C only: the
+/// comparisons it will make, about n·log2(n), are charged to the budget before it starts.
+static int moonblade_counted_sort(lua_State *L) {
+    int plain = lua_type(L, 1) == LUA_TTABLE && lua_isnoneornil(L, 2);
+    if (plain && lua_getmetatable(L, 1)) {  // its metamethods may run Lua code, which the hook counts
+        lua_pop(L, 1);
+        plain = 0;
+    }
+    if (plain) {
+        long long count = (long long)lua_rawlen(L, 1);
+        long long comparisons = count;
+        for (long long halves = count; halves > 1; halves >>= 1) comparisons += count;
+        moonblade_charge_steps(L, comparisons);
+    }
+    moonblade_call_original(L, 0);
+    return 0;
+}
+
+// MARK: - Installing the stand-ins
+
+void moonblade_replace_field(lua_State *L, int table, const char *name, const char *original, lua_CFunction function) {
+    table = lua_absindex(L, table);
+    lua_getfield(L, table, original);
+    lua_pushcclosure(L, function, 1);
+    lua_setfield(L, table, name);
+}
+
+void moonblade_guard_libraries(lua_State *L) {
+    lua_createtable(L, 0, 0);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, moonblade_stopped_threads_key);
+    lua_pushglobaltable(L);
+    lua_pushcfunction(L, moonblade_guarded_pcall);
+    lua_setfield(L, -2, "pcall");
+    lua_pushcfunction(L, moonblade_guarded_xpcall);
+    lua_setfield(L, -2, "xpcall");
+    lua_getfield(L, -1, LUA_COLIBNAME);
+    moonblade_replace_field(L, -1, "resume", "resume", moonblade_guarded_resume);
+    moonblade_replace_field(L, -1, "close", "close", moonblade_guarded_close);
+    moonblade_replace_field(L, -1, "wrap", "create", moonblade_guarded_wrap);
+    lua_pop(L, 1);
+    lua_getfield(L, -1, LUA_STRLIBNAME);
+    moonblade_replace_field(L, -1, "rep", "rep", moonblade_counted_rep);
+    lua_pop(L, 1);
+    lua_getfield(L, -1, LUA_TABLIBNAME);
+    moonblade_replace_field(L, -1, "move", "move", moonblade_counted_move);
+    moonblade_replace_field(L, -1, "sort", "sort", moonblade_counted_sort);
+    lua_pop(L, 2);
+}

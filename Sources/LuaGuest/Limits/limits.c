@@ -1,0 +1,237 @@
+// Guest limits: what stops plugin code that holds too much memory, runs too many instructions or
+// runs past its deadline (boundary rule 4: limits bite only while guest code runs).
+//
+// The memory limit bites while `memory_enforcing` is set (Swift functions that Lua calls clear it, so
+// host pushes never fail half-way). The instruction budget and the deadline are checked by a count
+// hook, installed once on the main thread and inherited by every coroutine, that does nothing unless
+// a guest call is running, and by C functions that loop (the pattern matcher) through
+// `moonblade_charge_steps`.
+//
+// Once a limit is exceeded the call must end: the library functions that catch errors raise it again
+// (guards.c), and the hook raises at every instruction until the guest call has unwound.
+
+#include "../guest.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void moonblade_limits_init(
+    moonblade_limits *limits, size_t memory_limit, long long instruction_budget, int hook_interval
+) {
+    memset(limits, 0, sizeof *limits);
+    limits->memory_limit = memory_limit;
+    limits->instruction_budget = instruction_budget;
+    limits->hook_interval = hook_interval;
+}
+
+double moonblade_now(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+void moonblade_time_limit_message(char *buffer, size_t size, double seconds) {
+    snprintf(buffer, size, "time limit of %g s exceeded", seconds);
+}
+
+moonblade_limits *moonblade_limits_of(lua_State *L) {
+    void *ud = NULL;
+    lua_getallocf(L, &ud);
+    return (moonblade_limits *)ud;
+}
+
+// MARK: - Memory
+
+/// What Lua's emergency collection must free, at least, for a guest call that reached the memory
+/// limit to go on: a call whose live data fills the limit would otherwise make Lua collect all of it
+/// again for every few allocations (seconds of collections, each freeing a little garbage).
+static size_t moonblade_least_recovery(const moonblade_limits *limits) {
+    return limits->memory_limit / 8;
+}
+
+static void *moonblade_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    moonblade_limits *limits = (moonblade_limits *)ud;
+    // When ptr is NULL, osize encodes the kind of object being created, not a size.
+    size_t old_size = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        limits->memory_used -= old_size;
+        return NULL;
+    }
+    int grows = nsize > old_size;
+    int guest = limits->memory_enforcing && limits->memory_limit != 0;
+    if (guest && grows && limits->memory_used - old_size + nsize > limits->memory_limit) {
+        // Lua collects garbage and tries once more; if that fails too, it raises a memory error,
+        // which the guards will not let a `pcall` swallow.
+        limits->memory_refused = 1;
+        limits->memory_retrying = 1;
+        limits->memory_at_refusal = limits->memory_used;
+        return NULL;
+    }
+    void *block = realloc(ptr, nsize);
+    if (block == NULL) return NULL;
+    if (guest && grows && limits->memory_retrying) {  // the retry after Lua's emergency collection
+        limits->memory_retrying = 0;
+        if (limits->memory_used + moonblade_least_recovery(limits) <= limits->memory_at_refusal) {
+            limits->memory_refused = 0;  // it freed enough: the call goes on
+        }
+    }
+    limits->memory_used = limits->memory_used - old_size + nsize;
+    return block;
+}
+
+lua_State *moonblade_newstate(moonblade_limits *limits) {
+    return lua_newstate(moonblade_alloc, limits);
+}
+
+int moonblade_suspend_memory_limit(lua_State *L) {
+    moonblade_limits *limits = moonblade_limits_of(L);
+    int was_enforcing = limits->memory_enforcing;
+    limits->memory_enforcing = 0;
+    return was_enforcing;
+}
+
+void moonblade_resume_memory_limit(lua_State *L, int was_enforcing) {
+    moonblade_limits_of(L)->memory_enforcing = was_enforcing;
+}
+
+// MARK: - Guest calls
+
+int moonblade_enter_guest(moonblade_limits *limits) {
+    if (limits->guest_depth++ == 0) {
+        limits->instructions_left = limits->instruction_budget;
+        limits->violation = moonblade_within_limits;
+        limits->memory_refused = 0;
+        limits->memory_retrying = 0;
+    }
+    int was_enforcing = limits->memory_enforcing;
+    limits->memory_enforcing = 1;
+    return was_enforcing;
+}
+
+void moonblade_leave_guest(moonblade_limits *limits, int was_enforcing) {
+    limits->guest_depth--;
+    limits->memory_enforcing = was_enforcing;
+}
+
+const char *moonblade_violation_message(const moonblade_limits *limits) {
+    return limits->violation == moonblade_within_limits ? NULL : limits->violation_message;
+}
+
+int moonblade_is_stopped_call(lua_State *L) {
+    return moonblade_limits_of(L)->violation != moonblade_within_limits;
+}
+
+// MARK: - Violations
+
+void moonblade_violation_summary(const moonblade_limits *limits, char *buffer, size_t size) {
+    switch (limits->violation) {
+    case moonblade_time_limit_exceeded:
+        moonblade_time_limit_message(buffer, size, limits->time_limit);
+        break;
+    case moonblade_memory_limit_exceeded:
+        snprintf(buffer, size, "memory limit of %zu bytes exceeded", limits->memory_limit);
+        break;
+    default:
+        snprintf(buffer, size, "instruction budget of %lld instructions exceeded", limits->instruction_budget);
+        break;
+    }
+}
+
+/// The limit `steps` more units of work exceed, or `moonblade_within_limits`.
+static enum moonblade_violation moonblade_exceeded(moonblade_limits *limits, long long steps) {
+    if (limits->memory_refused) return moonblade_memory_limit_exceeded;
+    if (limits->instruction_budget != 0 && (limits->instructions_left -= steps) < 0) {
+        return moonblade_instruction_budget_exceeded;
+    }
+    if (limits->deadline != 0 && moonblade_now() > limits->deadline) return moonblade_time_limit_exceeded;
+    return moonblade_within_limits;
+}
+
+/// Records `violation` with the innermost Lua line running on `L` as its place.
+static void moonblade_record_violation(lua_State *L, moonblade_limits *limits, enum moonblade_violation violation) {
+    limits->violation = violation;
+    char what[64];
+    moonblade_violation_summary(limits, what, sizeof what);
+    lua_Debug ar;
+    for (int level = 0; lua_getstack(L, level, &ar); level++) {
+        lua_getinfo(L, "Sl", &ar);
+        if (ar.currentline > 0) {
+            snprintf(limits->violation_message, sizeof limits->violation_message, "%s:%d: %s", ar.short_src,
+                     ar.currentline, what);
+            return;
+        }
+    }
+    snprintf(limits->violation_message, sizeof limits->violation_message, "%s", what);
+}
+
+/// Records that a limit stopped `L`: if `L` is a coroutine, it dies with hooks off for good.
+static void moonblade_mark_stopped(lua_State *L) {
+    if (lua_pushthread(L)) {  // the main thread: it is never closed by scripts
+        lua_pop(L, 1);
+        return;
+    }
+    lua_getfield(L, LUA_REGISTRYINDEX, moonblade_stopped_threads_key);
+    lua_insert(L, -2);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+static void moonblade_count_hook(lua_State *L, lua_Debug *ar);
+
+/// Raises the recorded violation on `L`, and makes the hook raise again at every instruction until
+/// the guest call has unwound.
+static int moonblade_raise_violation(lua_State *L, moonblade_limits *limits) {
+    lua_sethook(L, moonblade_count_hook, LUA_MASKCOUNT, 1);
+    int enforcing = limits->memory_enforcing;
+    limits->memory_enforcing = 0;  // host bookkeeping: it must not fail for the guest's memory
+    moonblade_mark_stopped(L);
+    lua_pushstring(L, limits->violation_message);
+    limits->memory_enforcing = enforcing;
+    return lua_error(L);
+}
+
+void moonblade_charge_steps(lua_State *L, long long steps) {
+    moonblade_limits *limits = moonblade_limits_of(L);
+    if (limits->guest_depth == 0) return;  // host code (rule 4)
+    if (limits->violation == moonblade_within_limits) {
+        enum moonblade_violation violation = moonblade_exceeded(limits, steps);
+        if (violation == moonblade_within_limits) return;
+        moonblade_record_violation(L, limits, violation);
+    }
+    moonblade_raise_violation(L, limits);
+}
+
+void moonblade_count_steps(lua_State *L, long long steps) {
+    moonblade_limits *limits = moonblade_limits_of(L);
+    if (limits->guest_depth != 0 && limits->instruction_budget != 0) limits->instructions_left -= steps;
+}
+
+void moonblade_raise_if_stopped(lua_State *L) {
+    moonblade_limits *limits = moonblade_limits_of(L);
+    if (limits->guest_depth == 0) return;
+    if (limits->violation == moonblade_within_limits) {
+        if (!limits->memory_refused) return;
+        moonblade_record_violation(L, limits, moonblade_memory_limit_exceeded);
+    }
+    moonblade_raise_violation(L, limits);
+}
+
+// MARK: - The count hook
+
+static void moonblade_count_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    moonblade_limits *limits = moonblade_limits_of(L);
+    if (limits->guest_depth == 0) return;  // host code (rule 4)
+    if (limits->violation == moonblade_within_limits && lua_gethookcount(L) != limits->hook_interval) {
+        // A thread left hooked at every instruction by an earlier stop: back to the normal pace.
+        lua_sethook(L, moonblade_count_hook, LUA_MASKCOUNT, limits->hook_interval);
+    }
+    moonblade_charge_steps(L, limits->hook_interval);
+}
+
+void moonblade_install_count_hook(lua_State *L, int interval) {
+    lua_sethook(L, moonblade_count_hook, LUA_MASKCOUNT, interval);
+}

@@ -1,0 +1,97 @@
+// LuaGuest: what holds untrusted (guest) Lua code in: the limits (allocator, count hook, the guards
+// that keep `pcall` and coroutines from swallowing a limit), the safe standard library and the
+// sandbox environments, a pattern matcher that counts its steps, and the error descriptions the
+// host's protected calls build.
+//
+// Everything here that may raise a Lua error runs inside a protected call; the functions Swift calls
+// directly never raise (they return a Lua status instead).
+
+#ifndef MOONBLADE_LUA_GUEST_H
+#define MOONBLADE_LUA_GUEST_H
+
+#include <lua5.4/lua.h>
+#include <stddef.h>
+
+/// Which limit stopped the current guest call.
+enum moonblade_violation {
+    moonblade_within_limits = 0,
+    moonblade_instruction_budget_exceeded = 1,
+    moonblade_time_limit_exceeded = 2,
+    moonblade_memory_limit_exceeded = 3,
+};
+
+/// The limits of one VM, owned by Swift; every thread of the VM reaches it as the allocator's `ud`.
+typedef struct moonblade_limits {
+    size_t memory_used;             // bytes currently allocated by this VM
+    size_t memory_limit;            // 0: none
+    int memory_enforcing;           // non-zero while guest code (not a Swift function it calls) runs
+    int memory_refused;             // the guest call ran out of memory (a memory error was raised)
+    int memory_retrying;            // the allocator refused; Lua is collecting garbage to try again
+    size_t memory_at_refusal;       // memory_used when it refused
+    int guest_depth;                // guest calls in progress; nested calls share the outermost budget
+    int hook_interval;              // instructions between two runs of the count hook
+    long long instruction_budget;   // per outermost guest call; 0: none
+    long long instructions_left;
+    double deadline;                // a `moonblade_now()` after which guest code stops; 0: none
+    double time_limit;              // the seconds the deadline allows, for the message
+    int violation;                  // a `moonblade_violation`, reset when an outermost guest call starts
+    char violation_message[LUA_IDSIZE + 96];  // "source:line: instruction budget of … exceeded"
+} moonblade_limits;
+
+// MARK: - Limits (Limits/limits.c)
+
+void moonblade_limits_init(
+    moonblade_limits *limits, size_t memory_limit, long long instruction_budget, int hook_interval);
+
+/// Seconds on the monotonic clock (the clock deadlines are measured on).
+double moonblade_now(void);
+
+/// Writes "time limit of <seconds> s exceeded" into `buffer`, the one wording of a passed deadline.
+void moonblade_time_limit_message(char *buffer, size_t size, double seconds);
+
+/// The limits of the VM `L` belongs to.
+moonblade_limits *moonblade_limits_of(lua_State *L);
+
+/// A new Lua state whose allocator keeps `limits`' memory accounting.
+lua_State *moonblade_newstate(moonblade_limits *limits);
+
+/// Arms the limits for a guest call; the outermost one starts a fresh budget. Returns what
+/// `moonblade_leave_guest` restores.
+int moonblade_enter_guest(moonblade_limits *limits);
+void moonblade_leave_guest(moonblade_limits *limits, int was_enforcing);
+
+/// Lifts the memory limit while host code (a Swift function Lua called) runs; returns what
+/// `moonblade_resume_memory_limit` restores.
+int moonblade_suspend_memory_limit(lua_State *L);
+void moonblade_resume_memory_limit(lua_State *L, int was_enforcing);
+
+/// The message of the limit that stopped the current (or last) guest call, or NULL.
+const char *moonblade_violation_message(const moonblade_limits *limits);
+
+/// Installs the count hook that checks the instruction budget and the deadline every `interval`
+/// instructions; coroutines created afterwards inherit it.
+void moonblade_install_count_hook(lua_State *L, int interval);
+
+// MARK: - The safe library and sandboxes (Sandbox/)
+
+/// Opens the libraries scripts may use, guarded, and prepares the sandbox template. Returns a Lua
+/// status: the work runs protected.
+int moonblade_open_libraries(lua_State *L);
+
+/// Pushes a fresh sandbox environment. Returns a Lua status: the work runs protected.
+int moonblade_push_sandbox(lua_State *L);
+
+/// The Lua function `read_only(table, name)`: a read-only view of `table`, called `name` in messages.
+int moonblade_read_only(lua_State *L);
+
+// MARK: - Errors that carry their place (Errors/)
+
+/// Pushes the message handler every protected call of the host uses: it replaces the error value
+/// with a table `{ message, traceback, source?, line? }`.
+void moonblade_push_message_handler(lua_State *L);
+
+/// Describes the error that killed coroutine `thread` (its error value is on top of `thread`),
+/// pushing the description table onto `L`. Returns a Lua status: the work runs protected.
+int moonblade_describe_coroutine_error(lua_State *L, lua_State *thread);
+
+#endif

@@ -1,0 +1,88 @@
+import Metrics
+import Moonblade
+import Tracing
+
+/// The tracer and metrics a plugin host reports to, resolved once when the host starts.
+///
+/// Each is nil when nothing would receive it (no tracer or metrics backend bootstrapped, none
+/// configured), and every instrumented place then costs one nil check: no span, no clock reading,
+/// no metric lookup.
+struct HostInstruments: Sendable {
+    /// Where spans go; nil when nobody listens.
+    let tracer: (any Tracer)?
+    /// Where counters and timers go; nil when nobody listens.
+    let metrics: HostMetricsRecorder?
+
+    /// The configured tracer and factory, or the bootstrapped ones unless those are the no-op defaults.
+    init(tracer: (any Tracer)?, metricsFactory: (any MetricsFactory)?) {
+        let tracer = tracer ?? InstrumentationSystem.tracer
+        self.tracer = tracer is NoOpTracer ? nil : tracer
+        let factory = metricsFactory ?? MetricsSystem.factory
+        metrics = factory is NOOPMetricsHandler ? nil : HostMetricsRecorder(factory: factory)
+    }
+
+    /// Whether anything is traced or measured.
+    var isActive: Bool { tracer != nil || metrics != nil }
+
+    /// Nothing traced, nothing counted.
+    static let none = HostInstruments(tracer: NoOpTracer(), metricsFactory: NOOPMetricsHandler.instance)
+
+    /// Runs `body` in a child span of the current one, called `name`.
+    func span<Result, Failure: Error>(_ name: String, _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        guard let tracer else { return try body() }
+        let span = tracer.startSpan(name, context: InstrumentationContext.current ?? .topLevel)
+        defer { span.end() }
+        return try Self.run(in: span) { () throws(Failure) in try body() }
+    }
+
+    /// Runs `body` in a child span of the current one, called `name`.
+    func span<Result: Sendable, Failure: Error>(
+        _ name: String, _ body: () async throws(Failure) -> Result
+    ) async throws(Failure) -> Result {
+        guard let tracer else { return try await body() }
+        let span = tracer.startSpan(name, context: InstrumentationContext.current ?? .topLevel)
+        defer { span.end() }
+        do {
+            return try await InstrumentationContext.$current.withValue(span.context) { try await body() }
+        } catch {
+            Self.fail(span, error)
+            throw error as! Failure  // `withValue` rethrows only what `body` threw
+        }
+    }
+
+    /// `work` in a span called `name` when tracing; `work` itself otherwise, so that nothing is
+    /// allocated for it.
+    func traced(_ work: @escaping PendingWork, as name: @autoclosure () -> String) -> PendingWork {
+        guard tracer != nil else { return work }
+        let name = name()
+        return { try await span(name) { try await work() } }
+    }
+
+    /// `item` with the current span as the parent of its dispatch span, for when it runs elsewhere
+    /// (queued for the thread draining the store).
+    func adopting(_ item: any Dispatchable) -> any Dispatchable {
+        guard tracer != nil, let context = InstrumentationContext.current, var luaItem = item as? any LuaItem else {
+            return item
+        }
+        luaItem.traceParent = context
+        return luaItem
+    }
+
+    /// Runs `body` in the span of `span`, recording a thrown error on it.
+    private static func run<Result, Failure: Error>(
+        in span: any Span, _ body: () throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        do {
+            return try InstrumentationContext.$current.withValue(span.context) { try body() }
+        } catch {
+            fail(span, error)
+            throw error as! Failure  // `withValue` rethrows only what `body` threw
+        }
+    }
+
+    /// Marks `span` failed with `error`.
+    static func fail(_ span: any Span, _ error: any Error) {
+        span.recordError(error)
+        span.setStatus(SpanStatus(code: .error, message: "\(error)"))
+    }
+}

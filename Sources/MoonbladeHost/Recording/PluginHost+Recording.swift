@@ -1,0 +1,113 @@
+import Moonblade
+import MoonbladeLua
+
+/// What a recorder (the dispatch journal) learns about one item reaching the store.
+package struct RecordedItem: Sendable {
+    /// The item's name: `plugin.item` for a Lua item, the registered name or the type of a Swift one.
+    package var name: String
+    /// Whether the store applies it as a state updater (else it starts a side effect).
+    package var isUpdater: Bool
+    /// The plugin and its running version for a Lua item; nil for a Swift item.
+    package var plugin: PluginInfo?
+    /// The payload, converted to JSON only when ``payloadJSON()`` is called (off the store's drain).
+    private var payload: PluginValue
+
+    /// The payload as JSON: nil when there is none.
+    package func payloadJSON() throws -> JSONValue? {
+        switch payload {
+        case .none: return nil
+        case .lua(let value): return try JSONValue(luaValue: value)
+        case .encodable(let value as JSONValue): return value
+        case .encodable(let value): return try JSONValue(encoding: value)
+        }
+    }
+
+    /// Describes `dispatchable` as it reaches the store. A recorder put innermost (the package
+    /// initializer's `innerInterceptors`) sees items as they run, after every interceptor.
+    package init(_ dispatchable: any Dispatchable) {
+        isUpdater = dispatchable is any AnyStateUpdater
+        if let item = dispatchable as? any RuntimeBoundItem {
+            let pluginName = pluginName(ofItem: item.item)
+            name = item.item
+            plugin = item.loadedPlugins.first { $0.name == pluginName }
+            payload = item.payload
+        } else {
+            name = String(describing: type(of: dispatchable))
+            plugin = nil
+            // Every dispatchable is Sendable; only the Encodable ones have a payload to record.
+            payload = (dispatchable as? any Encodable).map { .encodable(SendableBox(value: $0)) } ?? .none
+        }
+    }
+}
+
+/// A Lua item that knows the runtime it runs in, so a recorder can name its plugin's version.
+private protocol RuntimeBoundItem: LuaItem {
+    var loadedPlugins: [PluginInfo] { get }
+}
+
+extension LuaItemUpdater: RuntimeBoundItem {
+    fileprivate var loadedPlugins: [PluginInfo] { runtime.catalog.plugins }
+}
+
+extension LuaItemSideEffect: RuntimeBoundItem {
+    fileprivate var loadedPlugins: [PluginInfo] { runtime.catalog.plugins }
+}
+
+extension PluginHost {
+    /// Runs the Lua updater `item` with `payload` on `state` outside the store: no interceptor, rule or
+    /// listener sees it. Replaying a recorded dispatch against the current plugin code is this.
+    ///
+    /// - Throws: ``PluginError/Kind/unknownItem`` when `item` is not a Lua updater, or the updater's error.
+    package func applyUpdater(_ item: String, payload: JSONValue?, to state: S) throws(PluginError) -> S {
+        guard case .luaUpdater? = runtime.catalog.kind(of: item) else { throw unknownItemError(item) }
+        return try runtime.applyUpdater(item, to: state, payload: PluginValue(payload: payload))
+    }
+}
+
+extension JSONValue {
+    /// The JSON form of any `Encodable` value, built directly (no JSON text on the way); the same
+    /// value `JSONEncoder` would write, with integers and floats kept apart.
+    package init(encoding value: any Encodable) throws {
+        self = try JSONValueEncoder().encode(value)
+    }
+
+    /// The JSON form of a Lua value: a table with keys 1…n is an array, one with string keys an
+    /// object, and an empty one an empty array (Lua cannot tell them apart).
+    init(luaValue: LuaValue) throws {
+        switch luaValue {
+        case .nil: self = .null
+        case .boolean(let value): self = .bool(value)
+        case .integer(let value): self = .integer(value)
+        case .number(let value): self = .double(value)
+        case .string(let value): self = .string(value)
+        case .table(let entries):
+                if entries.isEmpty || (1...entries.count).allSatisfy({ entries[.integer(Int64($0))] != nil }) {
+                self = .array(try (0..<entries.count).map { try JSONValue(luaValue: entries[.integer(Int64($0 + 1))]!) })
+            } else {
+                var members: [String: JSONValue] = [:]
+                for (key, value) in entries {
+                    guard case .string(let name) = key else {
+                        throw RecordingError(message: "a table mixes string keys with \(key) keys")
+                    }
+                    members[name] = try JSONValue(luaValue: value)
+                }
+                self = .object(members)
+            }
+        }
+    }
+}
+
+/// An `Encodable` taken from a `Sendable` dispatchable, so still safe to send.
+private struct SendableBox: Encodable, @unchecked Sendable {
+    let value: any Encodable
+
+    func encode(to encoder: any Encoder) throws {
+        try value.encode(to: encoder)
+    }
+}
+
+/// A Lua value that has no JSON form.
+package struct RecordingError: Error, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Moonblade
+import MoonbladeHost
+
+extension Journal {
+    /// The store interceptor that records every item that passes it: put it innermost, where items
+    /// reach the store as they run (``PluginHost/init(plugins:journal:initialState:dependencies:interceptors:configuration:)``
+    /// does). A plain `Store` can use it too, as the last of its interceptors.
+    ///
+    /// Updaters are recorded with their outcome and what they changed; side effects as started (what
+    /// they dispatch is recorded as it runs). With the strict setting a failed commit fails the
+    /// dispatch with a ``JournalError`` (the state has already changed; the journal lacks it).
+    public func recorder() -> StoreInterceptor {
+        { [writer] context in
+            { next in
+                { item in
+                    var recorded = RecordedItem(item)
+                    let jump = (item as? any TimeTravelJump)?.target
+                    if jump != nil { recorded.name = "goto" }
+                    let start = ContinuousClock.now
+                    do {
+                        try next(item)
+                    } catch {
+                        try writer.record(
+                            recorded, outcome: .failed(Self.oneLine(error)), duration: start.duration(to: .now),
+                            newState: nil, target: jump)
+                        throw error
+                    }
+                    let duration = start.duration(to: .now)
+                    if recorded.isUpdater {
+                        try writer.record(
+                            recorded, outcome: .applied, duration: duration, newState: context.getAnyState(), target: jump,
+                            generation: context.stateGeneration)
+                    } else {
+                        try writer.record(recorded, outcome: .started, duration: duration, newState: nil)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The outermost interceptor of a journaled host: holds an item's entries until every interceptor
+    /// has handed it on, so a change that an interceptor's failure rolls back (the store undoes it) is
+    /// recorded as failed, not applied. ``recorder()`` alone records each change as the store applies it.
+    func outcomeInterceptor() -> StoreInterceptor {
+        { [writer] context in
+            { next in
+                { item in
+                    writer.beginItem()
+                    do {
+                        try next(item)
+                    } catch {
+                        try writer.endItem(failure: error, generation: context.stateGeneration)
+                        throw error
+                    }
+                    try writer.endItem(failure: nil, generation: context.stateGeneration)
+                }
+            }
+        }
+    }
+
+    /// The first line of an error's description: what a journal row and a history line show.
+    static func oneLine(_ error: any Error) -> String {
+        String(String(describing: error).prefix { $0 != "\n" })
+    }
+
+    /// Tells the journal the state the store starts from, before the store runs anything: the
+    /// first entry's patch is computed against it. A state other than the journal's latest is written
+    /// as a snapshot, so the journal can rebuild every state after it. The ``PluginHost`` initializer
+    /// that takes a journal calls this; call it yourself when you put ``recorder()`` in a plain `Store`.
+    public func begin<S: Encodable>(with initialState: S) throws(JournalError) {
+        let json: JSONValue
+        do {
+            json = try JSONValue(encoding: initialState)
+        } catch {
+            throw JournalError(file: file, problem: "the initial state has no JSON form: \(error)")
+        }
+        try writer.begin(with: json, recovered: try state(at: nil))
+    }
+}
+
+extension PluginHost {
+    /// Loads the plugins like ``init(plugins:initialState:dependencies:interceptors:configuration:)``
+    /// and records every dispatch in `journal`, starting from the journal's latest state (its last
+    /// snapshot plus the patches after it; no plugin code runs) unless `initialState` is given.
+    ///
+    /// A given `initialState` that differs from the journal's is written as a snapshot, so the journal
+    /// can rebuild every later state. Call ``Journal/close()`` when done, for the shutdown snapshot.
+    ///
+    /// - Throws: ``JournalError`` when the journal's state cannot be rebuilt or is not an `S`, or the
+    ///   `PluginError` of a VM that cannot be created.
+    public convenience init(
+        plugins directories: [String],
+        journal: Journal,
+        initialState: S? = nil,
+        dependencies: PluginDependencies = PluginDependencies(),
+        interceptors: [StoreInterceptor] = [],
+        configuration: Configuration = Configuration()
+    ) throws {
+        let start = try initialState ?? journal.state(as: S.self) ?? S()
+        try journal.begin(with: start)
+        try self.init(
+            plugins: directories, initialState: start, dependencies: dependencies,
+            interceptors: [journal.outcomeInterceptor()] + interceptors, innerInterceptors: [journal.recorder()],
+            configuration: configuration)
+    }
+}

@@ -1,0 +1,285 @@
+import Foundation
+import MoonbladeHost
+
+/// Turns recorded dispatches into journal rows and commits them: on a background thread, many per
+/// transaction (group commit), or at once on the recording thread (strict).
+///
+/// Recording is cheap on the store's thread: the item, its outcome and the new state are queued as
+/// they are; payload encoding, patch computation and JSON text happen when the batch is committed.
+final class JournalWriter: @unchecked Sendable {
+    /// A dispatch as the recorder saw it, before any JSON work.
+    struct Pending: Sendable {
+        var sequence: Int
+        var time: Date
+        var item: RecordedItem
+        var outcome: JournalEntry.Outcome
+        var duration: Duration
+        /// The state after an applied updater; nil when the state cannot have changed.
+        var newState: (any Sendable)?
+        var target: Int?
+        /// The store's state generation right after an applied updater (to tell a rollback).
+        var generation: UInt64?
+    }
+
+    private let database: JournalDatabase
+    private let configuration: Journal.Configuration
+    /// Guards everything below it that is not marked otherwise; waiters wait on it.
+    private let condition = NSCondition()
+    private var pending: [Pending] = []
+    private var recordedSequence: Int
+    private var committedSequence: Int
+    private var writeError: JournalError?
+    /// How deep the outcome interceptor is in items: while above 0, entries wait in `staged` until it
+    /// sees how the item ended (an interceptor failing after the change undoes it).
+    private var stagingDepth = 0
+    /// How many ``flush()`` calls wait for the writer: it then commits at once instead of gathering.
+    private var flushWaiters = 0
+    private var staged: [Pending] = []
+    private var closed = false
+    private var threadStarted = false
+    /// Held while a batch is turned into rows and committed, so batches commit in order.
+    private let commitLock = NSLock()
+    /// The state as of the last processed entry, in JSON (guarded by `commitLock`).
+    private var currentState: JSONValue?
+    /// The sequence of the last snapshot written (guarded by `commitLock`).
+    private var snapshotSequence: Int
+
+    init(database: JournalDatabase, configuration: Journal.Configuration, lastSequence: Int) {
+        self.database = database
+        self.configuration = configuration
+        recordedSequence = lastSequence
+        committedSequence = lastSequence
+        snapshotSequence = lastSequence
+    }
+
+    var lastSequence: Int { condition.withLock { recordedSequence } }
+
+    /// Sets the state the next entry applies to: the recovered state, or another one the host starts
+    /// from (then written as a snapshot, so the journal can rebuild every state after it).
+    func begin(with state: JSONValue, recovered: JSONValue?) throws(JournalError) {
+        commitLock.lock()
+        defer { commitLock.unlock() }
+        currentState = state
+        if recovered.map({ StatePatch(from: $0, to: state).isEmpty }) != true {
+            let sequence = lastSequence
+            snapshotSequence = sequence
+            try database.append([], snapshots: [(sequence, state)])
+        }
+    }
+
+    /// Records a dispatch: held back while an item's outcome is pending (``beginItem()``), else queued;
+    /// with the strict setting, queued entries are committed before this returns.
+    func record(
+        _ item: RecordedItem, outcome: JournalEntry.Outcome, duration: Duration, newState: (any Sendable)?,
+        target: Int? = nil, generation: UInt64? = nil
+    ) throws(JournalError) {
+        let entry = Pending(
+            sequence: 0, time: Date(), item: item, outcome: outcome, duration: duration, newState: newState,
+            target: target, generation: generation)
+        let isStaged = condition.withLock {
+            guard stagingDepth > 0 else { return false }
+            staged.append(entry)
+            return true
+        }
+        if !isStaged {
+            try enqueue([entry])
+        }
+    }
+
+    /// The outcome interceptor starts handing on an item: entries wait until ``endItem(failure:generation:)``.
+    func beginItem() {
+        condition.withLock { stagingDepth += 1 }
+    }
+
+    /// The item has gone through every interceptor: queues its entries. When it failed and the store's
+    /// state generation moved since the last applied entry, the store rolled its changes back: they
+    /// are recorded as failed with the item's error, and changed nothing.
+    func endItem(failure: (any Error)?, generation: UInt64) throws(JournalError) {
+        let entries = condition.withLock { () -> [Pending] in
+            stagingDepth -= 1
+            guard stagingDepth == 0 else { return [] }
+            defer { staged = [] }
+            return staged
+        }
+        guard !entries.isEmpty else { return }
+        let lastApplied = entries.last { $0.generation != nil }?.generation
+        guard let failure, let lastApplied, lastApplied != generation else {
+            return try enqueue(entries)
+        }
+        let message = Journal.oneLine(failure)
+        try enqueue(
+            entries.map { entry in
+                guard entry.outcome == .applied else { return entry }
+                var undone = entry
+                undone.outcome = .failed(message)
+                undone.newState = nil
+                return undone
+            })
+    }
+
+    /// Numbers `entries` and queues them for the writer; with the strict setting, commits them.
+    private func enqueue(_ entries: [Pending]) throws(JournalError) {
+        condition.lock()
+        while pending.count >= configuration.maxPendingEntries && !closed {
+            condition.wait()
+        }
+        guard !closed else {
+            condition.unlock()
+            return
+        }
+        let wasEmpty = pending.isEmpty
+        for var entry in entries {
+            recordedSequence += 1
+            entry.sequence = recordedSequence
+            pending.append(entry)
+        }
+        let strict = configuration.durability == .strict
+        if !strict {
+            startThreadIfNeeded()
+            // The writer sleeps on an empty queue, then gathers a batch: waking it per entry would cost
+            // more than the entry.
+            if wasEmpty || pending.count >= Self.batchSize { condition.signal() }
+        }
+        condition.unlock()
+        if strict {
+            try commitPending()
+        }
+    }
+
+    /// Waits until everything recorded so far is committed; reports a failed background commit once.
+    func flush() throws(JournalError) {
+        condition.lock()
+        defer { condition.unlock() }
+        let target = recordedSequence
+        if committedSequence < target && threadStarted {
+            flushWaiters += 1
+            condition.broadcast()
+            while committedSequence < target && writeError == nil {
+                condition.wait()
+            }
+            flushWaiters -= 1
+        }
+        if let error = writeError {
+            writeError = nil
+            throw error
+        }
+        if committedSequence < target {
+            // No writer thread (strict, or nothing queued yet): commit here.
+            condition.unlock()
+            defer { condition.lock() }
+            try commitPending()
+        }
+    }
+
+    /// Commits what is queued, writes the shutdown snapshot and stops the writer.
+    func close() throws(JournalError) {
+        try flush()
+        condition.withLock {
+            closed = true
+            condition.broadcast()
+        }
+        commitLock.lock()
+        defer { commitLock.unlock() }
+        if let currentState, committedSequenceValue > snapshotSequence {
+            try database.append([], snapshots: [(committedSequenceValue, currentState)])
+            snapshotSequence = committedSequenceValue
+        }
+    }
+
+    private var committedSequenceValue: Int { condition.withLock { committedSequence } }
+
+    /// The writer commits at once when this many entries wait.
+    private static let batchSize = 512
+
+    private func startThreadIfNeeded() {
+        guard !threadStarted else { return }
+        threadStarted = true
+        let thread = Thread { [self] in runWriter() }
+        thread.name = "moonblade.journal"
+        thread.start()
+    }
+
+    /// The background writer: commits whatever has queued up since the last commit, until closed.
+    private func runWriter() {
+        while true {
+            condition.lock()
+            while pending.isEmpty && !closed {
+                condition.wait()
+            }
+            // Group commit: let a batch gather for a moment, unless someone waits for it.
+            let deadline = Date().addingTimeInterval(configuration.commitInterval.timeInterval)
+            while !closed && flushWaiters == 0 && pending.count < Self.batchSize && Date() < deadline {
+                _ = condition.wait(until: deadline)
+            }
+            let done = pending.isEmpty && closed
+            condition.unlock()
+            if done { return }
+            do {
+                try commitPending()
+            } catch {
+                configuration.logger.error("journal write failed: \(error)")
+            }
+        }
+    }
+
+    /// Takes everything queued, turns it into rows and commits them in one transaction.
+    private func commitPending() throws(JournalError) {
+        commitLock.lock()
+        defer { commitLock.unlock() }
+        let batch = condition.withLock {
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
+        guard !batch.isEmpty else { return }
+        do {
+            var snapshots: [(sequence: Int, state: JSONValue)] = []
+            let entries = try batch.map { pending throws(JournalError) in
+                let entry = try makeEntry(pending)
+                if let currentState, entry.sequence - snapshotSequence >= configuration.snapshotInterval {
+                    snapshots.append((entry.sequence, currentState))
+                    snapshotSequence = entry.sequence
+                }
+                return entry
+            }
+            try database.append(entries, snapshots: snapshots)
+            condition.withLock {
+                committedSequence = batch.last!.sequence
+                condition.broadcast()
+            }
+        } catch {
+            condition.withLock {
+                // The entries are lost; later ones still commit, and the failure is reported once.
+                committedSequence = batch.last!.sequence
+                writeError = error
+                condition.broadcast()
+            }
+            throw error
+        }
+    }
+
+    /// The row for `pending`: its payload as JSON and the patch from the current state to its new one.
+    private func makeEntry(_ pending: Pending) throws(JournalError) -> JournalEntry {
+        var patch = StatePatch()
+        if let newState = pending.newState {
+            let json: JSONValue
+            do {
+                json = try JSONValue(encoding: newState as! any Encodable)
+            } catch {
+                throw JournalError(file: database.file, problem: "entry \(pending.sequence) (\(pending.item.name)): the state has no JSON form: \(error)")
+            }
+            patch = StatePatch(from: currentState ?? JSONValue(), to: json)
+            currentState = json
+        }
+        let payload: JSONValue?
+        do {
+            payload = try pending.item.payloadJSON()
+        } catch {
+            payload = .string("(no JSON form: \(error))")
+        }
+        return JournalEntry(
+            sequence: pending.sequence, time: pending.time, name: pending.item.name,
+            kind: pending.item.isUpdater ? .updater : .sideEffect, payload: payload, plugin: pending.item.plugin?.name,
+            pluginVersion: pending.item.plugin?.version, outcome: pending.outcome, duration: pending.duration,
+            patch: patch, target: pending.target)
+    }
+}

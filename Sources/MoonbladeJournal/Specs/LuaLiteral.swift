@@ -1,0 +1,62 @@
+import Foundation
+import MoonbladeHost
+
+/// Lua source text for JSON values: what a generated spec writes its states and payloads as.
+enum LuaLiteral {
+    /// `value` as a Lua expression; objects and arrays over one line are spread, indented from `indent`.
+    static func of(_ value: JSONValue, indent: String) -> String {
+        switch value {
+        case .null: return "nil"
+        case .bool(let value): return value ? "true" : "false"
+        case .integer(let value): return value == .min ? "math.mininteger" : String(value)
+        case .double(let value):
+            if value.isNaN { return "(0/0)" }
+            if value.isInfinite { return value < 0 ? "-math.huge" : "math.huge" }
+            return "\(value)"
+        case .string(let value): return string(value)
+        case .array(let elements):
+            return table(elements.map { of($0, indent: indent + "  ") }, indent: indent)
+        case .object(let members):
+            return table(
+                members.sorted { $0.key < $1.key }.map { key, member in
+                    "\(self.key(key)) = \(of(member, indent: indent + "  "))"
+                }, indent: indent)
+        }
+    }
+
+    /// A Lua string literal with every byte that needs it escaped.
+    static func string(_ text: String) -> String {
+        var literal = "\""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): literal += "\\\""
+            case UInt8(ascii: "\\"): literal += "\\\\"
+            case UInt8(ascii: "\n"): literal += "\\n"
+            case 0x20..<0x7f: literal.unicodeScalars.append(Unicode.Scalar(byte))
+            default: literal += String(format: "\\%03d", byte)  // three digits: a digit after it stays a digit
+            }
+        }
+        return literal + "\""
+    }
+
+    private static let reserved: Set<String> = [
+        "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in", "local",
+        "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
+    ]
+
+    /// A table key: bare when it is a Lua name, else `["..."]`.
+    private static func key(_ name: String) -> String {
+        let isName =
+            name.first.map { $0.isASCII && ($0.isLetter || $0 == "_") } == true
+            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } && !reserved.contains(name)
+        return isName ? name : "[\(string(name))]"
+    }
+
+    private static func table(_ items: [String], indent: String) -> String {
+        guard !items.isEmpty else { return "{}" }
+        let line = "{ " + items.joined(separator: ", ") + " }"
+        if line.count <= 80 && !line.contains("\n") { return line }
+        let inner = indent + "  "
+        return "{\n" + items.map { inner + $0 }.joined(separator: ",\n") + ",\n" + indent + "}"
+    }
+}

@@ -1,0 +1,20 @@
+import Moonblade
+
+/// A state updater that puts back a recorded state: what `goto` and `undo` dispatch, so the journal
+/// records the jump (with the sequence it went back to) like any other change.
+struct TimeTravelItem<S: State & Encodable>: StateUpdater, Encodable, TimeTravelJump {
+    /// The sequence whose state this brings back.
+    let target: Int
+    let state: S
+
+    func updateState(_ current: inout S) {
+        current = state
+    }
+
+    enum CodingKeys: CodingKey { case target }
+}
+
+/// A time-travel item whatever its state type: the journal records it as `goto` with its target.
+protocol TimeTravelJump {
+    var target: Int { get }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import MoonbladeJournal
+
+/// `moonblade journal`: looks into a dispatch journal.
+struct JournalCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "journal",
+        abstract: "Check a dispatch journal, or turn a recorded session into a spec.",
+        subcommands: [Check.self, ToSpec.self]
+    )
+
+    /// `moonblade journal check FILE`.
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Verify a journal: the file, every entry, and that every recorded state rebuilds.",
+            discussion: "Prints a summary when it is sound; else the problem, naming the file, and exit code 7.")
+
+        @Argument(help: "The journal file.")
+        var file: String
+
+        func run() throws {
+            let summary = try JournalFailure.guarding { () throws(JournalError) in try Journal.existing(at: file).check() }
+            Console.print(
+                "\(file): ok (entries: \(summary.entries), last: \(summary.lastSequence), snapshots: \(summary.snapshots))")
+        }
+    }
+
+    /// `moonblade journal to-spec FILE --plugin NAME`.
+    struct ToSpec: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "to-spec",
+            abstract: "Write a spec that replays a plugin's recorded dispatches and asserts the recorded states.",
+            discussion: """
+                The spec sets the recorded state, dispatches each of the plugin's recorded updaters in \
+                order and asserts the state it left (or that it failed). Put it in the plugin's spec \
+                folder and `moonblade test` runs it: a regression test from a real session.
+                """)
+
+        @Argument(help: "The journal file.")
+        var file: String
+
+        @Option(help: ArgumentHelp("The plugin whose dispatches the spec replays.", valueName: "name"))
+        var plugin: String
+
+        @Option(help: ArgumentHelp("Where to write the spec (default: NAME_recorded_spec.lua).", valueName: "file"))
+        var output: String?
+
+        @Option(help: ArgumentHelp("The first entry to replay.", valueName: "n"))
+        var from = 1
+
+        @Option(help: ArgumentHelp("The last entry to replay.", valueName: "n"))
+        var until = Int.max
+
+        func run() throws {
+            let source = try JournalFailure.guarding { () throws(JournalError) in
+                try JournalSpecWriter.spec(from: Journal.existing(at: file), plugin: plugin, from: from, until: until)
+            }
+            let path = output ?? "\(plugin)_recorded_spec.lua"
+            do {
+                let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try source.write(toFile: path, atomically: true, encoding: .utf8)
+            } catch {
+                Console.printError("error: cannot write the spec \(path): \(error.localizedDescription)")
+                throw ExitStatus.fileFailed.code
+            }
+            Console.print("wrote \(path)")
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import CLineEditor
+import Foundation
+
+/// The repl's line editor on a terminal: libedit's editing keys, Ctrl-R search, a history file, and
+/// Ctrl-C cancelling the line being typed.
+final class LineEditor: @unchecked Sendable {
+    // @unchecked Sendable: the C editor is used by one read at a time, since `lines()` asks for the
+    // next line only once the repl has handled the previous one.
+    private let editor: OpaquePointer
+
+    /// An editor with `prompt` and its history in `historyFile`; nil when libedit cannot start.
+    init?(prompt: String, historyFile: String?) {
+        guard let editor = moonblade_line_editor_open("moonblade", prompt, historyFile) else { return nil }
+        self.editor = editor
+    }
+
+    deinit {
+        moonblade_line_editor_close(editor)
+    }
+
+    /// The lines typed, each read when the repl asks for it (so the prompt follows the last output);
+    /// a line cancelled with Ctrl-C is dropped and a fresh prompt shown.
+    func lines() -> AsyncStream<String> {
+        AsyncStream(unfolding: { [self] in
+            await withCheckedContinuation { continuation in
+                // libedit blocks in read(2): on a thread of its own, not one of the shared pool.
+                Thread.detachNewThread { continuation.resume(returning: self.readLine()) }
+            }
+        })
+    }
+
+    private func readLine() -> String? {
+        while true {
+            var cancelled: Int32 = 0
+            guard let line = moonblade_line_editor_read(editor, &cancelled) else { return nil }
+            if cancelled != 0 {
+                print("")  // the cancelled line stays on screen; the next prompt goes below it
+                continue
+            }
+            if !String(cString: line).allSatisfy(\.isWhitespace) {
+                moonblade_line_editor_remember(editor, line)
+            }
+            return String(cString: line)
+        }
+    }
+
+    /// `~/.moonblade_history`, where the repl keeps its history unless told otherwise.
+    static var defaultHistoryFile: String {
+        FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".moonblade_history").path
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Moonblade
+import Synchronization
+
+/// The first stop signal caught, 0 before one: what the signal handler may touch (a lock-free atomic,
+/// safe in a handler), read by ``StopSignals``.
+private let caughtSignal = Atomic<Int32>(0)
+
+/// Ctrl-C (SIGINT) and SIGTERM as a request to stop that a watching `run` answers by finishing in
+/// order: the dispatch in flight settles (or is abandoned after ``grace``), the state is saved and
+/// printed, and the run exits 128 + the signal (130, 143). A second signal ends the process at once.
+///
+/// A plain handler, not a dispatch source: a source on Linux reads the signal from a descriptor and
+/// misses it when it reaches a thread that does not block it.
+final class StopSignals: Sendable {
+    /// How long the dispatch in flight may take to settle once a stop is asked for.
+    static let grace = Duration.seconds(5)
+
+    /// Starts catching SIGINT and SIGTERM instead of dying of them.
+    init() {
+        _ = caughtSignal.load(ordering: .relaxed)  // initialized before a handler can run
+        for number in [SIGINT, SIGTERM] {
+            signal(number) { number in
+                // The next one takes the default way out: a run that will not stop can still be stopped.
+                signal(SIGINT, SIG_DFL)
+                signal(SIGTERM, SIG_DFL)
+                _ = caughtSignal.compareExchange(expected: 0, desired: number, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// The first signal received, if any.
+    var received: Int32? {
+        let number = caughtSignal.load(ordering: .relaxed)
+        return number == 0 ? nil : number
+    }
+
+    /// The exit code for the signal received: 128 + its number.
+    var exitCode: Int32? { received.map { 128 + $0 } }
+
+    /// Waits until `work` finishes and returns true, unless a stop signal comes first and `work` has not
+    /// finished ``grace`` later: then returns false and leaves it running (abandoned).
+    ///
+    /// Not a task group: a group waits for all its children, and awaiting `work` cannot be cancelled.
+    func settles<Value>(_ work: Task<Value, any Error>) async -> Bool {
+        let outcome = FirstOutcome()
+        let finishing = Task {
+            _ = await work.result
+            outcome.resolve(true)
+        }
+        let stopping = Task {
+            guard await wait() != nil, (try? await Task.sleep(for: Self.grace)) != nil else { return }
+            outcome.resolve(false)
+        }
+        let settled = await outcome.value
+        finishing.cancel()
+        stopping.cancel()
+        return settled
+    }
+
+    /// Returns once a signal has come (at once if one has), or nil when the task is cancelled first.
+    func wait() async -> Int32? {
+        while true {
+            if let received { return received }
+            do { try await Task.sleep(for: .milliseconds(20)) } catch { return nil }
+        }
+    }
+}
+
+/// The first of several racing outcomes, awaited once.
+private final class FirstOutcome: @unchecked Sendable {
+    // @unchecked Sendable: `result` and `waiter` are touched only inside `lock`.
+    private let lock = Lock()
+    private var result: Bool?
+    private var waiter: CheckedContinuation<Bool, Never>?
+
+    /// Settles the outcome as `value` unless it is settled already.
+    func resolve(_ value: Bool) {
+        let resumed: CheckedContinuation<Bool, Never>? = lock.withLock {
+            guard result == nil else { return nil }
+            result = value
+            defer { waiter = nil }
+            return waiter
+        }
+        resumed?.resume(returning: value)
+    }
+
+    var value: Bool {
+        get async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let settled: Bool? = lock.withLock {
+                    if let result { return result }
+                    waiter = continuation
+                    return nil
+                }
+                if let settled { continuation.resume(returning: settled) }
+            }
+        }
+    }
+}

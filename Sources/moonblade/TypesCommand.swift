@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MoonbladeHost
+import MoonbladeTesting
+
+/// `moonblade types`: writes LuaLS definitions for plugins and specs, and `.luarc.json` files that
+/// point the editor at them.
+struct TypesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "types",
+        abstract: "Write editor types (LuaLS ---@meta) for plugins and their specs.",
+        discussion: """
+            Writes <out>/moonblade.lua (the plugin table, ctx, the standard dependencies storage, clock \
+            and log with their shapes, the dynamic state) and <out>/moonblade_spec.lua (the spec \
+            globals and assertions). For each plugin folder given (a folder of plugin folders stands for \
+            them), writes a .luarc.json that lists <out> as a library, so LuaLS completes and checks \
+            the plugin. An app that embeds Moonblade gets its own dependencies and state type from \
+            PluginHost.luaTypeDefinitions(dependencies:).
+
+            \(ExitStatus.help)
+            """
+    )
+
+    @Option(help: ArgumentHelp("The folder the definitions go to.", valueName: "dir"))
+    var out = "types"
+
+    @Argument(help: "Plugin folders to give a .luarc.json; or folders of plugin folders.")
+    var plugins: [String] = []
+
+    func run() throws {
+        let outURL = URL(fileURLWithPath: out)
+        let dependencies = PluginDependencies.standard(
+            dataDirectory: URL(fileURLWithPath: ".moonblade"), logger: Logger(label: "moonblade.types"))
+        let files = [
+            ("moonblade.lua", PluginHost<JSONValue>.luaTypeDefinitions(dependencies: dependencies)),
+            ("moonblade_spec.lua", LuaSpecRunner.luaTypeDefinitions()),
+        ]
+        do {
+            try FileManager.default.createDirectory(at: outURL, withIntermediateDirectories: true)
+            for (name, text) in files {
+                try AtomicFile.write(Data(text.utf8), to: outURL.appendingPathComponent(name))
+            }
+            for folder in try pluginFolders() {
+                let config = Self.luarc(library: Self.relativePath(from: folder, to: outURL.standardizedFileURL.path))
+                try AtomicFile.write(Data(config.utf8), to: URL(fileURLWithPath: folder).appendingPathComponent(".luarc.json"))
+                Console.print("wrote \(folder)/.luarc.json")
+            }
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            Console.report(error)
+            throw ExitStatus.fileFailed.code
+        }
+        Console.print("wrote \(out)/moonblade.lua and \(out)/moonblade_spec.lua")
+    }
+
+    /// The plugin folders named, a folder without a plugin.lua standing for the plugin folders in it.
+    private func pluginFolders() throws -> [String] {
+        try plugins.flatMap { folder -> [String] in
+            let path = URL(fileURLWithPath: folder).standardizedFileURL.path
+            if FileManager.default.fileExists(atPath: "\(path)/plugin.lua") { return [path] }
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
+                Console.printError("error: no such folder: \(folder)")
+                throw ExitStatus.fileFailed.code
+            }
+            return names.sorted().map { "\(path)/\($0)" }.filter { FileManager.default.fileExists(atPath: "\($0)/plugin.lua") }
+        }
+    }
+
+    /// A `.luarc.json` for Lua 5.4 with `library` on the workspace library path.
+    static func luarc(library: String) -> String {
+        """
+        {
+          "$schema": "https://raw.githubusercontent.com/LuaLS/vscode-lua/master/setting/schema.json",
+          "runtime.version": "Lua 5.4",
+          "workspace.library": ["\(library)"],
+          "workspace.checkThirdParty": false
+        }
+
+        """
+    }
+
+    /// `target` relative to `folder` (both absolute and standardized): `../types`.
+    static func relativePath(from folder: String, to target: String) -> String {
+        let from = folder.split(separator: "/")
+        let to = target.split(separator: "/")
+        let common = zip(from, to).prefix { $0 == $1 }.count
+        let path = Array(repeating: "..", count: from.count - common) + to.dropFirst(common).map(String.init)
+        return path.isEmpty ? "." : path.joined(separator: "/")
+    }
+}

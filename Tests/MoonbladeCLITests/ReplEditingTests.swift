@@ -1,0 +1,111 @@
+import Foundation
+import MoonbladeHost
+import Testing
+
+@testable import moonblade
+
+/// The repl as a person at a terminal meets it: --state and --save, `diff on`, and, through a
+/// pseudo-terminal, libedit's line editing, history file and Ctrl-C cancelling a line.
+@Suite("moonblade repl editing")
+struct ReplEditingTests {
+    let workspace = Workspace()
+
+    @Test func startsFromStateSavesAtTheEndAndShowsDiffs() async throws {
+        let tally = try workspace.plugin("tally", tallyPlugin)
+        try workspace.file("start.json", #"{"total": 5, "note": "kept", "old": [1, 2]}"#)
+        let input = "tally.add\ndiff on\ntally.add\ntally.report\ndiff maybe\ndiff off\ntally.add\n"
+        let outcome = try await workspace.run("repl", tally, "--state", "start.json", "--save", "end.json", input: input)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stdout == "ok\nok\n~ state.total: 6 -> 7\n{\"total\":7}\n(the state did not change)\nok\n")
+        #expect(outcome.stderr == "error: usage: diff N, or diff on|off (N: a dispatch number from history)\n")
+        let saved = try JSONDecoder().decode(JSONValue.self, from: Data(try workspace.read("end.json").utf8))
+        #expect(saved == ["total": 8, "note": "kept", "old": [1, 2]])
+    }
+
+    @Test func aStateFileThatIsNotAnObjectIsRefused() async throws {
+        let tally = try workspace.plugin("tally", tallyPlugin)
+        try workspace.file("start.json", "[1]")
+        let outcome = try await workspace.run("repl", tally, "--state", "start.json", input: "tally.add\n")
+        #expect(outcome.status != 0)
+        #expect(outcome.stderr.contains("must hold a JSON object"))
+    }
+
+    @Test func diffNamesAddedRemovedAndChangedPlaces() {
+        let old: JSONValue = ["a": 1, "gone": "x", "list": [1, 2], "deep": ["b": true]]
+        let new: JSONValue = ["a": 2, "new": nil, "list": [1], "deep": ["b": false]]
+        #expect(StateDiff.lines(from: old, to: new) == [
+            "~ state.a: 1 -> 2", "~ state.deep.b: true -> false", "- state.gone: \"x\"", "- state.list[2]: 2",
+            "+ state.new: null",
+        ])
+    }
+
+    /// `script` gives the repl a pseudo-terminal: keys go in as typed, Ctrl-C as a key.
+    static let script: String? = ["/usr/bin/script", "/bin/script"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Starts `moonblade arguments…` under `script`: keys written to the pipe are typed, and the
+    /// screen (standard output and error together) goes to the output's stdout file.
+    func onATerminal(_ arguments: [String]) throws -> (Process, Pipe, OutputFiles) {
+        let command = ([MoonbladeProcess.executable.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        let output = try OutputFiles(in: workspace.url)
+        let keys = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.script!)
+        process.arguments = ["-qfec", command, "/dev/null"]
+        process.currentDirectoryURL = workspace.url
+        process.standardInput = keys
+        process.standardOutput = try FileHandle(forWritingTo: output.stdout)
+        process.standardError = try FileHandle(forWritingTo: output.stderr)
+        try process.run()
+        return (process, keys, output)
+    }
+
+    @Test(.enabled(if: script != nil, "script (util-linux) is not installed: no pseudo-terminal to test with"))
+    func onATerminalLinesAreEditedRememberedAndCancelled() async throws {
+        let tally = try workspace.plugin("tally", tallyPlugin)
+        let history = workspace.url.appendingPathComponent("history").path
+        let (process, keys, output) = try onATerminal(["repl", tally, "--history", history, "--save", "end.json", "--no-watch"])
+        func type(_ text: String, thenWaitFor prompts: Int) async throws {
+            keys.fileHandleForWriting.write(Data(text.utf8))
+            await waitUntil { ((try? output.read().stdout) ?? "").components(separatedBy: "moonblade> ").count > prompts }
+        }
+        try await type("", thenWaitFor: 1)
+        try await type("tally.x\u{7F}add\r", thenWaitFor: 2)  // a typo, a backspace, the rest
+        try await type("tally.fa\u{03}", thenWaitFor: 3)  // Ctrl-C: the line is dropped
+        try await type("\u{1B}[A\r", thenWaitFor: 4)  // up arrow: tally.add again
+        keys.fileHandleForWriting.write(Data("quit\r".utf8))
+        await MoonbladeProcess.waitForExit(process, arguments: ["script", "repl"])
+        let remembered = try String(contentsOfFile: history, encoding: .utf8)
+        #expect(remembered.contains("tally.add\n"))
+        #expect(!remembered.contains("tally.fa"))
+        let saved = try JSONDecoder().decode(JSONValue.self, from: Data(try workspace.read("end.json").utf8))
+        let screen = try output.read()
+        #expect(saved == ["total": 2], "\(screen)")
+    }
+
+    @Test(.enabled(if: script != nil, "script (util-linux) is not installed: no pseudo-terminal to test with"))
+    func ctrlCStopsWaitingForADispatchAndTheSessionGoesOn() async throws {
+        // A side effect that awaits Swift many thousand times: it runs for many seconds, never holding
+        // the VM for long, so only Ctrl-C ends the wait.
+        let slow = try workspace.plugin(
+            "slow",
+            """
+            return { name = "slow", side_effects = {
+              crawl = function(ctx)
+                for i = 1, 1000000 do ctx.deps.clock.now() end
+              end,
+            } }
+            """)
+        let (process, keys, output) = try onATerminal(["repl", slow, "--no-watch", "--history", "h"])
+        func screen() -> String { (try? output.read().stdout) ?? "" }
+        await waitUntil { screen().contains("moonblade> ") }
+        keys.fileHandleForWriting.write(Data("slow.crawl\r".utf8))
+        await waitUntil { screen().contains("slow.crawl\r\n") }
+        try await Task.sleep(for: .milliseconds(200))
+        keys.fileHandleForWriting.write(Data("\u{03}".utf8))
+        await waitUntil(timeout: .seconds(10)) { screen().contains("interrupted: no longer waiting for slow.crawl") }
+        keys.fileHandleForWriting.write(Data("state\r".utf8))
+        await waitUntil { screen().contains("{}") }
+        keys.fileHandleForWriting.write(Data("quit\r".utf8))
+        await MoonbladeProcess.waitForExit(process, arguments: ["script", "repl"])
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import MoonbladeHost
+import Testing
+
+/// `run --watch` stopped by SIGINT or SIGTERM settles (or abandons) the dispatch in flight, saves and
+/// exits 128 + the signal.
+@Suite("moonblade run --watch: stopped by a signal")
+struct StopSignalTests {
+    let workspace = Workspace()
+
+    static let plugin = """
+        return {
+          name = "slow",
+          updaters = {
+            add = function(state, p) state.total = (state.total or 0) + (p and p.by or 1) end,
+            spin = function(state) for _ = 1, 2e7 do end; state.spun = true end,
+          },
+          side_effects = {
+            busy = function(ctx)
+              ctx.deps.log.info("busy")
+              ctx.dispatch("slow.spin")
+            end,
+            forever = function(ctx)
+              ctx.deps.log.info("forever")
+              while true do ctx.deps.clock.now() end
+            end,
+          },
+        }
+        """
+
+    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func aStopWhileWaitingForInputSavesAndExits(_ number: Int32, _ code: Int32) async throws {
+        let slow = try workspace.plugin("slow", Self.plugin)
+        let run = try RunningMoonblade(["run", slow, "--watch", "--print-state", "--save", "state.json"], in: workspace.url)
+        try run.send(#"slow.add {"by": 2}"#)
+        try run.send("slow.add")
+        try await run.waitUntil("both lines") { stdout, _ in stdout.contains(#"{"total":3}"#) }
+        run.send(signal: number)
+        let outcome = try await run.waitForExit()
+        #expect(outcome.status == code)
+        #expect(try workspace.read("state.json") == "{\n  \"total\": 3\n}\n")
+    }
+
+    @Test func theDispatchInFlightSettlesBeforeTheSave() async throws {
+        let slow = try workspace.plugin("slow", Self.plugin)
+        let run = try RunningMoonblade(["run", slow, "--watch", "--save", "state.json"], in: workspace.url)
+        try run.send("slow.busy")
+        try await run.waitUntil("the side effect to start") { _, stderr in stderr.contains("busy") }
+        run.send(signal: SIGINT)
+        let outcome = try await run.waitForExit()
+        #expect(outcome.status == 130)
+        #expect(try workspace.read("state.json") == "{\n  \"spun\": true\n}\n")
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aDispatchThatDoesNotSettleIsAbandonedAndTheStateSaved() async throws {
+        let slow = try workspace.plugin("slow", Self.plugin)
+        let run = try RunningMoonblade(["run", slow, "--watch", "--save", "state.json"], in: workspace.url)
+        try run.send("slow.add")
+        try run.send("slow.forever")
+        try await run.waitUntil("the endless side effect") { _, stderr in stderr.contains("forever") }
+        let stopped = ContinuousClock.now
+        run.send(signal: SIGTERM)
+        let outcome = try await run.waitForExit()
+        #expect(outcome.status == 143)
+        #expect(ContinuousClock.now - stopped < .seconds(20))
+        #expect(outcome.stderr.contains("error: slow.forever: abandoned, still running 5.0 seconds after the stop"))
+        #expect(try workspace.read("state.json") == "{\n  \"total\": 1\n}\n")
+    }
+
+    @Test func withoutSaveTheStateIsPrinted() async throws {
+        let slow = try workspace.plugin("slow", Self.plugin)
+        let run = try RunningMoonblade(["run", slow, "--watch"], in: workspace.url)
+        try run.send("slow.add")
+        try run.send("slow.busy")
+        try await run.waitUntil("the side effect to start") { _, stderr in stderr.contains("busy") }
+        run.send(signal: SIGINT)
+        let outcome = try await run.waitForExit()
+        #expect(outcome.status == 130)
+        #expect(try outcome.json() == ["total": 1, "spun": true])
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import MoonbladeHost
+import MoonbladeJournal
+import MoonbladeTesting
+import Testing
+
+@Suite struct JournalSpecWriterTests {
+    @Test func aRecordedSessionBecomesASpecThatPassesAndCatchesAChange() async throws {
+        let workspace = Workspace()
+        let plugin = try workspace.tally()
+        let journal = try Journal.inMemory()
+        let host = try PluginHost<JSONValue>(
+            plugins: [plugin, try workspace.plugin("other", #"return { name = "other", updaters = { set = function(s) s.other = "x\"y\n" end } }"#)],
+            journal: journal)
+        try await host.dispatch("tally.add", ["by": 2]).value
+        try await host.dispatch("other.set").value
+        try await host.dispatch("tally.push", ["item": "tea"]).value
+        _ = try? await host.dispatch("tally.fail").value
+
+        let source = try JournalSpecWriter.spec(from: journal, plugin: "tally")
+        #expect(source.contains(#"dispatch("tally.add", { by = 2 }) -- entry 1"#))
+        #expect(source.contains(#"set_state({ count = 2, other = "x\"y\n" })"#))
+        #expect(source.contains("assert.has_error(function() dispatch(\"tally.fail\") end)"))
+        #expect(!source.contains("other.set"))
+
+        try FileManager.default.createDirectory(atPath: plugin + "/spec", withIntermediateDirectories: true)
+        try source.write(toFile: plugin + "/spec/recorded_spec.lua", atomically: true, encoding: .utf8)
+        #expect(try await results(plugin) == [.passed])
+
+        // The same spec fails against code that adds differently.
+        try workspace.tally(version: 2, step: "amount")
+        guard case .failed(let failure)? = try await results(plugin).first else {
+            Issue.record("the recorded spec passed against changed code")
+            return
+        }
+        #expect("\(failure)".contains("recorded_spec.lua"))
+    }
+
+    @Test func aPluginWithNoRecordedUpdaterIsAnError() async throws {
+        let workspace = Workspace()
+        let journal = try Journal.inMemory()
+        let host = try PluginHost<JSONValue>(plugins: [try workspace.tally()], journal: journal)
+        try await host.dispatch("tally.add").value
+        #expect {
+            try JournalSpecWriter.spec(from: journal, plugin: "cart")
+        } throws: { error in
+            "\(error)" == "journal :memory:: has no updater dispatch of plugin cart"
+        }
+    }
+
+    private func results(_ plugin: String) async throws -> [LuaSpecResult] {
+        var results: [LuaSpecResult] = []
+        for specCase in LuaSpecRunner.discover(plugin: plugin) {
+            results.append(await LuaSpecRunner().run(specCase))
+        }
+        return results
+    }
+}
