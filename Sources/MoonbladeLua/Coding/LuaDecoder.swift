@@ -78,7 +78,7 @@ public struct LuaDecoder: Sendable {
         defer { lua_settop(L, base) }
         let decoder = LuaValueDecoder(state: L, options: self)
         try decoder.reserve()
-        return try decoder.decodeValue(T.self, at: index, key: LuaCodingKey?.none)
+        return try decoder.decodeValue(T.self, at: index, key: nil)
     }
 
     /// One line naming the place and the problem, as a plugin author should read it:

@@ -99,7 +99,7 @@ public struct LuaEncoder: Sendable {
         let encoder = LuaValueEncoder(state: L, options: self)
         do {
             try encoder.reserve()
-            try encoder.pushValue(value, key: LuaCodingKey?.none)
+            try encoder.pushValue(value, key: nil)
             if let failure = encoder.stackFailure { throw failure }
         } catch {
             lua_settop(L, base)

@@ -75,80 +75,83 @@ final class LuaValueDecoder: Decoder {
     // MARK: Errors
 
     @inline(__always)
-    private func pathTo<K: CodingKey>(_ key: K?) -> [any CodingKey] {
+    private func pathTo(_ key: (any CodingKey)?) -> [any CodingKey] {
         guard let key else { return path }
         return path + [key]
     }
 
     /// The value at `index` is not what `type` reads: `valueNotFound` for nil/null, else `typeMismatch`.
-    func mismatch<K: CodingKey>(_ type: Any.Type, expected: String, at index: Int32, key: K?) -> DecodingError {
+    func mismatch(_ type: Any.Type, expected: String, at index: Int32, key: (any CodingKey)?) -> DecodingError {
         let context = DecodingError.Context(
             codingPath: pathTo(key), debugDescription: "expected \(expected), found \(LuaCoding.describeValue(L, index))")
         return LuaCoding.isNilOrNull(L, index)
             ? DecodingError.valueNotFound(type, context) : DecodingError.typeMismatch(type, context)
     }
 
-    func corrupted<K: CodingKey>(key: K?, _ message: String) -> DecodingError {
+    func corrupted(key: (any CodingKey)?, _ message: String) -> DecodingError {
         DecodingError.dataCorrupted(.init(codingPath: pathTo(key), debugDescription: message))
     }
 
-    func keyNotFound<K: CodingKey>(_ key: K, integer: Bool) -> DecodingError {
+    func keyNotFound(_ key: any CodingKey, integer: Bool) -> DecodingError {
         let name = integer && key.intValue != nil ? "[\(key.intValue!)]" : LuaCodingPath.quoted(key.stringValue)
         return DecodingError.keyNotFound(key, .init(codingPath: path, debugDescription: "required key \(name) is missing"))
     }
 
     // MARK: Scalars
 
+    // The scalar readers take their key as an autoclosure: it is only made into a coding path when a
+    // read fails, so a field read costs no key existential (or generic metadata) on success.
+
     @inline(__always)
-    func decodeBool<K: CodingKey>(at index: Int32, key: K?) throws -> Bool {
-        guard lua_type(L, index) == LUA_TBOOLEAN else { throw mismatch(Bool.self, expected: "Bool", at: index, key: key) }
+    func decodeBool(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> Bool {
+        guard lua_type(L, index) == LUA_TBOOLEAN else { throw mismatch(Bool.self, expected: "Bool", at: index, key: key()) }
         return lua_toboolean(L, index) != 0
     }
 
     @inline(__always)
-    func decodeString<K: CodingKey>(at index: Int32, key: K?) throws -> String {
+    func decodeString(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> String {
         // ASCII (most state strings) needs no validation, and `String(decoding:)` is the fast path.
         let string = stack.withStringBytes(at: index) { bytes in
             LuaCoding.isASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
         }
-        guard let string else { throw mismatch(String.self, expected: "String", at: index, key: key) }
-        guard let string else { throw corrupted(key: key, "expected String, found a string that is not valid UTF-8") }
+        guard let string else { throw mismatch(String.self, expected: "String", at: index, key: key()) }
+        guard let string else { throw corrupted(key: key(), "expected String, found a string that is not valid UTF-8") }
         return string
     }
 
     @inline(__always)
-    func decodeInteger<I: FixedWidthInteger, K: CodingKey>(_ type: I.Type, at index: Int32, key: K?) throws -> I {
-        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch(I.self, expected: "\(I.self)", at: index, key: key) }
+    func decodeInteger<I: FixedWidthInteger>(_ type: I.Type, at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> I {
+        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch(I.self, expected: "\(I.self)", at: index, key: key()) }
         var isInteger: Int32 = 0
         let value = lua_tointegerx(L, index, &isInteger)
         if isInteger != 0, let exact = I(exactly: value) { return exact }
-        throw integerError(I.self, at: index, key: key, isInteger: isInteger != 0)
+        throw integerError(I.self, at: index, key: key(), isInteger: isInteger != 0)
     }
 
-    private func integerError<K: CodingKey>(_ type: Any.Type, at index: Int32, key: K?, isInteger: Bool) -> DecodingError {
+    private func integerError(_ type: Any.Type, at index: Int32, key: (any CodingKey)?, isInteger: Bool) -> DecodingError {
         let number = lua_tonumberx(L, index, nil)
         let reason = isInteger || (number.isFinite && number.rounded(.towardZero) == number) ? "out of range" : "not a whole number"
         return corrupted(key: key, "expected \(type), found \(LuaCoding.describeValue(L, index)) (\(reason))")
     }
 
     @inline(__always)
-    func decodeDouble<K: CodingKey>(at index: Int32, key: K?) throws -> Double {
-        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch(Double.self, expected: "Double", at: index, key: key) }
+    func decodeDouble(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> Double {
+        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch(Double.self, expected: "Double", at: index, key: key()) }
         guard lua_isinteger(L, index) != 0 else { return lua_tonumberx(L, index, nil) }
         let integer = lua_tointegerx(L, index, nil)
         let double = Double(integer)
         guard Int64(exactly: double) == integer else {
-            throw corrupted(key: key, "expected Double, found integer \(integer) (no exact Double)")
+            throw corrupted(key: key(), "expected Double, found integer \(integer) (no exact Double)")
         }
         return double
     }
 
     @inline(__always)
-    func decodeFloat<K: CodingKey>(at index: Int32, key: K?) throws -> Float {
-        let double = try decodeDouble(at: index, key: key)
+    func decodeFloat(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> Float {
+        let double = try decodeDouble(at: index, key: key())
         let float = Float(double)
         guard float.isFinite || !double.isFinite else {
-            throw corrupted(key: key, "expected Float, found number \(double) (out of range)")
+            throw corrupted(key: key(), "expected Float, found number \(double) (out of range)")
         }
         return float
     }
@@ -158,7 +161,7 @@ final class LuaValueDecoder: Decoder {
     /// Reads the value at the absolute `index` as a `T`; `key` is where it sits in its container (nil
     /// for the root or a single-value container).
     @inline(__always)
-    func decodeValue<T: Decodable, K: CodingKey>(_ type: T.Type, at index: Int32, key: K?) throws -> T {
+    func decodeValue<T: Decodable>(_ type: T.Type, at index: Int32, key: (any CodingKey)?) throws -> T {
         if T.self == String.self {
             return unsafeBitCast(try decodeString(at: index, key: key), to: T.self)
         } else if T.self == Int.self {
@@ -199,8 +202,8 @@ final class LuaValueDecoder: Decoder {
     }
 
     /// Runs `body` with this decoder pointed at the value at `index`, then restores it and the stack.
-    func decodeNested<T, K: CodingKey>(
-        _ type: T.Type, at index: Int32, key: K?, _ body: (LuaValueDecoder) throws -> T
+    func decodeNested<T>(
+        _ type: T.Type, at index: Int32, key: (any CodingKey)?, _ body: (LuaValueDecoder) throws -> T
     ) throws -> T {
         guard depth < LuaCoding.maximumDepth else {
             throw corrupted(key: key, "nested more than \(LuaCoding.maximumDepth) levels deep")
@@ -234,7 +237,7 @@ final class LuaValueDecoder: Decoder {
         return try body(self)
     }
 
-    private func decodeDate<K: CodingKey>(at index: Int32, key: K?) throws -> Date {
+    private func decodeDate(at index: Int32, key: (any CodingKey)?) throws -> Date {
         switch options.dateDecodingStrategy {
         case .deferredToDate:
             return try decodeNested(Date.self, at: index, key: key) { try Date(from: $0) }
@@ -253,7 +256,7 @@ final class LuaValueDecoder: Decoder {
         }
     }
 
-    private func decodeData<K: CodingKey>(at index: Int32, key: K?) throws -> Data {
+    private func decodeData(at index: Int32, key: (any CodingKey)?) throws -> Data {
         switch options.dataDecodingStrategy {
         case .deferredToData:
             return try decodeNested(Data.self, at: index, key: key) { try Data(from: $0) }
@@ -293,7 +296,7 @@ final class LuaValueDecoder: Decoder {
     /// or `[String: V]`, all integers for `[Int: V]`.
     func keyedContainer<Key: CodingKey>(_ type: Key.Type, at index: Int32) throws -> LuaKeyedDecodingContainer<Key> {
         guard lua_type(L, index) == LUA_TTABLE else {
-            throw mismatch(valueType, expected: "a table", at: index, key: LuaCodingKey?.none)
+            throw mismatch(valueType, expected: "a table", at: index, key: nil)
         }
         let integerKeys =
             ObjectIdentifier(Key.self) == Self.dictionaryKeyType
@@ -305,7 +308,7 @@ final class LuaValueDecoder: Decoder {
                 let found = LuaCoding.describeKey(L, -2)
                 lua_settop(L, -3)
                 throw corrupted(
-                    key: LuaCodingKey?.none,
+                    key: nil,
                     "expected a table with \(integerKeys ? "integer" : "string") keys, found key \(found)")
             }
             lua_settop(L, -2)
@@ -316,11 +319,11 @@ final class LuaValueDecoder: Decoder {
     /// An unkeyed container over the table at `index`, after checking that its keys are exactly `1…n`.
     func unkeyedContainer(at index: Int32) throws -> LuaUnkeyedDecodingContainer {
         guard lua_type(L, index) == LUA_TTABLE else {
-            throw mismatch(valueType, expected: "a sequence", at: index, key: LuaCodingKey?.none)
+            throw mismatch(valueType, expected: "a sequence", at: index, key: nil)
         }
         let count = lua_Integer(lua_rawlen(L, index))
         guard count <= lua_Integer(Int32.max) else {
-            throw corrupted(key: LuaCodingKey?.none, "expected a sequence, found one of \(count) items (too long)")
+            throw corrupted(key: nil, "expected a sequence, found one of \(count) items (too long)")
         }
         var seen: lua_Integer = 0
         lua_pushnil(L)
@@ -331,9 +334,9 @@ final class LuaValueDecoder: Decoder {
                 let found = LuaCoding.describeKey(L, -2)
                 lua_settop(L, -3)
                 if isInteger != 0 && position > count {
-                    throw corrupted(key: LuaCodingKey?.none, "expected a sequence, found a hole at [\(count + 1)]")
+                    throw corrupted(key: nil, "expected a sequence, found a hole at [\(count + 1)]")
                 }
-                throw corrupted(key: LuaCodingKey?.none, "expected a sequence, found key \(found)")
+                throw corrupted(key: nil, "expected a sequence, found key \(found)")
             }
             seen += 1
             lua_settop(L, -2)
@@ -345,7 +348,7 @@ final class LuaValueDecoder: Decoder {
                 hole += 1
             }
             lua_settop(L, -2)
-            throw corrupted(key: LuaCodingKey?.none, "expected a sequence, found a hole at [\(hole)]")
+            throw corrupted(key: nil, "expected a sequence, found a hole at [\(hole)]")
         }
         return LuaUnkeyedDecodingContainer(decoder: self, table: index, count: Int32(count))
     }

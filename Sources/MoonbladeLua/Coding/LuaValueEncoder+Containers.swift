@@ -193,13 +193,13 @@ struct LuaSingleValueEncodingContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt) throws { try encode(UInt64(value)) }
     mutating func encode(_ value: UInt64) throws {
         try encoder.beginSingleValue()
-        try encoder.pushUnsigned(value, key: LuaCodingKey?.none)
+        try encoder.pushUnsigned(value, key: nil)
         encoder.endSingleValue()
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         try encoder.beginSingleValue()
-        try encoder.pushValue(value, key: LuaCodingKey?.none)
+        try encoder.pushValue(value, key: nil)
         encoder.endSingleValue()
     }
 }

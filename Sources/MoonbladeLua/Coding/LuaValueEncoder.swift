@@ -72,7 +72,7 @@ final class LuaValueEncoder: Encoder {
     /// Pushes `value` as exactly one Lua value; `key` is where it sits in its container (nil for the
     /// root or a single-value container), added to the path only when the value is not a scalar.
     @inline(__always)
-    func pushValue<T: Encodable, K: CodingKey>(_ value: T, key: K?) throws {
+    func pushValue<T: Encodable>(_ value: T, key: (any CodingKey)?) throws {
         if T.self == String.self {
             LuaStack(L).push(unsafeBitCast(value, to: String.self))
         } else if T.self == Int.self {
@@ -111,21 +111,21 @@ final class LuaValueEncoder: Encoder {
     }
 
     @inline(__always)
-    func pushUnsigned<K: CodingKey>(_ value: UInt64, key: K?) throws {
+    func pushUnsigned(_ value: UInt64, key: (any CodingKey)?) throws {
         guard value <= UInt64(Int64.max) else {
             throw invalid(value, key: key, "\(value) does not fit in a Lua integer (the largest is \(Int64.max))")
         }
         lua_pushinteger(L, lua_Integer(value))
     }
 
-    func invalid<K: CodingKey>(_ value: Any, key: K?, _ message: String) -> EncodingError {
+    func invalid(_ value: Any, key: (any CodingKey)?, _ message: String) -> EncodingError {
         var codingPath = path
         if let key { codingPath.append(key) }
         return EncodingError.invalidValue(value, .init(codingPath: codingPath, debugDescription: message))
     }
 
     /// Encodes a value through its own `encode(to:)` with this encoder pointed at a fresh slot.
-    func pushNested<T: Encodable, K: CodingKey>(_ value: T, key: K?) throws {
+    func pushNested<T: Encodable>(_ value: T, key: (any CodingKey)?) throws {
         guard depth < LuaCoding.maximumDepth else {
             throw invalid(value, key: key, "nested more than \(LuaCoding.maximumDepth) levels deep (a cycle?)")
         }
@@ -176,7 +176,7 @@ final class LuaValueEncoder: Encoder {
         return (size.sequence, size.fields, shape.luaHasIntegerKeys)
     }
 
-    private func pushDate<K: CodingKey>(_ date: Date, key: K?) throws {
+    private func pushDate(_ date: Date, key: (any CodingKey)?) throws {
         switch options.dateEncodingStrategy {
         case .deferredToDate: try pushNested(date, key: key)
         case .secondsSince1970: lua_pushnumber(L, date.timeIntervalSince1970)
@@ -186,7 +186,7 @@ final class LuaValueEncoder: Encoder {
         }
     }
 
-    private func pushData<K: CodingKey>(_ data: Data, key: K?) throws {
+    private func pushData(_ data: Data, key: (any CodingKey)?) throws {
         switch options.dataEncodingStrategy {
         case .deferredToData: try pushNested(data, key: key)
         case .base64: LuaStack(L).push(data.base64EncodedString())
@@ -235,6 +235,8 @@ final class LuaValueEncoder: Encoder {
         lua_rawset(L, table)
     }
 
+    /// Pushes `key` as a Lua key. Generic so that a container's field key is read in place, not boxed
+    /// into an existential for every field.
     @inline(__always)
     func pushKey<K: CodingKey>(_ key: K, integer: Bool) {
         if integer, let int = key.intValue {

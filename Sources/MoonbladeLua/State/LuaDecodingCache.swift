@@ -59,7 +59,7 @@ final class LuaDecodingCache {
         let hasChanges = stack.type(at: base + 3) == .table
         decoder.cache = Session(cache: self, ids: base + 1, tables: base + 2, changes: hasChanges ? base + 3 : 0)
         try decoder.reserve()
-        let value = try decoder.decodeValue(T.self, at: base + 4, key: LuaCodingKey?.none)
+        let value = try decoder.decodeValue(T.self, at: base + 4, key: nil)
         sweepIfGrown(stack, tables: base + 2)
         return value
     }

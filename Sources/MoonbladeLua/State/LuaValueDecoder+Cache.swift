@@ -4,8 +4,8 @@ extension LuaValueDecoder {
     /// Decodes the value at `index` through the resident state's cache: a table met before as a `T`
     /// is not read again; a changed collection whose older table was decoded is patched; anything
     /// else is decoded in full and remembered (see ``LuaDecodingCache`` for what is kept).
-    func decodeCached<T: Decodable, K: CodingKey>(
-        _ type: T.Type, at index: Int32, key: K?, cache: LuaDecodingCache.Session
+    func decodeCached<T: Decodable>(
+        _ type: T.Type, at index: Int32, key: (any CodingKey)?, cache: LuaDecodingCache.Session
     ) throws -> T {
         let patchable = T.self as? any LuaStatePatchable.Type
         // A single-value container re-reading its own table (key nil, same index) is the same value.
@@ -49,8 +49,8 @@ extension LuaValueDecoder {
 
     /// The value of the changed table at `index` made from `base`, the value of the table it came
     /// from, and its change `record`; nil when the collection cannot be patched, to decode it in full.
-    private func patch<P: LuaStatePatchable, K: CodingKey>(
-        _ type: P.Type, from base: Any, at index: Int32, key: K?, record: Int32
+    private func patch<P: LuaStatePatchable>(
+        _ type: P.Type, from base: Any, at index: Int32, key: (any CodingKey)?, record: Int32
     ) throws -> P? {
         try decodeNested(P?.self, at: index, key: key) { decoder in
             try P.luaPatched(from: base as! P, changes: LuaTableChanges(decoder: decoder, table: index, record: record))

@@ -18,6 +18,35 @@ struct LuaDecoderTests {
         #expect(state.owner == User(name: "Ada", age: 36))
     }
 
+    /// One field of every scalar kind, to check that each reader names its key only when it fails.
+    private struct Scalars: Decodable {
+        var flag: Bool
+        var name: String
+        var ratio: Double
+        var small: Float
+        var count: Int
+        var byte: UInt8
+        var maybe: Int16?
+    }
+
+    @Test(arguments: [
+        ("flag = 1", "state.rows[2].flag: expected Bool, found integer 1"),
+        ("name = 2", "state.rows[2].name: expected String, found integer 2"),
+        ("name = '\\xff'", "state.rows[2].name: expected String, found a string that is not valid UTF-8"),
+        ("ratio = 'x'", #"state.rows[2].ratio: expected Double, found string "x""#),
+        ("ratio = math.maxinteger", "state.rows[2].ratio: expected Double, found integer \(Int64.max) (no exact Double)"),
+        ("small = 1e300", "state.rows[2].small: expected Float, found number 1e+300 (out of range)"),
+        ("count = 1.5", "state.rows[2].count: expected Int, found number 1.5 (not a whole number)"),
+        ("byte = 256", "state.rows[2].byte: expected UInt8, found integer 256 (out of range)"),
+        ("maybe = true", "state.rows[2].maybe: expected Int16, found boolean true"),
+    ])
+    func everyScalarReaderNamesTheFieldItFailedOn(field: String, message: String) {
+        struct Rows: Decodable { var rows: [Scalars] }
+        let good = "{ flag = true, name = 'n', ratio = 0.5, small = 1.5, count = 3, byte = 7 }"
+        let bad = "{ flag = true, name = 'n', ratio = 0.5, small = 1.5, count = 3, byte = 7, \(field) }"
+        #expect(decodingFailure(Rows.self, "return { rows = { \(good), \(bad), \(good) } }") == message)
+    }
+
     @Test func errorsNameThePathOneBasedAndWhatWasFound() {
         let source = """
             return { todos = {
