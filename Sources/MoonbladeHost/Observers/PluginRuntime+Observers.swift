@@ -99,16 +99,10 @@ extension PluginRuntime {
     private func residentVersions(of change: ObservedChange, _ lua: LuaSide) throws
         -> (before: LuaStateVersion, after: LuaStateVersion)
     {
-        let resident = lua.resident
-        let after: LuaStateVersion
-        if let current = resident.current, current.version == change.newGeneration {
-            after = current
-        } else {
-            after = try resident.replace(with: change.new as! S, version: change.newGeneration, encoder: lua.encoder)
-        }
+        let after = try lua.residentVersion(of: change.new as! S, generation: change.newGeneration)
         if change.oldGeneration == change.newGeneration { return (after, after) }
         if let previous = lua.previousVersion, previous.version == change.oldGeneration { return (previous, after) }
-        return (try resident.version(of: change.old as! S, stamped: change.oldGeneration, encoder: lua.encoder), after)
+        return (try lua.resident.version(of: change.old as! S, stamped: change.oldGeneration, encoder: lua.encoder), after)
     }
 
     /// The rule's items, one reaction further down the chain than what triggered it; `pushArguments`

@@ -206,24 +206,17 @@ extension PluginRuntime {
     }
 
     /// `ctx.state()`: pushes a read-only view of the store's current state, in O(1) when the resident
-    /// state is that state (Lua code made it); else the state is pushed, and becomes resident.
+    /// state is that state (Lua code made it); else the state is pushed (see
+    /// ``LuaSide/residentVersion(of:generation:)``).
     func readState(_ stack: LuaStack) throws -> Int32 {
-        guard let (state, generation) = withLua({ $0.store })?.anyStateWithGeneration, let state = state as? S else {
-            throw placedError(stack, "ctx.state: the host has no store yet")
-        }
-        try instruments.span("state to lua") { try withLua { lua in
-            let resident = lua.resident
-            let version: LuaStateVersion
-            if let current = resident.current, current.version == generation {
-                version = current
-            } else if let current = resident.current, current.version > generation, current.version != .max {
-                // An updater is storing a newer state right now: leave its version resident.
-                version = try resident.version(of: state, stamped: generation, encoder: lua.encoder)
-            } else {
-                version = try resident.replace(with: state, version: generation, encoder: lua.encoder)
+        // Called from Lua: the VM is held already.
+        try withLua { lua in
+            guard let (state, generation) = lua.store?.anyStateWithGeneration, let state = state as? S else {
+                throw placedError(stack, "ctx.state: the host has no store yet")
             }
-            try resident.pushReadOnlyView(of: version, onto: stack)
-        } }
+            let version = try instruments.span("state to lua") { try lua.residentVersion(of: state, generation: generation) }
+            try lua.resident.pushReadOnlyView(of: version, onto: stack)
+        }
         return 1
     }
 

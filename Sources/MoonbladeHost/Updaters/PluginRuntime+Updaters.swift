@@ -21,8 +21,11 @@ extension PluginRuntime {
             let base = stack.top
             defer { stack.top = base }
             let function = try lua.code.function(of: item, isUpdater: true)
-            let start = try instruments.span("state to lua") { () throws(PluginError) in
-                try residentVersion(of: state, generation: generation, lua, item: item, on: stack)
+            let start: LuaStateVersion
+            do {
+                start = try instruments.span("state to lua") { try lua.residentVersion(of: state, generation: generation) }
+            } catch {
+                throw lua.code.valueError(error, item: item, root: "state", on: stack)
             }
             let pending: LuaPendingState
             do {
@@ -63,16 +66,4 @@ extension PluginRuntime {
         }
     }
 
-    /// The resident version mirroring `state` (the store's state at `generation`): the one already
-    /// there when Lua code made the state, else `state` pushed whole (Swift code changed it).
-    func residentVersion(
-        of state: S, generation: UInt64?, _ lua: LuaSide, item: String, on stack: LuaStack
-    ) throws(PluginError) -> LuaStateVersion {
-        if let generation, let current = lua.resident.current, current.version == generation { return current }
-        do {
-            return try lua.resident.replace(with: state, version: generation ?? .max, encoder: lua.encoder)
-        } catch {
-            throw lua.code.valueError(error, item: item, root: "state", on: stack)
-        }
-    }
 }
