@@ -39,10 +39,7 @@ public final class ResidentStateWorkload {
         let stack = vm.stack
         let base = stack.top
         defer { stack.top = base }
-        updaters[change]!.push(onto: stack)
-        let draft = try resident.beginDraft(onto: stack)
-        try stack.call(arguments: 1, results: 1)
-        let pending = try resident.finishDraft(draft, resultAt: -1, on: stack)
+        let pending = try resident.apply(updaters[change]!, on: stack) { _ in 0 }
         state = try resident.decode(ItemsState.self, of: pending)
         version += 1
         resident.commit(pending, version: version)

@@ -273,8 +273,8 @@ end
 local M = { ids = IDS, tables = TABLES }
 
 -- Starts a draft of `root`; returns what the updater gets (the draft, or a non-table root itself)
--- and the session, which `finish` and `close` take.
-function M.begin(root)
+-- and the session, which `finish` takes.
+local function begin(root)
   local session = { live = true, base = root }
   if type(root) ~= "table" then return root, session end
   local proxy = newdraft(root, nil, nil, session)
@@ -285,7 +285,7 @@ end
 -- Ends the session (its drafts become read-only) and returns the new root (the updater's `result`,
 -- or the draft when it is nil) and the changes: new table -> { base = base table, changed keys... },
 -- nil when no table came from an older one.
-function M.finish(session, result)
+local function finish(session, result)
   session.live = false
   CHANGES, OWNED, BUSY = nil, nil, nil
   local root
@@ -299,13 +299,12 @@ function M.finish(session, result)
   return root, changes
 end
 
-function M.close(session) session.live = false end
 
 -- Runs `updater(draft, payload)` on a draft of `root` and finishes it: one call from the host per
 -- dispatch. The session is kept in `running` so that, if the updater fails, `abandon` closes it.
 local running
 function M.apply(root, updater, payload)
-  local draft, session = M.begin(root)
+  local draft, session = begin(root)
   running = session
   local result = updater(draft, payload)
   running = nil
@@ -313,7 +312,7 @@ function M.apply(root, updater, payload)
     session.live = false
     return nil, nil, type(result)
   end
-  return M.finish(session, result)
+  return finish(session, result)
 end
 
 function M.abandon()

@@ -5,11 +5,10 @@ import CLua
 ///
 /// The life of a dispatch:
 ///
-/// 1. ``beginDraft(onto:)`` pushes a draft of the current version; the host calls the Lua updater
-///    with it (a guest call).
-/// 2. ``finishDraft(_:resultAt:on:)`` turns the draft (or the table the updater returned) into a
-///    ``LuaPendingState``: the tables on the paths that were written are new, every other subtree is
-///    the very table of the current version (structural sharing).
+/// 1. ``apply(_:on:pushArguments:)`` runs the Lua updater on a draft of the current version and
+///    turns the draft (or the table the updater returned) into a ``LuaPendingState``, in one guest
+///    call: the tables on the paths that were written are new, every other subtree is the very table
+///    of the current version (structural sharing).
 /// 3. `decode(_:of:decoder:)` reads it into Swift, reusing the values decoded
 ///    earlier for unchanged subtrees and patching changed arrays and dictionaries at their changed keys.
 /// 4. ``commit(_:version:)`` makes it current. Any failure on the way (a raise, a limit, a decode
@@ -29,9 +28,6 @@ public final class LuaResidentState {
     public static var chunkName: String { LuaDraftMachinery.chunkName }
 
     private let vm: LuaVM
-    private let beginFunction: LuaReference
-    private let finishFunction: LuaReference
-    private let closeFunction: LuaReference
     private let applyFunction: LuaReference
     private let abandonFunction: LuaReference
     private let viewFunction: LuaReference
@@ -57,9 +53,6 @@ public final class LuaResidentState {
         stack.rawGet(table: -1, field: "proxies")
         stack.registerStateProxies(tableAt: -1)
         stack.pop()
-        beginFunction = field("begin")
-        finishFunction = field("finish")
-        closeFunction = field("close")
         applyFunction = field("apply")
         abandonFunction = field("abandon")
         viewFunction = field("view")
@@ -115,42 +108,9 @@ public final class LuaResidentState {
 
     // MARK: Drafts
 
-    /// Pushes a draft of the current version, to be handed to a Lua updater, and returns its handle.
-    ///
-    /// Reads through the draft come from the resident tables; writes copy only the tables on their
-    /// path. Finish it with ``finishDraft(_:resultAt:on:)`` once the updater has returned.
-    public func beginDraft(onto stack: LuaStack) throws(LuaError) -> LuaDraft {
-        let root = try requireCurrent().root
-        try stack.reserve(4)
-        root.push(onto: stack)
-        try stack.call(arguments: 1, results: 2, function: beginFunction)
-        return LuaDraft(session: stack.popReference())
-    }
-
-    /// Ends `draft` (its drafts become read-only, including any the plugin kept) and builds the next
-    /// version from the value at `index` (what the updater returned), or from the draft when `index`
-    /// is nil or that value is nil.
-    ///
-    /// Tables the plugin created and put into the state are copied, so it cannot change the state
-    /// later through a reference it kept. A table that contains itself is an error; so is running
-    /// out of memory or budget (this runs as guest work, as part of the updater's cost). On error the
-    /// current version is untouched.
-    public func finishDraft(_ draft: LuaDraft, resultAt index: Int32?, on stack: LuaStack) throws(LuaError)
-        -> LuaPendingState
-    {
-        let index = index.map(stack.absolute)
-        try stack.reserve(4)
-        draft.session.push(onto: stack)
-        if let index { stack.pushCopy(of: index) } else { stack.pushNil() }
-        try stack.call(arguments: 2, results: 2, function: finishFunction)
-        let changes = stack.popReference()
-        return LuaPendingState(root: stack.popReference(), changes: changes)
-    }
-
     /// Runs the Lua function `updater` on a draft of the current version and finishes the draft, in
-    /// one guest call: ``beginDraft(onto:)``, the call and ``finishDraft(_:resultAt:on:)`` together,
-    /// for the host's hot path. `pushArguments` pushes what follows the draft (the payload) and
-    /// returns how many values it pushed.
+    /// one guest call. `pushArguments` pushes what follows the draft (the payload) and returns how
+    /// many values it pushed.
     ///
     /// On error (the updater's, a limit's, a cycle in the new state) the draft is closed, drafts the
     /// plugin kept are read-only, and the current version is untouched. An updater of a table state
@@ -179,14 +139,6 @@ public final class LuaResidentState {
         stack.pop()
         let changes = stack.popReference()
         return LuaPendingState(root: stack.popReference(), changes: changes)
-    }
-
-    /// Ends `draft` without building a version (its updater failed): drafts the plugin kept become
-    /// read-only.
-    public func abandonDraft(_ draft: LuaDraft, on stack: LuaStack) throws(LuaError) {
-        try stack.reserve(2)
-        draft.session.push(onto: stack)
-        try stack.call(arguments: 1, results: 0, function: closeFunction)
     }
 
     // MARK: Decoding

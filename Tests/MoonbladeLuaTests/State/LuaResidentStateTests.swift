@@ -122,7 +122,8 @@ struct LuaResidentStateTests {
     @Test func draftingBeforeAnyStateIsAnError() throws {
         let vm = try LuaVM()
         let resident = try LuaResidentState(vm: vm)
-        let error = expectLuaError { _ = try resident.beginDraft(onto: vm.stack) }
+        let updater = try vm.load("return ...", chunkName: "updater.lua")
+        let error = expectLuaError { _ = try resident.apply(updater, on: vm.stack) { _ in 0 } }
         #expect(error?.message == "the resident state has no version yet")
         #expect(vm.stack.top == 0)
     }

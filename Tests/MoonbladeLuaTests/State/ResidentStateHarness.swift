@@ -29,15 +29,7 @@ final class ResidentStateHarness {
         let base = stack.top
         defer { stack.top = base }
         let updater = try vm.load("local state = ...\n" + source, chunkName: "updater.lua")
-        updater.push(onto: stack)
-        let draft = try resident.beginDraft(onto: stack)
-        do {
-            try stack.call(arguments: 1, results: 1)
-        } catch {
-            try resident.abandonDraft(draft, on: stack)
-            throw error
-        }
-        return try resident.finishDraft(draft, resultAt: -1, on: stack)
+        return try resident.apply(updater, on: stack) { _ in 0 }
     }
 
     /// Drafts, decodes and commits: one successful dispatch.
