@@ -163,6 +163,23 @@ struct ResidentStateTests {
         #expect(host.state.counter == 1)  // the rule that writes to `old` fails, read-only, and dispatches nothing
     }
 
+    /// Finishing a draft copies the tables a plugin put in raw: their `__len` (plugin code) does not run.
+    @Test func aTableWithLenMetamethodIsCopiedWithoutRunningIt() async throws {
+        let folder = try scratch.write("lens", """
+            return {
+              name = "lens",
+              updaters = {
+                put = function(state)
+                  state.list = setmetatable({ 1, 2, 3 }, { __len = function() error("__len ran") end })
+                end,
+              },
+            }
+            """)
+        let host = try PluginHost<JSONValue>(plugins: [folder], initialState: ["list": []])
+        try await host.dispatch("lens.put").value
+        #expect(host.state == ["list": [1, 2, 3]])
+    }
+
     @Test func theDynamicStateKeepsItsShapeThroughDrafts() async throws {
         let folder = try scratch.write("dyn", """
             return {

@@ -222,8 +222,9 @@ final class LuaValueDecoder: Decoder {
         }
         let top = lua_gettop(L)
         let saved = (self.index, valueType)
-        // A view or draft of the resident state reads as the table it shows (popped below).
-        self.index = LuaStack(L).resolveStateProxy(at: index)
+        // A view or draft of the resident state reads as the table it shows (popped below). A resident
+        // version being decoded through the cache has no proxies left: no look-up for its tables.
+        self.index = cache == nil ? LuaStack(L).resolveStateProxy(at: index) : index
         valueType = T.self
         if let key { path.append(key) }
         depth += 1

@@ -18,8 +18,8 @@ enum LuaDraftMachinery {
 
     static let source = #"""
 local array_marker, object_marker = ...
-local next, type, rawequal, error, setmetatable, format, tostring, unpack, move, mathtype =
-  next, type, rawequal, error, setmetatable, string.format, tostring, table.unpack, table.move, math.type
+local rawlen, next, type, rawequal, error, setmetatable, format, tostring, unpack, move, mathtype =
+  rawlen, next, type, rawequal, error, setmetatable, string.format, tostring, table.unpack, table.move, math.type
 local getmetatable = getmetatable
 
 -- The kind markers (LuaTableKind) by what `getmetatable` shows of them: a copy keeps its table's kind.
@@ -59,7 +59,7 @@ end
 
 -- Copies t key by key, and remembers in SEQ whether it is exactly a sequence.
 local function copyall(t)
-  local copy, n, count, other = {}, #t, 0, false
+  local copy, n, count, other = {}, rawlen(t), 0, false
   for k, v in next, t do
     copy[k] = v
     if mathtype(k) == "integer" and k >= 1 and k <= n then count = count + 1 else other = true end
@@ -221,7 +221,8 @@ local function own(t)
   end
   owned = keepkind(t, {})
   OWNED[t], BUSY[t] = owned, true
-  local n, count, other = #t, 0, false
+  -- rawlen: a plugin's `__len` must not run here (finish runs no plugin code).
+  local n, count, other = rawlen(t), 0, false
   for k, v in next, t do
     owned[resolve(k)] = resolve(v)
     if mathtype(k) == "integer" and k >= 1 and k <= n then count = count + 1 else other = true end
