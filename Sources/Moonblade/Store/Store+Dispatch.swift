@@ -99,11 +99,15 @@ extension Store {
     /// The error a blocking wait at `place` for a queued item must fail with when the calling thread is
     /// the one draining this store: the item could only run once the wait returned.
     func unservableWait(at place: String) -> StoreError? {
-        let isDrainer = lock.withLock { isDraining && pthread_equal(drainingThread, pthread_self()) != 0 }
-        guard isDrainer else { return nil }
+        guard isOnDrainingThread else { return nil }
         // This thread holds the draining role, so it may read what it is processing.
         let processing = currentItem.map { String(reflecting: type(of: $0.dispatchable)) }
         return .unservableWait(place: place, processing: processing ?? "a listener")
+    }
+
+    /// Whether the calling thread holds the draining role.
+    var isOnDrainingThread: Bool {
+        lock.withLock { isDraining && pthread_equal(drainingThread, pthread_self()) != 0 }
     }
 
     /// Runs one item through the interceptor chain and returns its status. Draining thread only.
@@ -189,15 +193,14 @@ extension Store {
     /// Calls `listeners` with a change, here or where ``StoreConfiguration/listenersAsyncProvider`` says.
     func notify(_ listeners: [StoreListenerEntry<S>], old oldState: S, new newState: S) {
         guard let provider = configuration.listenersAsyncProvider else {
-            for listener in listeners {
-                listener.callback(oldState, newState)
-            }
-            return
+            return Self.call(listeners, old: oldState, new: newState)  // inline: no closure to allocate
         }
-        provider {
-            for listener in listeners {
-                listener.callback(oldState, newState)
-            }
+        provider { Self.call(listeners, old: oldState, new: newState) }
+    }
+
+    private static func call(_ listeners: [StoreListenerEntry<S>], old oldState: S, new newState: S) {
+        for listener in listeners {
+            listener.callback(oldState, newState)
         }
     }
 

@@ -17,8 +17,8 @@ final class StoreTransaction<S: State> {
 extension Store {
     /// How many state values the store has stored so far: a stamp that changes with every change
     /// (and with every rollback), for caches that mirror the state, such as the plugin host's copy of
-    /// it in Lua. Read by the draining thread, while it processes an item.
-    package var stateGeneration: UInt64 { storedGeneration }
+    /// it in Lua. Read under the lock: side-effect interceptors reach it from their own tasks.
+    package var stateGeneration: UInt64 { lock.withLock { storedGeneration } }
 
     /// The current state and its ``stateGeneration``, read together: for any thread.
     package var anyStateWithGeneration: (state: any State, generation: UInt64) {
@@ -32,10 +32,11 @@ extension Store {
     /// Only the draining thread may call it, from an interceptor. Other threads reading the state
     /// meanwhile may see a change that is then rolled back; listeners never do.
     package func transaction(_ body: () throws -> Void) throws {
+        precondition(isOnDrainingThread, "a store transaction is only for interceptors on the draining thread")
         guard currentTransaction == nil else { return try body() }
-        currentTransaction = StoreTransaction()
+        let transaction = StoreTransaction<S>()
+        currentTransaction = transaction
         let outcome = Result { try body() }
-        let transaction = currentTransaction!
         currentTransaction = nil
         switch outcome {
         case .success:

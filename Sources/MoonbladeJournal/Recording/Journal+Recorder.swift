@@ -28,9 +28,10 @@ extension Journal {
                     }
                     let duration = start.duration(to: .now)
                     if recorded.isUpdater {
+                        let (state, generation) = context.anyStateWithGeneration
                         try writer.record(
-                            recorded, outcome: .applied, duration: duration, newState: context.getAnyState(), target: jump,
-                            generation: context.stateGeneration)
+                            recorded, outcome: .applied, duration: duration, newState: state, target: jump,
+                            generation: generation)
                     } else {
                         try writer.record(recorded, outcome: .started, duration: duration, newState: nil)
                     }
