@@ -5,6 +5,11 @@
 //   Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]
 //   Profiling resident field|item|native <items> [repetitions]   (native: a Swift updater flipping one item)
 //   Profiling resident memory <items> [commits]    (prints bytes, resident against fresh)
+//   Profiling sideEffect native|noop|echo [repetitions]   (dispatched and awaited, one at a time)
+//
+// A side effect runs in tasks on other threads, which callgrind's per-thread `--toggle-collect` does
+// not follow: Scripts/profile counts the whole process for it (setup included; run it with 0
+// repetitions to see the setup alone).
 import Foundation
 import Moonblade
 import Workloads
@@ -15,10 +20,28 @@ func profiledLoop(_ repetitions: Int, _ body: () throws -> Void) rethrows {
     for _ in 0..<repetitions { try body() }
 }
 
+/// Runs `body` `repetitions` times, awaiting each, in a task the main thread blocks on: valgrind
+/// crashes under the main thread's `dispatch_main` that a top-level `await` would start.
+@inline(never)
+func profiledLoop(_ repetitions: Int, _ body: @escaping @Sendable () async throws -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do {
+            for _ in 0..<repetitions { try await body() }
+        } catch {
+            print("Profiling: \(error)")
+            exit(1)
+        }
+        done.signal()
+    }
+    done.wait()
+}
+
 func usage() -> Never {
     print("usage: Profiling dispatch native|lua [repetitions]")
     print("       Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]")
     print("       Profiling resident field|item|native|memory <items> [repetitions]")
+    print("       Profiling sideEffect native|noop|echo [repetitions]")
     exit(2)
 }
 
@@ -56,6 +79,14 @@ case ("resident", "native"):
     guard let count = Int(argument(2) ?? "") else { usage() }
     let store = BenchmarkStores.native(initialState: ItemsState(count: count))
     profiledLoop(Int(argument(3) ?? "") ?? max(10, 100_000 / count)) { store.dispatch(ToggleItem(index: count / 2)) }
+case ("sideEffect", "native"):
+    let store = BenchmarkStores.native(initialState: CounterState())
+    profiledLoop(Int(argument(2) ?? "") ?? 10_000) { _ = try await store.dispatch(NativeEcho(n: 1)).value }
+case ("sideEffect", let effect?) where effect == "noop" || effect == "echo":
+    let host = try BenchmarkStores.lua(initialState: CounterState())
+    profiledLoop(Int(argument(2) ?? "") ?? 10_000) {
+        _ = try await host.dispatch("bench.\(effect)", EchoRequest(n: 1), returning: Int.self).value
+    }
 default:
     usage()
 }

@@ -3,15 +3,6 @@ import BenchmarkSupport
 import Moonblade
 import Workloads
 
-/// The native baseline of the round trip: a Swift side effect awaiting the same Swift async function.
-struct NativeEcho: ReturningSideEffect {
-    var n: Int
-
-    func sideEffect(_ context: any AnySideEffectContext) async throws -> Int {
-        await BenchmarkStores.echo(n)
-    }
-}
-
 /// Benchmark 4: a Lua side effect awaiting a Swift async dependency (`bench.echo`), against one that
 /// returns at once (the cost of a Lua side effect itself) and a Swift side effect awaiting the same
 /// function. Each is dispatched and awaited until it returns its value.

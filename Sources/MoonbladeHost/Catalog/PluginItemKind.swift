@@ -26,7 +26,9 @@ package enum PluginItemKind: Sendable {
 
 /// Splits `plugin.item` into its plugin name.
 func pluginName(ofItem item: String) -> String {
-    String(item.prefix { $0 != "." && $0 != "#" })  // `#`: a migration, `plugin#migrate`
+    // Over UTF-8 bytes, not characters: it runs on every dispatch. `#`: a migration, `plugin#migrate`.
+    let end = item.utf8.firstIndex { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "#") } ?? item.endIndex
+    return String(item[..<end])
 }
 
 /// The error for a dispatch of a name no item is registered under.

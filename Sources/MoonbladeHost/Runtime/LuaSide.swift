@@ -7,6 +7,8 @@ final class LuaSide {
     let vm: LuaVM
     let encoder = LuaEncoder()
     let decoder = LuaDecoder()
+    /// Pushes the outcome of what a side effect awaited: one closure for every run.
+    let pushAwaited: (PluginValue, LuaStack) throws -> Void
     /// The running plugins' functions and rules.
     let code = PluginCode()
     /// The store's state as Lua tables, kept between dispatches (see `Updaters/`).
@@ -22,6 +24,7 @@ final class LuaSide {
 
     init(configuration: LuaVM.Configuration) throws(LuaError) {
         vm = try LuaVM(configuration: configuration)
+        pushAwaited = { [encoder] value, stack in try value.push(onto: stack, encoder: encoder) }
         resident = try LuaResidentState(vm: vm)
     }
 

@@ -5,104 +5,131 @@ extension PluginRuntime {
     /// Runs the Lua side effect `item` as its own coroutine until it returns, awaiting the Swift work
     /// it asks for with the VM released, and reads its first result with `readResult`. It fails with
     /// a limit error once ``sideEffectTimeLimit`` has passed, whether running Lua or awaiting.
+    ///
+    /// The stretch up to the first await (for most side effects, the whole run) takes the VM once
+    /// and allocates no task; a run that awaits goes on under one ``SideEffectDeadline``.
     func runSideEffect<Result: Sendable>(
         _ item: String, payload: PluginValue, cascadeDepth: Int,
         readResult: @escaping @Sendable (LuaStack, Int32, LuaDecoder) throws -> Result
     ) async throws(PluginError) -> Result {
-        let deadline = sideEffectTimeLimit(of: pluginName(ofItem: item)).map(LuaDeadline.init(after:))
-        // Optional so that it is released inside the VM lock: its Lua references must not be dropped
-        // while another thread runs Lua (rule 3; `luaL_unref` writes the registry).
-        var run: UncheckedCoroutine? = try withLua { lua throws(PluginError) in
-            try start(item, payload: payload, cascadeDepth: cascadeDepth, lua)
-        }
-        // The timer starts only once the run awaits something: most side effects never do.
-        var timer: SideEffectDeadline?
-        defer {
-            timer?.stop()
-            withLua { _ in
-                run?.coroutine.finish()
-                run = nil
+        let run = SideEffectRun(item: item, plugin: pluginName(ofItem: item), cascadeDepth: cascadeDepth)
+        let deadline = sideEffectTimeLimit(of: run.plugin).map(LuaDeadline.init(after:))
+        var result: Result?
+        let first = try instruments.span("lua") { () throws(PluginError) in
+            try withLua { lua throws(PluginError) -> (UncheckedCoroutine, PendingWork)? in
+                let coroutine = try start(run, payload: payload, lua)
+                guard let work = try step(coroutine, with: nil, lua, deadline: deadline, readResult: readResult, into: &result)
+                else { return nil }
+                return (UncheckedCoroutine(coroutine), work)
             }
         }
-        var awaited: Swift.Result<PluginValue, any Error>?
-        while true {
-            let step = try instruments.span("lua") { () throws(PluginError) in
-                try withLua { lua throws(PluginError) in
-                    try resume(run!.coroutine, with: awaited, lua, deadline: deadline, readResult: readResult)
-                }
+        guard let (coroutine, work) = first else { return result! }
+        let awaiting = AwaitingRun(coroutine)
+        guard let deadline else {
+            return try await goOn(awaiting, awaiting: work, deadline: nil, limit: nil, readResult: readResult)
+        }
+        let limit = SideEffectDeadline(deadline)
+        do {
+            return try await limit.race { () async throws(PluginError) -> Result in
+                try await self.goOn(awaiting, awaiting: work, deadline: deadline, limit: limit, readResult: readResult)
             }
-            switch step {
-            case .finished(let result):
-                return result
-            case .awaiting(let work):
-                guard let deadline else {
-                    awaited = await Swift.Result(awaiting: work)
-                    continue
-                }
-                if timer == nil { timer = SideEffectDeadline(deadline) }
-                do {
-                    awaited = .success(try await timer!.run(work))
-                } catch let passed as SideEffectDeadline.Passed {
-                    throw withLua { lua in timeLimitError(passed.deadline, run: run!.coroutine, lua) }
-                } catch {
-                    awaited = .failure(error)
-                }
+        } catch let error as PluginError {
+            throw error
+        } catch {
+            // `Passed`: the run was abandoned while it awaited, so its coroutine is this task's now.
+            throw withLua { lua in
+                defer { awaiting.end() }
+                return timeLimitError(deadline, run: awaiting.coroutine!, lua)
             }
         }
     }
 
+    /// Goes on with a run that awaits `work`: awaits it with the VM released, resumes the coroutine
+    /// with the outcome, and so on until it returns. Under a `limit`, the run stops as soon as it
+    /// finds itself abandoned.
+    private func goOn<Result: Sendable>(
+        _ run: AwaitingRun, awaiting first: @escaping PendingWork, deadline: LuaDeadline?, limit: SideEffectDeadline?,
+        readResult: (LuaStack, Int32, LuaDecoder) throws -> Result
+    ) async throws(PluginError) -> Result {
+        var work = first
+        while true {
+            if let limit, !limit.beginAwait() {
+                throw withLua { lua in
+                    defer { run.end() }
+                    return timeLimitError(limit.deadline, run: run.coroutine!, lua)
+                }
+            }
+            let awaited = await Swift.Result(awaiting: work)
+            if let limit, !limit.endAwait() {
+                // Abandoned: the waiter has its error already, and the coroutine is no longer this task's.
+                throw PluginError(.limit, plugin: run.context.plugin, item: run.context.item, message: "abandoned")
+            }
+            var result: Result?
+            let next = try instruments.span("lua") { () throws(PluginError) in
+                try withLua { lua throws(PluginError) in
+                    do throws(PluginError) {
+                        let next = try step(run.coroutine!, with: awaited, lua, deadline: deadline, readResult: readResult, into: &result)
+                        if next == nil { run.end() }
+                        return next
+                    } catch {
+                        run.end()
+                        throw error
+                    }
+                }
+            }
+            guard let next else { return result! }
+            work = next
+        }
+    }
+
     /// Creates the run's coroutine with `(ctx, payload)` ready as the function's arguments.
-    private func start(_ item: String, payload: PluginValue, cascadeDepth: Int, _ lua: LuaSide) throws(PluginError)
-        -> UncheckedCoroutine
-    {
-        let function = try lua.code.function(of: item, isUpdater: false)
+    private func start(_ run: SideEffectRun, payload: PluginValue, _ lua: LuaSide) throws(PluginError) -> SideEffectCoroutine {
+        let function = try lua.code.function(of: run.item, isUpdater: false)
         let coroutine = SideEffectCoroutine(
-            in: lua.stack, context: SideEffectRun(item: item, cascadeDepth: cascadeDepth),
-            glueChunks: PluginCode.glueChunks,
-            strayYieldMessage: "a side effect cannot yield by itself; it suspends only by awaiting ctx.dispatch or ctx.deps"
-        ) { [encoder = lua.encoder] value, stack in try value.push(onto: stack, encoder: encoder) }
+            in: lua.stack, context: run, glueChunks: PluginCode.glueChunks,
+            strayYieldMessage: "a side effect cannot yield by itself; it suspends only by awaiting ctx.dispatch or ctx.deps",
+            pushValue: lua.pushAwaited)
         do {
             function.push(onto: coroutine.stack)
             try lua.sideEffects.pushContext(onto: coroutine.stack)
             try payload.push(onto: coroutine.stack, encoder: lua.encoder)
         } catch {
             coroutine.finish()
-            throw lua.code.valueError(error, item: item, root: "payload", on: lua.stack)
+            throw lua.code.valueError(error, item: run.item, root: "payload", on: lua.stack)
         }
-        return UncheckedCoroutine(coroutine: coroutine)
+        return coroutine
     }
 
-    /// Where a side effect is after running until it suspends.
-    private enum Step<Result: Sendable>: Sendable {
-        case finished(Result)
-        case awaiting(PendingWork)
-    }
-
-    /// Resumes the run, handing it the outcome of what it awaited, until it yields or returns.
-    private func resume<Result: Sendable>(
+    /// Resumes the run, handing it the outcome of what it awaited, until it yields or returns: returns
+    /// the work it awaits, or nil once it has returned and its first result is read into `result`.
+    /// The coroutine is finished when it returns or fails.
+    private func step<Result>(
         _ coroutine: SideEffectCoroutine, with awaited: Swift.Result<PluginValue, any Error>?, _ lua: LuaSide,
-        deadline: LuaDeadline?, readResult: (LuaStack, Int32, LuaDecoder) throws -> Result
-    ) throws(PluginError) -> Step<Result> {
-        let item = coroutine.context.item
+        deadline: LuaDeadline?, readResult: (LuaStack, Int32, LuaDecoder) throws -> Result, into result: inout Result?
+    ) throws(PluginError) -> PendingWork? {
+        let run = coroutine.context
         let step: SideEffectCoroutine.Step
         do {
-            step = try lua.vm.withLimits(limits(of: pluginName(ofItem: item))) { () throws(LuaError) in
+            step = try lua.vm.withLimits(limits(of: run.plugin)) { () throws(LuaError) in
                 try coroutine.resume(with: awaited, arguments: 2, from: lua.stack, deadline: deadline)
             }
         } catch {
-            throw lua.code.pluginError(error, item: item, on: lua.stack)
+            coroutine.finish()
+            throw lua.code.pluginError(error, item: run.item, plugin: run.plugin, on: lua.stack)
         }
         switch step {
         case .awaiting(let work):
-            return .awaiting(work)
+            return work
         case .returned(let count):
+            defer { coroutine.finish() }
             let stack = coroutine.stack
             if count == 0 { stack.pushNil() }
             defer { stack.pop(max(count, 1)) }
             do {
-                return .finished(try readResult(stack, stack.top - max(count, 1) + 1, lua.decoder))
+                result = try readResult(stack, stack.top - max(count, 1) + 1, lua.decoder)
+                return nil
             } catch {
-                throw lua.code.valueError(error, item: item, root: "result", on: lua.stack)
+                throw lua.code.valueError(error, item: run.item, root: "result", on: lua.stack)
             }
         }
     }
@@ -112,11 +139,11 @@ extension PluginRuntime {
     private func timeLimitError(_ deadline: LuaDeadline, run coroutine: SideEffectCoroutine, _ lua: LuaSide)
         -> PluginError
     {
-        let item = coroutine.context.item
+        let run = coroutine.context
         return PluginError(
-            .limit, plugin: pluginName(ofItem: item), item: item,
+            .limit, plugin: run.plugin, item: run.item,
             message: "\(deadline.exceededMessage) while awaiting Swift work",
-            location: coroutine.awaitingLocation ?? lua.code.definition(of: item, on: lua.stack))
+            location: coroutine.awaitingLocation ?? lua.code.definition(of: run.item, on: lua.stack))
     }
 }
 
@@ -124,6 +151,31 @@ extension PluginRuntime {
 /// inside ``PluginRuntime/withLua(_:)`` (rule 3), which is what makes handing it between threads safe.
 private struct UncheckedCoroutine: @unchecked Sendable {
     let coroutine: SideEffectCoroutine
+
+    init(_ coroutine: SideEffectCoroutine) {
+        self.coroutine = coroutine
+    }
+}
+
+/// The coroutine of a run that awaits Swift work, shared by the task that goes on with the run and
+/// the one waiting for it; whichever ends the run drops the coroutine, inside the VM lock (rule 3:
+/// its Lua references must not be released while another thread runs Lua).
+private final class AwaitingRun: @unchecked Sendable {
+    // @unchecked Sendable: `coroutine` is only touched inside `PluginRuntime.withLua`.
+    private(set) var coroutine: SideEffectCoroutine?
+    /// The run's item and plugin, readable without the VM.
+    let context: SideEffectRun
+
+    init(_ unchecked: UncheckedCoroutine) {
+        coroutine = unchecked.coroutine
+        context = unchecked.coroutine.context
+    }
+
+    /// Finishes (if its last step has not) and drops the coroutine; call inside the VM lock.
+    func end() {
+        coroutine?.finish()
+        coroutine = nil
+    }
 }
 
 // MARK: - Entry points Lua calls (with the VM held)

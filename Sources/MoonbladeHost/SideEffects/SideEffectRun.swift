@@ -4,6 +4,8 @@ import MoonbladeLua
 struct SideEffectRun {
     /// The item running, `plugin.item`.
     let item: String
+    /// The plugin the item belongs to.
+    let plugin: String
     /// How many reactions down a chain the side effect was dispatched.
     let cascadeDepth: Int
 }

@@ -54,7 +54,8 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
         pushValue: @escaping (Value, LuaStack) throws -> Void
     ) {
         self.context = context
-        self.glueChunks = glueChunks.union([LuaStack.awaitChunkName])
+        // Hosts usually name the `await` chunk already: no new set per coroutine then.
+        self.glueChunks = glueChunks.contains(LuaStack.awaitChunkName) ? glueChunks : glueChunks.union([LuaStack.awaitChunkName])
         self.strayYieldMessage = strayYieldMessage
         self.pushValue = pushValue
         coroutine = LuaCoroutine(in: stack)
