@@ -60,6 +60,8 @@ final class SideEffectDeadline: DeadlineTimer.Client, @unchecked Sendable {
                     }
                 }
                 lock.withLock { self.worker = worker }
+                // A cancellation before `worker` was stored found nothing to cancel.
+                if Task.isCancelled { worker.cancel() }
             }
         } onCancel: {
             lock.withLock { worker }?.cancel()

@@ -1,0 +1,118 @@
+import Moonblade
+import MoonbladeHost
+import MoonbladeTestSupport
+import Testing
+
+/// A side effect's time limit covers its whole run, however many Swift awaits it makes (one deadline
+/// per run, issue 17), and cancelling a side effect reaches the Swift work it awaits.
+@Suite("Side effect time limit")
+struct SideEffectTimeLimitTests {
+    let scratch = ScratchPlugins()
+    /// Continuations of `slow.forever` calls, which ignore cancellation; resumed at the end of each test.
+    let parked = Locked<[CheckedContinuation<Void, Never>]>([])
+    /// How many `slow.nap` calls have started.
+    let naps = Locked(0)
+
+    let plugin = """
+        return {
+          side_effects = {
+            several = function(ctx)
+              local sum = 0
+              for i = 1, 3 do sum = sum + ctx.deps.fast.echo { n = i } end
+              return sum + ctx.deps.slow.forever()
+            end,
+            spin = function(ctx)
+              local n = ctx.deps.fast.echo { n = 1 }
+              while true do n = n + 1 end
+            end,
+            wait = function(ctx)
+              return ctx.deps.slow.forever()
+            end,
+            quick = function(ctx)
+              return ctx.deps.fast.echo { n = 5 }
+            end,
+            nap = function(ctx)
+              local ok, message = pcall(ctx.deps.slow.nap)
+              return ok and "slept" or "woken: " .. message
+            end,
+          },
+        }
+        """
+
+    func host(_ configuration: PluginHost<AppState>.Configuration) throws -> PluginHost<AppState> {
+        var dependencies = PluginDependencies()
+        struct Echo: Decodable, Sendable { var n: Int }
+        dependencies.expose("fast", "echo") { (request: Echo) async -> Int in request.n }
+        dependencies.expose("slow", "forever") { [parked] () async -> Int in
+            await withCheckedContinuation { continuation in parked.withLock { $0.append(continuation) } }
+            return 100
+        }
+        dependencies.expose("slow", "nap") { [naps] () async throws -> Int in
+            naps.withLock { $0 += 1 }
+            try await Task.sleep(for: .seconds(60))  // honours cancellation
+            return 1
+        }
+        let host = try PluginHost<AppState>(
+            plugins: [try scratch.write("patient", plugin), try scratch.write("hasty", plugin)],
+            dependencies: dependencies, configuration: configuration)
+        #expect(host.loadErrors.isEmpty, "\(host.loadErrors)")
+        return host
+    }
+
+    /// Waits until `count` calls of `slow.forever` are parked.
+    func parkedCalls(_ count: Int) async throws {
+        while parked.withLock({ $0.count }) < count { try await Task.sleep(for: .milliseconds(5)) }
+    }
+
+    func releaseParked() {
+        parked.withLock { $0.forEach { $0.resume() } }
+    }
+
+    @Test func theLimitStopsARunAfterSeveralAwaitsAtTheLineThatAwaits() async throws {
+        let host = try host(.init(sideEffectTimeLimit: .milliseconds(200)))
+        defer { releaseParked() }
+        let error = await #expect(throws: PluginError.self) { try await host.dispatch("patient.several").value }
+        #expect(error?.kind == .limit)
+        #expect(
+            error?.description
+                == "patient.several: patient/plugin.lua:6: time limit of 0.2 s exceeded while awaiting Swift work")
+    }
+
+    @Test func theLimitStopsLuaThatSpinsAfterAnAwait() async throws {
+        let host = try host(.init(instructionBudget: nil, callTimeLimit: nil, sideEffectTimeLimit: .milliseconds(200)))
+        let error = await #expect(throws: PluginError.self) { try await host.dispatch("patient.spin").value }
+        #expect(error?.kind == .limit)
+        #expect(error?.description.hasPrefix("patient.spin: patient/plugin.lua:10: time limit of 0.2 s exceeded") == true)
+        // The VM is free again: another side effect runs.
+        #expect(try await host.dispatch("hasty.quick", returning: Int.self).value == 5)
+    }
+
+    /// The shared timer sleeps towards the earliest deadline: one due sooner than the one it sleeps
+    /// towards must wake it.
+    @Test func anEarlierDeadlineIsNotHeldUpByALaterOne() async throws {
+        var configuration = PluginHost<AppState>.Configuration(sideEffectTimeLimit: .seconds(60))
+        configuration.pluginLimits = ["hasty": PluginLimits(sideEffectTimeLimit: .milliseconds(100))]
+        let host = try host(configuration)
+        let patient = try host.dispatch("patient.wait", returning: Int.self)
+        try await parkedCalls(1)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await #expect(throws: PluginError.self) { try await host.dispatch("hasty.wait").value }
+        #expect(error?.kind == .limit)
+        #expect(clock.now - start < .seconds(10))
+        releaseParked()
+        #expect(try await patient.value == 100)
+    }
+
+    /// Cancelling a side effect cancels the Swift work it awaits; Lua sees the error where it awaited.
+    @Test(arguments: [Duration?.none, .seconds(30)])
+    func cancellingASideEffectCancelsWhatItAwaits(timeLimit: Duration?) async throws {
+        let host = try host(.init(sideEffectTimeLimit: timeLimit))
+        let handle = try host.dispatch("patient.nap", returning: String.self)
+        while naps.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        handle.cancel()
+        let result = try await handle.value
+        #expect(result.hasPrefix("woken: patient/plugin.lua:19: "), "\(result)")
+        #expect(result.contains("CancellationError"), "\(result)")
+    }
+}
