@@ -91,7 +91,7 @@ extension PluginRuntime {
             pushValue: lua.pushAwaited)
         do {
             function.push(onto: coroutine.stack)
-            try lua.sideEffects.pushContext(onto: coroutine.stack)
+            lua.sideEffects.pushContext(onto: coroutine.stack)
             try payload.push(onto: coroutine.stack, encoder: lua.encoder)
         } catch {
             coroutine.finish()

@@ -21,8 +21,9 @@ struct SideEffectPrelude {
         var dependencyNames: LuaValue
     }
 
-    /// Makes a fresh `ctx` table, so that what one run stores in its ctx no other run sees.
-    private let makeContext: LuaReference
+    /// The metatable of every run's `ctx`: a fresh table per run, so that what one run stores in its
+    /// ctx no other run sees, that reads the shared functions through `__index`.
+    private let contextMetatable: LuaReference
 
     init(on stack: LuaStack, entryPoints: EntryPoints) throws(LuaError) {
         try stack.load(Self.source, chunkName: Self.chunkName)
@@ -33,17 +34,20 @@ struct SideEffectPrelude {
         try stack.push(entryPoints.dependencyNames)
         stack.pushReadOnlyViewFunction()
         try stack.call(arguments: 6, results: 1)
-        makeContext = stack.popReference()
+        contextMetatable = stack.popReference()
     }
 
-    /// Pushes a new `ctx` onto `stack`.
-    func pushContext(onto stack: LuaStack) throws(LuaError) {
-        try stack.call(results: 1, function: makeContext)
+    /// Pushes a new `ctx` onto `stack`; made with the C API rather than by calling Lua, since it is
+    /// made for every run.
+    func pushContext(onto stack: LuaStack) {
+        stack.pushTable()
+        contextMetatable.push(onto: stack)
+        stack.setMetatable(ofTableAt: -2)
     }
 
     private static let source = """
         local await, start_dispatch, start_call, read_state, dependency_names, read_only = ...
-        local setmetatable, pairs, ipairs = setmetatable, pairs, ipairs
+        local pairs, ipairs = pairs, ipairs
 
         local deps = {}
         for group, names in pairs(dependency_names) do
@@ -59,7 +63,6 @@ struct SideEffectPrelude {
           dispatch = function(name, payload, options) return await(start_dispatch, name, payload, options) end,
           deps = read_only(deps, "ctx.deps"),
         }
-        local per_run = { __index = shared, __metatable = false }
-        return function() return setmetatable({}, per_run) end
+        return { __index = shared, __metatable = false }
         """
 }

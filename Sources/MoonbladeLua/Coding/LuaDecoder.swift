@@ -72,6 +72,13 @@ public struct LuaDecoder: Sendable {
     /// (see the type's documentation); a stack that cannot grow is one too, with the ``LuaError``
     /// as its underlying error.
     public func decode<T: Decodable>(_ type: T.Type, from stack: LuaStack, at index: Int32) throws -> T {
+        // A lone scalar (a side effect's result, say) is read without building a decoder; anything
+        // that does not read as one goes the full way, which reports the mismatch.
+        if T.self == Int.self, let value = stack.integer(at: index) {
+            return unsafeBitCast(Int(value), to: T.self)
+        } else if T.self == Bool.self, stack.type(at: index) == .boolean {
+            return unsafeBitCast(stack.boolean(at: index), to: T.self)
+        }
         let L = stack.state
         let base = lua_gettop(L)
         let index = lua_absindex(L, index)

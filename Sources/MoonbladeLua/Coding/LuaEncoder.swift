@@ -95,6 +95,17 @@ public struct LuaEncoder: Sendable {
     /// that cannot grow is an `EncodingError` too, with the ``LuaError`` as its underlying error.
     public func push<T: Encodable>(_ value: T, onto stack: LuaStack) throws {
         let L = stack.state
+        // A lone scalar (the result of a side effect's Swift dependency, say) needs no encoder; without
+        // a free slot the full way reports the overflow.
+        if lua_checkstack(L, 1) != 0 {
+            if T.self == Int.self {
+                return stack.push(Int64(unsafeBitCast(value, to: Int.self)))
+            } else if T.self == String.self {
+                return stack.push(unsafeBitCast(value, to: String.self))
+            } else if T.self == Bool.self {
+                return stack.push(unsafeBitCast(value, to: Bool.self))
+            }
+        }
         let base = lua_gettop(L)
         let encoder = LuaValueEncoder(state: L, options: self)
         do {

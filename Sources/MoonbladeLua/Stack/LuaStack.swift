@@ -149,6 +149,12 @@ extension LuaStack {
         lua_createtable(state, arrayCount, fieldCount)
     }
 
+    /// Pops a table and makes it the metatable of the table at `index`, whatever that table's
+    /// `__metatable` says (the host sets metatables on tables it made).
+    public func setMetatable(ofTableAt index: Int32) {
+        lua_setmetatable(state, index)
+    }
+
     /// Pushes the globals table.
     public func pushGlobals() {
         lua_rawgeti(state, moonblade_registryindex, lua_Integer(LUA_RIDX_GLOBALS))
