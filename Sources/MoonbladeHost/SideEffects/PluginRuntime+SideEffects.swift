@@ -6,32 +6,49 @@ extension PluginRuntime {
     /// it asks for with the VM released, and reads its first result with `readResult`. It fails with
     /// a limit error once ``sideEffectTimeLimit`` has passed, whether running Lua or awaiting.
     ///
-    /// The stretch up to the first await (for most side effects, the whole run) takes the VM once
-    /// and allocates no task; a run that awaits goes on under one ``SideEffectDeadline``.
+    /// Inlined: an `async` frame of its own would cost the side effect's task a slab allocation.
+    @inline(__always)
     func runSideEffect<Result: Sendable>(
         _ item: String, payload: PluginValue, cascadeDepth: Int,
         readResult: @escaping @Sendable (LuaStack, Int32, LuaDecoder) throws -> Result
     ) async throws(PluginError) -> Result {
+        var result: Result?
+        guard let awaiting = try startSideEffect(item, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult, into: &result)
+        else { return result! }
+        return try await finishSideEffect(awaiting, readResult: readResult)
+    }
+
+    /// Runs the side effect up to its first await of Swift work, in one hold of the VM and without
+    /// an `async` frame (most side effects never await: they cost no task allocation then). Returns
+    /// the run awaiting, or nil once it has returned with its first result read into `result`.
+    func startSideEffect<Result>(
+        _ item: String, payload: PluginValue, cascadeDepth: Int,
+        readResult: (LuaStack, Int32, LuaDecoder) throws -> Result, into result: inout Result?
+    ) throws(PluginError) -> AwaitingSideEffect? {
         let run = SideEffectRun(item: item, plugin: pluginName(ofItem: item), cascadeDepth: cascadeDepth)
         let deadline = sideEffectTimeLimit(of: run.plugin).map(LuaDeadline.init(after:))
-        var result: Result?
-        let first = try instruments.span("lua") { () throws(PluginError) in
-            try withLua { lua throws(PluginError) -> (UncheckedCoroutine, PendingWork)? in
+        return try instruments.span("lua") { () throws(PluginError) in
+            try withLua { lua throws(PluginError) in
                 let coroutine = try start(run, payload: payload, lua)
                 guard let work = try step(coroutine, with: nil, lua, deadline: deadline, readResult: readResult, into: &result)
                 else { return nil }
-                return (UncheckedCoroutine(coroutine), work)
+                return AwaitingSideEffect(coroutine, awaiting: work, deadline: deadline)
             }
         }
-        guard let (coroutine, work) = first else { return result! }
-        let awaiting = AwaitingRun(coroutine)
-        guard let deadline else {
-            return try await goOn(awaiting, awaiting: work, deadline: nil, limit: nil, readResult: readResult)
+    }
+
+    /// Goes on with a run that awaits Swift work until it returns, under one ``SideEffectDeadline``
+    /// for the whole run when it has a time limit.
+    func finishSideEffect<Result: Sendable>(
+        _ awaiting: AwaitingSideEffect, readResult: @escaping @Sendable (LuaStack, Int32, LuaDecoder) throws -> Result
+    ) async throws(PluginError) -> Result {
+        guard let deadline = awaiting.deadline else {
+            return try await goOn(awaiting, deadline: nil, limit: nil, readResult: readResult)
         }
         let limit = SideEffectDeadline(deadline)
         do {
             return try await limit.race { () async throws(PluginError) -> Result in
-                try await self.goOn(awaiting, awaiting: work, deadline: deadline, limit: limit, readResult: readResult)
+                try await self.goOn(awaiting, deadline: deadline, limit: limit, readResult: readResult)
             }
         } catch let error as PluginError {
             throw error
@@ -44,14 +61,14 @@ extension PluginRuntime {
         }
     }
 
-    /// Goes on with a run that awaits `work`: awaits it with the VM released, resumes the coroutine
-    /// with the outcome, and so on until it returns. Under a `limit`, the run stops as soon as it
+    /// Goes on with a run that awaits Swift work: awaits it with the VM released, resumes the
+    /// coroutine with the outcome, and so on until it returns. Under a `limit`, the run stops as soon as it
     /// finds itself abandoned.
     private func goOn<Result: Sendable>(
-        _ run: AwaitingRun, awaiting first: @escaping PendingWork, deadline: LuaDeadline?, limit: SideEffectDeadline?,
+        _ run: AwaitingSideEffect, deadline: LuaDeadline?, limit: SideEffectDeadline?,
         readResult: (LuaStack, Int32, LuaDecoder) throws -> Result
     ) async throws(PluginError) -> Result {
-        var work = first
+        var work = run.firstWork
         while true {
             if let limit, !limit.beginAwait() {
                 throw withLua { lua in
@@ -147,28 +164,26 @@ extension PluginRuntime {
     }
 }
 
-/// A side effect's coroutine carried across the awaits of its Swift task. It is only ever touched
-/// inside ``PluginRuntime/withLua(_:)`` (rule 3), which is what makes handing it between threads safe.
-private struct UncheckedCoroutine: @unchecked Sendable {
-    let coroutine: SideEffectCoroutine
-
-    init(_ coroutine: SideEffectCoroutine) {
-        self.coroutine = coroutine
-    }
-}
-
-/// The coroutine of a run that awaits Swift work, shared by the task that goes on with the run and
-/// the one waiting for it; whichever ends the run drops the coroutine, inside the VM lock (rule 3:
-/// its Lua references must not be released while another thread runs Lua).
-private final class AwaitingRun: @unchecked Sendable {
+/// A side effect run that awaits Swift work: its coroutine, carried across the awaits and shared by
+/// the task that goes on with the run and the one waiting for it. The coroutine is only ever touched
+/// inside ``PluginRuntime/withLua(_:)`` (rule 3), which is what makes handing it between threads
+/// safe; whichever task ends the run drops it there (its Lua references must not be released while
+/// another thread runs Lua).
+final class AwaitingSideEffect: @unchecked Sendable {
     // @unchecked Sendable: `coroutine` is only touched inside `PluginRuntime.withLua`.
     private(set) var coroutine: SideEffectCoroutine?
     /// The run's item and plugin, readable without the VM.
     let context: SideEffectRun
+    /// What it awaits first.
+    let firstWork: PendingWork
+    /// When its time limit passes.
+    let deadline: LuaDeadline?
 
-    init(_ unchecked: UncheckedCoroutine) {
-        coroutine = unchecked.coroutine
-        context = unchecked.coroutine.context
+    fileprivate init(_ coroutine: SideEffectCoroutine, awaiting work: @escaping PendingWork, deadline: LuaDeadline?) {
+        self.coroutine = coroutine
+        context = coroutine.context
+        firstWork = work
+        self.deadline = deadline
     }
 
     /// Finishes (if its last step has not) and drops the coroutine; call inside the VM lock.
