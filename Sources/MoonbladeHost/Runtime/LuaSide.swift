@@ -9,6 +9,8 @@ final class LuaSide {
     let decoder = LuaDecoder()
     /// Pushes the outcome of what a side effect awaited: one closure for every run.
     let pushAwaited: (PluginValue, LuaStack) throws -> Void
+    /// The coroutines of side effect runs that returned, for the next runs.
+    let idleSideEffects = SideEffectCoroutinePool()
     /// The running plugins' functions and rules.
     let code = PluginCode()
     /// The store's state as Lua tables, kept between dispatches (see `Updaters/`).

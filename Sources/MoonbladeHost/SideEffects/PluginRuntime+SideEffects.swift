@@ -86,10 +86,10 @@ extension PluginRuntime {
                 try withLua { lua throws(PluginError) in
                     do throws(PluginError) {
                         let next = try step(run.coroutine!, with: awaited, lua, deadline: deadline, readResult: readResult, into: &result)
-                        if next == nil { run.end() }
+                        if next == nil { run.release() }
                         return next
                     } catch {
-                        run.end()
+                        run.release()
                         throw error
                     }
                 }
@@ -102,10 +102,12 @@ extension PluginRuntime {
     /// Creates the run's coroutine with `(ctx, payload)` ready as the function's arguments.
     private func start(_ run: SideEffectRun, payload: PluginValue, _ lua: LuaSide) throws(PluginError) -> SideEffectCoroutine {
         let function = try lua.code.function(of: run.item, isUpdater: false)
-        let coroutine = SideEffectCoroutine(
-            in: lua.stack, context: run, glueChunks: PluginCode.glueChunks,
-            strayYieldMessage: "a side effect cannot yield by itself; it suspends only by awaiting ctx.dispatch or ctx.deps",
-            pushValue: lua.pushAwaited)
+        let coroutine =
+            lua.idleSideEffects.take(for: run)
+            ?? SideEffectCoroutine(
+                in: lua.stack, context: run, glueChunks: PluginCode.glueChunks,
+                strayYieldMessage: "a side effect cannot yield by itself; it suspends only by awaiting ctx.dispatch or ctx.deps",
+                pushValue: lua.pushAwaited)
         do {
             function.push(onto: coroutine.stack)
             lua.sideEffects.pushContext(onto: coroutine.stack)
@@ -119,7 +121,7 @@ extension PluginRuntime {
 
     /// Resumes the run, handing it the outcome of what it awaited, until it yields or returns: returns
     /// the work it awaits, or nil once it has returned and its first result is read into `result`.
-    /// The coroutine is finished when it returns or fails.
+    /// The coroutine is finished when it returns (and kept for reuse) or fails.
     private func step<Result>(
         _ coroutine: SideEffectCoroutine, with awaited: Swift.Result<PluginValue, any Error>?, _ lua: LuaSide,
         deadline: LuaDeadline?, readResult: (LuaStack, Int32, LuaDecoder) throws -> Result, into result: inout Result?
@@ -138,7 +140,7 @@ extension PluginRuntime {
         case .awaiting(let work):
             return work
         case .returned(let count):
-            defer { coroutine.finish() }
+            defer { lua.idleSideEffects.finish(coroutine) }
             let stack = coroutine.stack
             if count == 0 { stack.pushNil() }
             defer { stack.pop(max(count, 1)) }
@@ -186,9 +188,14 @@ final class AwaitingSideEffect: @unchecked Sendable {
         self.deadline = deadline
     }
 
-    /// Finishes (if its last step has not) and drops the coroutine; call inside the VM lock.
+    /// Finishes and drops the coroutine of a run stopped between steps; call inside the VM lock.
     func end() {
         coroutine?.finish()
+        coroutine = nil
+    }
+
+    /// Drops the coroutine once its last step has finished it; call inside the VM lock.
+    func release() {
         coroutine = nil
     }
 }

@@ -27,7 +27,7 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
     }
 
     /// What its owner keeps about this run.
-    public let context: Context
+    public private(set) var context: Context
     private let coroutine: LuaCoroutine
     /// Pushes an awaited value for Lua.
     private let pushValue: (Value, LuaStack) throws -> Void
@@ -37,6 +37,8 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
     private let strayYieldMessage: String
     private var pending: Work?
     private var hasStarted = false
+    /// Whether its function has returned: the Lua thread is then fit for another function.
+    private var hasReturned = false
 
     /// The coroutine's own stack: push the function and its arguments here before the first resume.
     public var stack: LuaStack { coroutine.stack }
@@ -65,6 +67,23 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
     /// Unregisters the coroutine; start functions no longer find it.
     public func finish() {
         coroutine.stack.runtime.awaitingCoroutines[coroutine.stack.threadIdentity] = nil
+    }
+
+    /// Whether ``reuse(for:)`` may run another function on this coroutine: its function returned (a
+    /// coroutine that failed, was stopped by a limit or still awaits is never reused).
+    public var canBeReused: Bool { hasReturned }
+
+    /// Readies a coroutine whose function returned, and that was finished, to run another function on
+    /// the same Lua thread, saving a new thread's allocations; registered again, with `context`. Push
+    /// the function and its arguments on ``stack`` as for a new coroutine.
+    ///
+    /// To Lua code that kept the thread (`coroutine.running()`), it is the same thread running again.
+    public func reuse(for context: Context) {
+        precondition(hasReturned, "only a coroutine whose function returned can be reused")
+        stack.top = 0
+        self.context = context
+        (hasStarted, hasReturned, pending) = (false, false, nil)
+        stack.runtime.awaitingCoroutines[stack.threadIdentity] = self
     }
 
     /// The awaiting coroutine running on `stack`, if `stack` is the thread of one with this context.
@@ -105,6 +124,7 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
             pending = nil
             return .awaiting(work)
         case .returned(let results):
+            hasReturned = true
             return .returned(results)
         }
     }

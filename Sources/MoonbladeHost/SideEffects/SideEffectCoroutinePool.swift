@@ -1,0 +1,30 @@
+import MoonbladeLua
+
+/// The coroutines of side effect runs that returned, kept per plugin for that plugin's next runs: a
+/// new Lua thread per run costs a handful of allocations and the collector's work to free them.
+///
+/// Reused only within a plugin: a plugin that kept an earlier run's thread (`coroutine.running()`)
+/// can reach only its own later runs with it, as it can reach its own concurrent runs already; never
+/// another plugin's. Lives in the VM (``LuaSide``), so it is touched with the VM held.
+final class SideEffectCoroutinePool {
+    /// How many idle coroutines a plugin keeps: enough for the runs of a burst to reuse each other's.
+    static let limitPerPlugin = 8
+
+    private var idle: [String: [SideEffectCoroutine]] = [:]
+
+    /// An idle coroutine of `run`'s plugin, ready for `run`, if there is one.
+    func take(for run: SideEffectRun) -> SideEffectCoroutine? {
+        guard let coroutine = idle[run.plugin]?.popLast() else { return nil }
+        coroutine.reuse(for: run)
+        return coroutine
+    }
+
+    /// Finishes the coroutine of a run that has ended and keeps it, if it can be reused and its
+    /// plugin keeps fewer than ``limitPerPlugin``.
+    func finish(_ coroutine: SideEffectCoroutine) {
+        coroutine.finish()
+        let plugin = coroutine.context.plugin
+        guard coroutine.canBeReused, idle[plugin, default: []].count < Self.limitPerPlugin else { return }
+        idle[plugin, default: []].append(coroutine)
+    }
+}
