@@ -4,12 +4,45 @@ import Tracing
 
 /// The store item that runs a Lua side effect as a coroutine and reads its result as `Result`.
 struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEffect, LuaItem {
-    let runtime: PluginRuntime<S>
-    let item: String
-    let payload: PluginValue
     /// Reads the side effect's first result (at the given index) into `Result`.
-    let readResult: @Sendable (_ stack: LuaStack, _ index: Int32, _ decoder: LuaDecoder) throws -> Result
-    var traceParent: InstrumentationContext?
+    typealias ResultReader = @Sendable (_ stack: LuaStack, _ index: Int32, _ decoder: LuaDecoder) throws -> Result
+
+    /// What the item carries, behind one reference: the store passes items on as `any Dispatchable`
+    /// and `any AnySideEffect`, which hold a value this small inline instead of boxing it (three heap
+    /// boxes per dispatch otherwise).
+    private final class Fields: Sendable {
+        let runtime: PluginRuntime<S>
+        let item: String
+        let payload: PluginValue
+        let readResult: ResultReader
+        let traceParent: InstrumentationContext?
+
+        init(
+            runtime: PluginRuntime<S>, item: String, payload: PluginValue, readResult: @escaping ResultReader,
+            traceParent: InstrumentationContext?
+        ) {
+            (self.runtime, self.item, self.payload, self.readResult, self.traceParent) =
+                (runtime, item, payload, readResult, traceParent)
+        }
+    }
+
+    private var fields: Fields
+
+    var runtime: PluginRuntime<S> { fields.runtime }
+    var item: String { fields.item }
+    var payload: PluginValue { fields.payload }
+    var readResult: ResultReader { fields.readResult }
+    var traceParent: InstrumentationContext? {
+        get { fields.traceParent }
+        set { fields = Fields(runtime: runtime, item: item, payload: payload, readResult: readResult, traceParent: newValue) }
+    }
+
+    init(
+        runtime: PluginRuntime<S>, item: String, payload: PluginValue, readResult: @escaping ResultReader,
+        traceParent: InstrumentationContext? = nil
+    ) {
+        fields = Fields(runtime: runtime, item: item, payload: payload, readResult: readResult, traceParent: traceParent)
+    }
 
     func sideEffect(_ context: any AnySideEffectContext) async throws -> Result {
         // The store says how far down a chain of reactions this runs; what it dispatches goes one further.

@@ -10,11 +10,17 @@ final class SideEffectCoroutinePool {
     /// How many idle coroutines a plugin keeps: enough for the runs of a burst to reuse each other's.
     static let limitPerPlugin = 8
 
-    private var idle: [String: [SideEffectCoroutine]] = [:]
+    /// The idle coroutines of each plugin, in a class so that taking and keeping one mutates no
+    /// dictionary value (a dictionary's `_modify` allocates its coroutine frame).
+    private final class Idle {
+        var coroutines: [SideEffectCoroutine] = []
+    }
+
+    private var idle: [String: Idle] = [:]
 
     /// An idle coroutine of `run`'s plugin, ready for `run`, if there is one.
     func take(for run: SideEffectRun) -> SideEffectCoroutine? {
-        guard let coroutine = idle[run.plugin]?.popLast() else { return nil }
+        guard let coroutine = idle[run.plugin]?.coroutines.popLast() else { return nil }
         coroutine.reuse(for: run)
         return coroutine
     }
@@ -23,8 +29,16 @@ final class SideEffectCoroutinePool {
     /// plugin keeps fewer than ``limitPerPlugin``.
     func finish(_ coroutine: SideEffectCoroutine) {
         coroutine.finish()
+        guard coroutine.canBeReused else { return }
         let plugin = coroutine.context.plugin
-        guard coroutine.canBeReused, idle[plugin, default: []].count < Self.limitPerPlugin else { return }
-        idle[plugin, default: []].append(coroutine)
+        let kept: Idle
+        if let existing = idle[plugin] {
+            kept = existing
+        } else {
+            kept = Idle()
+            idle[plugin] = kept
+        }
+        guard kept.coroutines.count < Self.limitPerPlugin else { return }
+        kept.coroutines.append(coroutine)
     }
 }
