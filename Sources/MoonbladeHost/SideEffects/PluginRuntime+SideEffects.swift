@@ -82,20 +82,31 @@ extension PluginRuntime {
                 throw PluginError(.limit, plugin: run.context.plugin, item: run.context.item, message: "abandoned")
             }
             var result: Result?
-            let next = try instruments.span("lua") { () throws(PluginError) in
-                try withLua { lua throws(PluginError) in
-                    do throws(PluginError) {
-                        let next = try step(run.coroutine!, with: awaited, lua, deadline: deadline, readResult: readResult, into: &result)
-                        if next == nil { run.release() }
-                        return next
-                    } catch {
-                        run.release()
-                        throw error
-                    }
+            guard let next = try resume(run, with: awaited, deadline: deadline, readResult: readResult, into: &result)
+            else { return result! }
+            work = next
+        }
+    }
+
+    /// Resumes a run with the outcome of what it awaited, until it awaits again (returned) or returns
+    /// (nil, its first result read into `result`). Not `async`, so that its locals stay out of the
+    /// task's frames.
+    private func resume<Result>(
+        _ run: AwaitingSideEffect, with awaited: Swift.Result<PluginValue, any Error>, deadline: LuaDeadline?,
+        readResult: (LuaStack, Int32, LuaDecoder) throws -> Result, into result: inout Result?
+    ) throws(PluginError) -> PendingWork? {
+        try instruments.span("lua") { () throws(PluginError) in
+            try withLua { lua throws(PluginError) in
+                // `step` finishes the coroutine when the run returns or fails: only the reference goes.
+                do throws(PluginError) {
+                    let next = try step(run.coroutine!, with: awaited, lua, deadline: deadline, readResult: readResult, into: &result)
+                    if next == nil { run.release() }
+                    return next
+                } catch {
+                    run.release()
+                    throw error
                 }
             }
-            guard let next else { return result! }
-            work = next
         }
     }
 
