@@ -92,7 +92,7 @@ static void store(lua_State *L, int m, int which, int key, int value) {
 static void session_table(lua_State *L, int m, int which) {
     if (lua_getiuservalue(L, m, which) == LUA_TTABLE) return;
     lua_pop(L, 1);
-    lua_createtable(L, 0, 0);
+    lua_createtable(L, 0, 4);
     lua_pushvalue(L, -1);
     lua_setiuservalue(L, m, which);
 }
