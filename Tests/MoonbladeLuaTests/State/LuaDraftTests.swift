@@ -187,6 +187,20 @@ struct LuaDraftTests {
         }
     }
 
+    @Test func aStateNestedTooDeepIsAnErrorNotACrash() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        let before = try #require(harness.resident.current)
+        for source in [
+            "local t = {}; for i = 1, 100000 do t = { t } end; state.settings.limits = t",
+            "local d = state.settings; for i = 1, 600 do d.x = {}; d = d.x end",
+        ] {
+            let error = expectLuaError { _ = try harness.draft(source) }
+            #expect(error?.message == "the new state is nested more than 512 levels deep")
+            #expect(harness.resident.current === before)
+        }
+        #expect(try harness.update(Board.self, "state.counter = 7").counter == 7)  // and drafting goes on
+    }
+
     @Test func aTableSharedWithinThePayloadStaysShared() throws {
         let board = try update("local ids = { 4 }; state.byOwner = { a = ids, b = ids }")
         #expect(board.byOwner == ["a": [4], "b": [4]])
