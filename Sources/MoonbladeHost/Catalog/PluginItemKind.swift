@@ -26,8 +26,10 @@ package enum PluginItemKind: Sendable {
 
 /// Splits `plugin.item` into its plugin name.
 func pluginName(ofItem item: String) -> String {
-    // Over UTF-8 bytes, not characters: it runs on every dispatch. `#`: a migration, `plugin#migrate`.
-    let end = item.utf8.firstIndex { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "#") } ?? item.endIndex
+    // `#`: a migration, `plugin#migrate`. Bytes, not characters: this runs on every dispatch.
+    guard let end = item.utf8.firstIndex(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "#") }) else {
+        return item
+    }
     return String(item[..<end])
 }
 
