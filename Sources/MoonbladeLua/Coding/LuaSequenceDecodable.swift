@@ -32,14 +32,9 @@ extension Array: LuaSequenceDecodable where Element: Decodable {
 }
 
 extension LuaValueDecoder {
-    /// `type` as a ``LuaSequenceDecodable`` collection, or nil. The answer is remembered per type:
-    /// every item of an array asks about the same one, and a conformance look-up costs more than this.
+    /// `type` as a ``LuaSequenceDecodable`` collection, or nil.
     @inline(__always)
     func sequenceDecodable(_ type: Any.Type) -> (any LuaSequenceDecodable.Type)? {
-        let identity = ObjectIdentifier(type)
-        for known in knownSequenceTypes where known.type == identity { return known.sequence }
-        let sequence = type as? any LuaSequenceDecodable.Type
-        if knownSequenceTypes.count < 32 { knownSequenceTypes.append((identity, sequence)) }
-        return sequence
+        sequenceTypes.answer(for: type) { $0 as? any LuaSequenceDecodable.Type }
     }
 }

@@ -38,7 +38,7 @@ final class LuaValueDecoder: Decoder {
     @exclusivity(unchecked) var collectionDepth = 0
     @exclusivity(unchecked) var cacheSuspension = 0
     /// Which types met so far are ``LuaSequenceDecodable`` (see ``sequenceDecodable(_:)``).
-    @exclusivity(unchecked) var knownSequenceTypes: [(type: ObjectIdentifier, sequence: (any LuaSequenceDecodable.Type)?)] = []
+    @exclusivity(unchecked) var sequenceTypes = LuaTypeMemo<any LuaSequenceDecodable.Type>()
 
     init(state: OpaquePointer, options: LuaDecoder) {
         L = state

@@ -15,27 +15,32 @@ import Foundation
 final class LuaValueEncoder: Encoder {
     let L: OpaquePointer
     let options: LuaEncoder
+    // One encoder is used by one thread at a time (the VM's), and its fields are only touched in
+    // place: the runtime exclusivity checks guard nothing here.
+
     /// Keeps child encoders (nested containers, super encoders) alive; containers hold them unowned.
-    private var children: [LuaValueEncoder] = []
+    @exclusivity(unchecked) private var children: [LuaValueEncoder] = []
     unowned(unsafe) private var root: LuaValueEncoder?
 
     /// Keys from the root to the value being encoded (materialized only when a key is asked for).
-    private(set) var path: [any CodingKey]
-    private var depth = 0
+    @exclusivity(unchecked) private(set) var path: [any CodingKey]
+    @exclusivity(unchecked) private var depth = 0
 
     /// The stack slot the value being encoded goes to.
-    private var slot: Int32 = 0
+    @exclusivity(unchecked) private var slot: Int32 = 0
     /// The value being encoded (valid while its `encode(to:)` runs) and its type, asked for a
     /// presizing hint only when it opens a container that may be a collection's.
-    private var valuePointer: UnsafeRawPointer?
-    private var valueType: Any.Type = Never.self
+    @exclusivity(unchecked) private var valuePointer: UnsafeRawPointer?
+    @exclusivity(unchecked) private var valueType: Any.Type = Never.self
     /// For a super encoder: the table and key its value is stored under.
     private let superTarget: (table: Int32, key: any CodingKey, integer: Bool)?
 
     /// Field counts seen per `CodingKey` type, so later tables of the same type are presized. A state
     /// has few struct types, so a short list beats hashing.
-    private var fieldCounts: [(keyType: ObjectIdentifier, count: Int32)] = []
-    private var uncountedKeyType: ObjectIdentifier?
+    @exclusivity(unchecked) private var fieldCounts: [(keyType: ObjectIdentifier, count: Int32)] = []
+    @exclusivity(unchecked) private var uncountedKeyType: ObjectIdentifier?
+    /// Which types met so far are ``LuaSequenceEncodable`` (see ``sequenceEncodable(_:)``).
+    @exclusivity(unchecked) var sequenceTypes = LuaTypeMemo<any LuaSequenceEncodable.Type>()
 
     init(state: OpaquePointer, options: LuaEncoder) {
         L = state
@@ -144,7 +149,11 @@ final class LuaValueEncoder: Encoder {
             try withUnsafePointer(to: value) { pointer in
                 valuePointer = UnsafeRawPointer(pointer)
                 valueType = T.self
-                try value.encode(to: self)
+                if let sequence = sequenceEncodable(T.self) {
+                    try sequence.luaEncodeSequence(at: pointer, with: self)
+                } else {
+                    try value.encode(to: self)
+                }
             }
         } catch {
             lua_settop(L, slot - 1)
@@ -264,8 +273,12 @@ final class LuaValueEncoder: Encoder {
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        let shape = collectionShape()
-        return LuaUnkeyedEncodingContainer(encoder: self, table: tableAtSlot(sequence: shape.sequence, fields: 0))
+        sequenceContainer(count: collectionShape().sequence)
+    }
+
+    /// The unkeyed container behind ``unkeyedContainer()``, its table presized for `count` items.
+    func sequenceContainer(count: Int32) -> LuaUnkeyedEncodingContainer {
+        LuaUnkeyedEncodingContainer(encoder: self, table: tableAtSlot(sequence: count, fields: 0))
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
