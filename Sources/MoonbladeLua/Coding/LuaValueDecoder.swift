@@ -37,6 +37,8 @@ final class LuaValueDecoder: Decoder {
     /// are decoded without the cache (see ``LuaDecodingCache`` for what is cached).
     @exclusivity(unchecked) var collectionDepth = 0
     @exclusivity(unchecked) var cacheSuspension = 0
+    /// The field names' Lua strings, while the root value is decoded.
+    @exclusivity(unchecked) var keyStrings: LuaKeyStrings?
     /// Which types met so far are ``LuaSequenceDecodable`` (see ``sequenceDecodable(_:)``).
     @exclusivity(unchecked) var sequenceTypes = LuaTypeMemo<any LuaSequenceDecodable.Type>()
 
@@ -56,6 +58,7 @@ final class LuaValueDecoder: Decoder {
         cache = parent.cache
         collectionDepth = parent.collectionDepth
         cacheSuspension = parent.cacheSuspension
+        keyStrings = parent.keyStrings
         let root = parent.root ?? parent
         self.root = root
         root.children.append(self)
@@ -231,6 +234,9 @@ final class LuaValueDecoder: Decoder {
             tracksTable = true
         }
         let top = lua_gettop(L)
+        // The root value keeps the field names' strings below everything it pushes.
+        let isRoot = depth == 0 && keyStrings == nil
+        if isRoot { keyStrings = LuaKeyStrings(pushingAnchorOnto: L) }
         let saved = (self.index, valueType)
         // A view or draft of the resident state reads as the table it shows (popped below). A resident
         // version being decoded through the cache has no proxies left: no look-up for its tables.
@@ -243,6 +249,7 @@ final class LuaValueDecoder: Decoder {
             depth -= 1
             if key != nil { path.removeLast() }
             if tracksTable { tables.removeLast() }
+            if isRoot { keyStrings = nil }
             lua_settop(L, top)
         }
         return try body(self)

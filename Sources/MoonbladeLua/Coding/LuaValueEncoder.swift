@@ -39,6 +39,8 @@ final class LuaValueEncoder: Encoder {
     /// has few struct types, so a short list beats hashing.
     @exclusivity(unchecked) private var fieldCounts: [(keyType: ObjectIdentifier, count: Int32)] = []
     @exclusivity(unchecked) private var uncountedKeyType: ObjectIdentifier?
+    /// The field names' Lua strings, while the root value is encoded.
+    @exclusivity(unchecked) var keyStrings: LuaKeyStrings?
     /// Which types met so far are ``LuaSequenceEncodable`` (see ``sequenceEncodable(_:)``).
     @exclusivity(unchecked) var sequenceTypes = LuaTypeMemo<any LuaSequenceEncodable.Type>()
 
@@ -59,6 +61,7 @@ final class LuaValueEncoder: Encoder {
         self.depth = parent.depth
         self.slot = slot
         self.superTarget = superTarget
+        keyStrings = parent.keyStrings
         let root = parent.root ?? parent
         self.root = root
         root.children.append(self)
@@ -135,6 +138,9 @@ final class LuaValueEncoder: Encoder {
             throw invalid(value, key: key, "nested more than \(LuaCoding.maximumDepth) levels deep (a cycle?)")
         }
         try reserve()
+        // The root value keeps the field names' strings below itself until it is done.
+        let isRoot = depth == 0 && keyStrings == nil
+        if isRoot { keyStrings = LuaKeyStrings(pushingAnchorOnto: L) }
         let saved = (slot, valuePointer, valueType, uncountedKeyType)
         slot = lua_gettop(L) + 1
         uncountedKeyType = nil
@@ -144,6 +150,7 @@ final class LuaValueEncoder: Encoder {
             (slot, valuePointer, valueType, uncountedKeyType) = saved
             depth -= 1
             if key != nil { path.removeLast() }
+            if isRoot { keyStrings = nil }
         }
         do {
             try withUnsafePointer(to: value) { pointer in
@@ -156,7 +163,7 @@ final class LuaValueEncoder: Encoder {
                 }
             }
         } catch {
-            lua_settop(L, slot - 1)
+            lua_settop(L, isRoot ? slot - 2 : slot - 1)
             throw error
         }
         if lua_gettop(L) < slot {
@@ -164,6 +171,10 @@ final class LuaValueEncoder: Encoder {
         } else {
             lua_settop(L, slot)
             if let keyType = uncountedKeyType { learnFieldCount(of: keyType) }
+        }
+        if isRoot {  // the value takes the anchor's place
+            lua_copy(L, slot, slot - 1)
+            lua_settop(L, slot - 1)
         }
     }
 
@@ -251,7 +262,7 @@ final class LuaValueEncoder: Encoder {
         if integer, let int = key.intValue {
             lua_pushinteger(L, lua_Integer(int))
         } else {
-            LuaStack(L).push(key.stringValue)
+            LuaKeyStrings.push(key.stringValue, through: keyStrings, L)
         }
     }
 
