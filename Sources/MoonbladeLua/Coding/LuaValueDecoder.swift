@@ -234,9 +234,9 @@ final class LuaValueDecoder: Decoder {
             tracksTable = true
         }
         let top = lua_gettop(L)
-        // The root value keeps the field names' strings below everything it pushes.
-        let isRoot = depth == 0 && keyStrings == nil
-        if isRoot { keyStrings = LuaKeyStrings(pushingAnchorOnto: L) }
+        // A root table keeps the field names' strings below everything it pushes.
+        let isRoot = depth == 0 && keyStrings == nil && lua_type(L, index) == LUA_TTABLE
+        if isRoot { keyStrings = LuaKeyStrings(reservingSlotsOn: L) }
         let saved = (self.index, valueType)
         // A view or draft of the resident state reads as the table it shows (popped below). A resident
         // version being decoded through the cache has no proxies left: no look-up for its tables.
@@ -249,7 +249,10 @@ final class LuaValueDecoder: Decoder {
             depth -= 1
             if key != nil { path.removeLast() }
             if tracksTable { tables.removeLast() }
-            if isRoot { keyStrings = nil }
+            if isRoot {
+                keyStrings?.release()
+                keyStrings = nil
+            }
             lua_settop(L, top)
         }
         return try body(self)

@@ -140,7 +140,8 @@ final class LuaValueEncoder: Encoder {
         try reserve()
         // The root value keeps the field names' strings below itself until it is done.
         let isRoot = depth == 0 && keyStrings == nil
-        if isRoot { keyStrings = LuaKeyStrings(pushingAnchorOnto: L) }
+        if isRoot { keyStrings = LuaKeyStrings(reservingSlotsOn: L) }
+        let base = isRoot ? keyStrings?.base : nil
         let saved = (slot, valuePointer, valueType, uncountedKeyType)
         slot = lua_gettop(L) + 1
         uncountedKeyType = nil
@@ -150,7 +151,10 @@ final class LuaValueEncoder: Encoder {
             (slot, valuePointer, valueType, uncountedKeyType) = saved
             depth -= 1
             if key != nil { path.removeLast() }
-            if isRoot { keyStrings = nil }
+            if isRoot {
+                keyStrings?.release()
+                keyStrings = nil
+            }
         }
         do {
             try withUnsafePointer(to: value) { pointer in
@@ -163,7 +167,7 @@ final class LuaValueEncoder: Encoder {
                 }
             }
         } catch {
-            lua_settop(L, isRoot ? slot - 2 : slot - 1)
+            lua_settop(L, base ?? slot - 1)
             throw error
         }
         if lua_gettop(L) < slot {
@@ -172,9 +176,9 @@ final class LuaValueEncoder: Encoder {
             lua_settop(L, slot)
             if let keyType = uncountedKeyType { learnFieldCount(of: keyType) }
         }
-        if isRoot {  // the value takes the anchor's place
-            lua_copy(L, slot, slot - 1)
-            lua_settop(L, slot - 1)
+        if let base {  // the value takes the kept names' place
+            lua_copy(L, slot, base + 1)
+            lua_settop(L, base + 1)
         }
     }
 
