@@ -8,15 +8,20 @@ import CLua
 /// alive while it runs and go with it, and keeping them allocates nothing in Lua (no garbage). The
 /// Swift side finds a name's slot by its bytes, in a small open-addressed table: names of 1 to 16
 /// bytes (nearly all field names), the first ``capacity`` of them; other names are pushed as they are.
+/// A synthesized `CodingKeys` value is found by its type and value, before its name is asked for.
 ///
 /// A value type with no reference counting: the root value's coder makes it and calls ``release()``
 /// when the root is done; child coders (nested containers) share its storage.
 struct LuaKeyStrings {
     /// How many names are kept: a state has few field names.
     static let capacity: Int32 = 16
-    private static let slotCount = 32
+    /// How many coding-key values are remembered (synthesized `CodingKeys` values).
+    private static let keyCapacity: Int32 = 32
+    /// Larger than both capacities together, so a search always meets an empty entry.
+    private static let entryCount = 64
 
-    /// A kept name: its bytes, zero-padded to 16, its length and its slot above ``base``.
+    /// A kept name (its bytes zero-padded to 16, and its length) or a coding-key value (its type, its
+    /// one byte, and length 0), with the slot above ``base`` of its string.
     private struct Entry {
         var low: UInt64 = 0
         var high: UInt64 = 0
@@ -27,7 +32,7 @@ struct LuaKeyStrings {
     private let L: OpaquePointer
     /// The stack index below the reserved slots: name k (1-based) sits at `base + k`.
     let base: Int32
-    /// `slotCount` entries, then one whose `slot` is how many names are kept.
+    /// `entryCount` entries, then one counting the kept names (`slot`) and key values (`count`).
     private let entries: UnsafeMutablePointer<Entry>
 
     /// Reserves the slots on top of the stack; nil when the stack cannot grow by that much.
@@ -36,8 +41,8 @@ struct LuaKeyStrings {
         self.L = L
         base = lua_gettop(L)
         lua_settop(L, base + Self.capacity)
-        entries = .allocate(capacity: Self.slotCount + 1)
-        entries.initialize(repeating: Entry(), count: Self.slotCount + 1)
+        entries = .allocate(capacity: Self.entryCount + 1)
+        entries.initialize(repeating: Entry(), count: Self.entryCount + 1)
     }
 
     /// Frees the Swift side; the caller cuts the stack back to ``base``.
@@ -45,32 +50,67 @@ struct LuaKeyStrings {
         entries.deallocate()
     }
 
-    /// Pushes `name` as a Lua string.
+    /// The index of the entry for `(low, high, count)`, or of the empty entry where it would go.
     @inline(__always)
-    func push(_ name: String) {
+    private func find(_ low: UInt64, _ high: UInt64, _ count: Int32) -> Int {
+        var hash = (low ^ UInt64(UInt32(bitPattern: count))) &* 0x9E37_79B9_7F4A_7C15 ^ high &* 0xBF58_476D_1CE4_E5B9
+        hash ^= hash >> 29
+        var index = Int(truncatingIfNeeded: hash) & (Self.entryCount - 1)
+        while entries[index].slot != 0 {
+            let entry = entries[index]
+            if entry.low == low && entry.high == high && entry.count == count { return index }
+            index = (index + 1) & (Self.entryCount - 1)
+        }
+        return index
+    }
+
+    /// Pushes `key`'s name. A key of at most one byte with no references (a synthesized `CodingKeys`
+    /// enum) is found by its type and value, without asking for its `stringValue`: a `CodingKey`'s
+    /// name is a function of its value.
+    @inline(__always)
+    func push<K: CodingKey>(_ key: K) {
+        let size = MemoryLayout<K>.size
+        guard size <= 1, _isPOD(K.self) else {
+            push(key.stringValue)
+            return
+        }
+        let type = UInt64(UInt(bitPattern: ObjectIdentifier(K.self)))
+        let value: UInt64 = size == 0 ? 0 : withUnsafeBytes(of: key) { UInt64($0[0]) }
+        let index = find(type, value, 0)
+        if entries[index].slot != 0 {
+            lua_pushvalue(L, base + entries[index].slot)
+            return
+        }
+        let slot = push(key.stringValue)
+        guard slot != 0, entries[Self.entryCount].count < Self.keyCapacity else { return }
+        entries[Self.entryCount].count += 1
+        entries[find(type, value, 0)] = Entry(low: type, high: value, count: 0, slot: slot)
+    }
+
+    /// Pushes `name` as a Lua string; returns the slot it is kept in, 0 if it is not kept.
+    @inline(__always) @discardableResult
+    func push(_ name: String) -> Int32 {
         var name = name
-        name.withUTF8 { bytes in
-            guard bytes.count > 0, bytes.count <= 16 else { return pushUnkept(bytes) }
+        return name.withUTF8 { bytes in
+            guard bytes.count > 0, bytes.count <= 16 else {
+                pushUnkept(bytes)
+                return 0
+            }
             var words: (UInt64, UInt64) = (0, 0)
             withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(bytes)) }
             let count = Int32(bytes.count)
-            var hash = (words.0 ^ UInt64(count)) &* 0x9E37_79B9_7F4A_7C15 ^ words.1 &* 0xBF58_476D_1CE4_E5B9
-            hash ^= hash >> 29
-            var index = Int(truncatingIfNeeded: hash) & (Self.slotCount - 1)
-            while entries[index].slot != 0 {
-                let entry = entries[index]
-                if entry.low == words.0 && entry.high == words.1 && entry.count == count {
-                    lua_pushvalue(L, base + entry.slot)
-                    return
-                }
-                index = (index + 1) & (Self.slotCount - 1)
+            let index = find(words.0, words.1, count)
+            if entries[index].slot != 0 {
+                lua_pushvalue(L, base + entries[index].slot)
+                return entries[index].slot
             }
             pushUnkept(bytes)
-            let kept = entries[Self.slotCount].slot
-            guard kept < Self.capacity else { return }
+            let kept = entries[Self.entryCount].slot
+            guard kept < Self.capacity else { return 0 }
             lua_copy(L, -1, base + kept + 1)
             entries[index] = Entry(low: words.0, high: words.1, count: count, slot: kept + 1)
-            entries[Self.slotCount].slot = kept + 1
+            entries[Self.entryCount].slot = kept + 1
+            return kept + 1
         }
     }
 
@@ -78,9 +118,9 @@ struct LuaKeyStrings {
         _ = lua_pushlstring(L, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self), bytes.count)
     }
 
-    /// Pushes `name` through `strings` when there are some (inside a root value), else as it is.
+    /// Pushes `key`'s name through `strings` when there are some (inside a root value), else as it is.
     @inline(__always)
-    static func push(_ name: String, through strings: LuaKeyStrings?, _ L: OpaquePointer) {
-        if let strings { strings.push(name) } else { LuaStack(L).push(name) }
+    static func push<K: CodingKey>(_ key: K, through strings: LuaKeyStrings?, _ L: OpaquePointer) {
+        if let strings { strings.push(key) } else { LuaStack(L).push(key.stringValue) }
     }
 }

@@ -266,7 +266,7 @@ final class LuaValueEncoder: Encoder {
         if integer, let int = key.intValue {
             lua_pushinteger(L, lua_Integer(int))
         } else {
-            LuaKeyStrings.push(key.stringValue, through: keyStrings, L)
+            LuaKeyStrings.push(key, through: keyStrings, L)
         }
     }
 

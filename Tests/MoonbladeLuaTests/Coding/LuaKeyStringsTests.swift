@@ -57,4 +57,37 @@ struct LuaKeyStringsTests {
             }
         }
     }
+    @Test func keyValuesOfDifferentTypesWithTheSameTagKeepTheirOwnNames() throws {
+        struct Left: Codable, Equatable { var x: Int }
+        struct Right: Codable, Equatable { var y: Int }
+        struct Named: Codable, Equatable {
+            var value: Int
+            enum CodingKeys: String, CodingKey { case value = "the value" }
+        }
+        struct Both: Codable, Equatable { var left: Left; var right: Right; var named: Named }
+        let both = Both(left: Left(x: 1), right: Right(y: 2), named: Named(value: 3))
+        #expect(try roundTrip([both, both]) == [both, both])
+        let results = try encodeThenRun(both, "return state.left.x, state.right.y, state.named['the value'], state.left.y")
+        #expect(results == [.integer(1), .integer(2), .integer(3), .nil])
+        #expect(decodingFailure(Both.self, "return { left = { y = 1 }, right = { y = 2 }, named = { value = 3 } }") == #"state.left: required key "x" is missing"#)
+    }
+
+    @Test func moreKeyValuesThanAreRememberedStillWork() throws {
+        struct Wide: Codable, Equatable {
+            enum Field: Int, CodingKey, CaseIterable { case c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19, c20, c21, c22, c23, c24, c25, c26, c27, c28, c29, c30, c31, c32, c33, c34, c35, c36, c37, c38, c39 }
+            var values: [Int]
+            init(values: [Int]) { self.values = values }
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: Field.self)
+                values = try Field.allCases.map { try container.decode(Int.self, forKey: $0) }
+            }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Field.self)
+                for (field, value) in zip(Field.allCases, values) { try container.encode(value, forKey: field) }
+            }
+        }
+        let wide = Wide(values: Array(100..<140))
+        #expect(try roundTrip([wide, wide]) == [wide, wide])
+        #expect(try encodeThenRun(wide, "return state.c0, state.c17, state.c39") == [.integer(100), .integer(117), .integer(139)])
+    }
 }
