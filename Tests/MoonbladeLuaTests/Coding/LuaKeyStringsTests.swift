@@ -90,4 +90,23 @@ struct LuaKeyStringsTests {
         #expect(try roundTrip([wide, wide]) == [wide, wide])
         #expect(try encodeThenRun(wide, "return state.c0, state.c17, state.c39") == [.integer(100), .integer(117), .integer(139)])
     }
+    @Test func namesKeptForOneValueAreNotUsedForTheNext() throws {
+        struct A: Codable, Equatable { var x: Int }
+        struct B: Codable, Equatable { var y: Int; var x: Int }
+        let vm = try LuaVM()
+        for round in 0..<4 {
+            try expectBalanced(vm) {
+                if round.isMultiple(of: 2) {
+                    try LuaEncoder().push(A(x: round), onto: vm.stack)
+                    #expect(try LuaDecoder().decode([String: Int].self, from: vm.stack, at: -1) == ["x": round])
+                    #expect(try LuaDecoder().decode(A.self, from: vm.stack, at: -1) == A(x: round))
+                } else {
+                    try LuaEncoder().push(B(y: round, x: -round), onto: vm.stack)
+                    #expect(try LuaDecoder().decode([String: Int].self, from: vm.stack, at: -1) == ["y": round, "x": -round])
+                    #expect(try LuaDecoder().decode(B.self, from: vm.stack, at: -1) == B(y: round, x: -round))
+                }
+                vm.stack.pop()
+            }
+        }
+    }
 }
