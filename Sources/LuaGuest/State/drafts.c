@@ -21,6 +21,8 @@
 #include "../guest.h"
 #include <math.h>
 
+const char *moonblade_state_chunk_name(void) { return "moonblade/state.lua"; }
+
 /// Registry key of the machinery (its userdata), for `moonblade_state_resolve_proxy`.
 static const char moonblade_state_machinery_key[] = "moonblade.state.machinery";
 
@@ -50,7 +52,8 @@ enum {
     M_CHANGES,     // what one finish builds: new table -> { base = older table, changed keys... }
     M_OWNED,       // plugin table -> its copy, during one finish
     M_BUSY,        // plugin tables being copied, during one finish (a cycle if met again)
-    M_COUNT = M_BUSY
+    M_COPY_SEQUENCE,  // the Lua function `copy(t, n)`: `{ t[1], ..., t[n] }` built in one SETLIST
+    M_COUNT = M_COPY_SEQUENCE
 };
 
 /// One draft's record. Its user values are the tables below.
@@ -154,6 +157,22 @@ static int is_position(lua_State *L, int index, lua_Integer n) {
     return position >= 1 && position <= n;
 }
 
+/// Up to this length a sequence is copied through the stack, in one SETLIST (what `{ table.unpack(t) }`
+/// does), a third of the cost of setting each item from C; longer ones would overflow the stack.
+enum { moonblade_stack_copy_limit = 200000 };
+
+/// `push(t, n)`: pushes `t[1]`, ..., `t[n]`, raw; the C half of M_COPY_SEQUENCE.
+static int push_sequence(lua_State *L) {
+    lua_Integer n = lua_tointeger(L, 2);
+    luaL_checkstack(L, (int)n, "the sequence is too long to copy");
+    for (lua_Integer i = 1; i <= n; i++) lua_rawgeti(L, 1, i);
+    return (int)n;
+}
+
+static const char moonblade_copy_sequence_source[] =
+    "local push = ...\n"
+    "return function(t, n) return { push(t, n) } end\n";
+
 /// Pushes a shallow copy of the table at `t`, keeping its kind; records in SEQ whether `t` is exactly
 /// a sequence, which makes the next copy of it a loop over 1...n.
 static void shallow_copy(lua_State *L, int m, int t) {
@@ -161,10 +180,17 @@ static void shallow_copy(lua_State *L, int m, int t) {
     if (lookup(L, m, M_SEQ, t) == LUA_TNUMBER) {
         lua_Integer n = lua_tointeger(L, -1);
         lua_pop(L, 1);
-        lua_createtable(L, n > INT_MAX ? INT_MAX : (int)n, 0);
-        for (lua_Integer i = 1; i <= n; i++) {
-            lua_rawgeti(L, t, i);
-            lua_rawseti(L, -2, i);
+        if (n <= moonblade_stack_copy_limit) {
+            lua_getiuservalue(L, m, M_COPY_SEQUENCE);
+            lua_pushvalue(L, t);
+            lua_pushinteger(L, n);
+            lua_call(L, 2, 1);
+        } else {
+            lua_createtable(L, (int)n, 0);
+            for (lua_Integer i = 1; i <= n; i++) {
+                lua_rawgeti(L, t, i);
+                lua_rawseti(L, -2, i);
+            }
         }
         moonblade_count_steps(L, n);
     } else {
@@ -794,6 +820,16 @@ int moonblade_open_state_machinery(lua_State *L) {
     lua_setiuservalue(L, m, M_ARRAY);
     lua_pushvalue(L, 2);
     lua_setiuservalue(L, m, M_OBJECT);
+    lua_pushfstring(L, "@%s", moonblade_state_chunk_name());
+    int loaded = luaL_loadbufferx(
+        L, moonblade_copy_sequence_source, sizeof moonblade_copy_sequence_source - 1, lua_tostring(L, -1), "t");
+    lua_remove(L, -2);
+    if (loaded != LUA_OK) {
+        return lua_error(L);
+    }
+    lua_pushcfunction(L, push_sequence);
+    lua_call(L, 1, 1);
+    lua_setiuservalue(L, m, M_COPY_SEQUENCE);
     lua_pushvalue(L, m);
     lua_rawsetp(L, LUA_REGISTRYINDEX, moonblade_state_machinery_key);
 

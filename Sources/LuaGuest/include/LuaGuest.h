@@ -86,6 +86,10 @@ int moonblade_read_only(lua_State *L);
 
 // MARK: - The resident state (State/)
 
+/// The chunk name of the machinery's bit of Lua (it copies sequences): host glue, where no error of a
+/// plugin's belongs.
+const char *moonblade_state_chunk_name(void);
+
 /// The Lua function (a `lua_CFunction`) that sets up the resident state's machinery in its VM: called
 /// with the array and object kind markers, it returns `{ apply, abandon, view, ids, tables }` (see
 /// State/drafts.c and LuaResidentState). Raises only memory errors: call it protected.

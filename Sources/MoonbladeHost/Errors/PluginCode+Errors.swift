@@ -5,6 +5,7 @@ extension PluginCode {
     /// The chunks of the host's own Lua glue, where no error of a plugin's is placed.
     static let glueChunks: Set<String> = [
         SideEffectPrelude.chunkName, LuaInterceptorChain.chunkName, LuaStack.awaitChunkName,
+        LuaResidentState.chunkName,
     ]
 
     /// A plugin error for `item`, placed where the plugin author should look: the Lua line when one

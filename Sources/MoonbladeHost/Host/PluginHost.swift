@@ -197,7 +197,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
         _ name: String, _ payload: (any Encodable & Sendable)? = nil, retries: Int = 0, delay: Duration = .zero
     ) throws(PluginError) -> DispatchHandle<Void> {
         let value = PluginValue(payload: payload)
-        switch runtime.catalog.kind(of: name) {
+        switch runtime.kind(of: name) {
         case .luaUpdater:
             return store.dispatch(LuaItemUpdater(runtime: runtime, item: name, payload: value), retries: retries, delay: delay)
         case .luaSideEffect:
@@ -213,7 +213,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
         _ name: String, _ payload: (any Encodable & Sendable)? = nil, returning: Result.Type,
         retries: Int = 0, delay: Duration = .zero
     ) throws(PluginError) -> DispatchHandle<Result> {
-        switch runtime.catalog.kind(of: name) {
+        switch runtime.kind(of: name) {
         case .luaSideEffect:
             return store.dispatch(
                 LuaItemSideEffect<S, Result>(runtime: runtime, item: name, payload: PluginValue(payload: payload)),

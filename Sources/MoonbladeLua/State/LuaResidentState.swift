@@ -25,6 +25,10 @@ import LuaGuest
 /// version with the same ``LuaDecoder`` settings: cached values do not record the settings they were
 /// decoded with.
 public final class LuaResidentState {
+    /// The chunk name of the machinery's Lua (it copies long sequences), where no error of a plugin's
+    /// belongs: a limit striking there is placed at the plugin line below it.
+    public static let chunkName = String(cString: moonblade_state_chunk_name())
+
     private let vm: LuaVM
     private let applyFunction: LuaReference
     private let abandonFunction: LuaReference
