@@ -13,6 +13,7 @@ struct LuaTypeMemo<Answer> {
         let identity = ObjectIdentifier(type)
         for entry in entries where entry.type == identity { return entry.answer }
         let answer = look(type)
+        if entries.isEmpty { entries.reserveCapacity(8) }  // one allocation for a state's few types
         if entries.count < 32 { entries.append((identity, answer)) }
         return answer
     }
