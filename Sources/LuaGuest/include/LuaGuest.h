@@ -110,4 +110,20 @@ void moonblade_push_message_handler(lua_State *L);
 /// pushing the description table onto `L`. Returns a Lua status: the work runs protected.
 int moonblade_describe_coroutine_error(lua_State *L, lua_State *thread);
 
+// MARK: - The coders' table checks (Coding/)
+
+/// What `moonblade_check_sequence` returns for a table that is not a sequence.
+enum moonblade_sequence_failure {
+    moonblade_sequence_bad_key = -1,  // a key that is no position: it is left on top of the stack
+    moonblade_sequence_hole = -2,     // a missing position, written to `hole`
+};
+
+/// Whether every key of the table at `index` is a string (with `integer_keys`, a Lua integer): 0 when
+/// so; else 1, with the first other key pushed. Raw and never raises.
+int moonblade_check_record_keys(lua_State *L, int index, int integer_keys);
+
+/// The length n of the table at `index` when its keys are exactly 1…n; else a
+/// `moonblade_sequence_failure`. Raw and never raises.
+long long moonblade_check_sequence(lua_State *L, int index, long long *hole);
+
 #endif

@@ -31,7 +31,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         if integerKeys, let int = key.intValue {
             return lua_rawgeti(L, table, lua_Integer(int))
         }
-        decoder.stack.push(key.stringValue)
+        LuaKeyStrings.push(key, through: decoder.keyStrings, L)
         return lua_rawget(L, table)
     }
 

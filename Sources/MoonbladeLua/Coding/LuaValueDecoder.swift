@@ -1,4 +1,5 @@
 import CLua
+import LuaGuest
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -14,24 +15,32 @@ import Foundation
 final class LuaValueDecoder: Decoder {
     let L: OpaquePointer
     let options: LuaDecoder
+    // One decoder is used by one thread at a time (the VM's), and its fields are only touched in
+    // place, never across a call that touches them again: the runtime exclusivity checks (~4 % of a
+    // decode) guard nothing here.
+
     /// Keeps child decoders (nested containers, super decoders) alive; containers hold them unowned.
-    private var children: [LuaValueDecoder] = []
+    @exclusivity(unchecked) private var children: [LuaValueDecoder] = []
     unowned(unsafe) private var root: LuaValueDecoder?
 
     /// Keys from the root to the value being decoded.
-    private(set) var path: [any CodingKey]
-    private var depth = 0
+    @exclusivity(unchecked) private(set) var path: [any CodingKey]
+    @exclusivity(unchecked) private var depth = 0
     /// The stack index of the value being decoded, and the Swift type it is being decoded as.
-    private(set) var index: Int32 = 0
-    private var valueType: Any.Type = Never.self
+    @exclusivity(unchecked) private(set) var index: Int32 = 0
+    @exclusivity(unchecked) private var valueType: Any.Type = Never.self
     /// Identities of the tables being decoded, root first, to report cycles instead of recursing.
-    private var tables: [UnsafeRawPointer] = []
+    @exclusivity(unchecked) private var tables: [UnsafeRawPointer] = []
     /// Set when decoding a resident state version: reuse and record decoded values (State/).
-    var cache: LuaDecodingCache.Session?
+    @exclusivity(unchecked) var cache: LuaDecodingCache.Session?
     /// How many arrays or dictionaries enclose the value being decoded, and how many enclosing items
     /// are decoded without the cache (see ``LuaDecodingCache`` for what is cached).
-    var collectionDepth = 0
-    var cacheSuspension = 0
+    @exclusivity(unchecked) var collectionDepth = 0
+    @exclusivity(unchecked) var cacheSuspension = 0
+    /// The field names' Lua strings, while the root value is decoded.
+    @exclusivity(unchecked) var keyStrings: LuaKeyStrings?
+    /// Which types met so far are ``LuaSequenceDecodable`` (see ``sequenceDecodable(_:)``).
+    @exclusivity(unchecked) var sequenceTypes = LuaTypeMemo<any LuaSequenceDecodable.Type>()
 
     init(state: OpaquePointer, options: LuaDecoder) {
         L = state
@@ -49,6 +58,7 @@ final class LuaValueDecoder: Decoder {
         cache = parent.cache
         collectionDepth = parent.collectionDepth
         cacheSuspension = parent.cacheSuspension
+        keyStrings = parent.keyStrings
         let root = parent.root ?? parent
         self.root = root
         root.children.append(self)
@@ -198,6 +208,9 @@ final class LuaValueDecoder: Decoder {
         if let cache, cacheSuspension == 0 {
             return try decodeCached(T.self, at: index, key: key, cache: cache)
         }
+        if let sequence = sequenceDecodable(T.self) {
+            return try decodeNested(T.self, at: index, key: key) { try sequence.luaDecodeSequence(with: $0) as! T }
+        }
         return try decodeNested(T.self, at: index, key: key) { try T(from: $0) }
     }
 
@@ -221,6 +234,9 @@ final class LuaValueDecoder: Decoder {
             tracksTable = true
         }
         let top = lua_gettop(L)
+        // A root table keeps the field names' strings below everything it pushes.
+        let isRoot = depth == 0 && keyStrings == nil && lua_type(L, index) == LUA_TTABLE
+        if isRoot { keyStrings = LuaKeyStrings(reservingSlotsOn: L) }
         let saved = (self.index, valueType)
         // A view or draft of the resident state reads as the table it shows (popped below). A resident
         // version being decoded through the cache has no proxies left: no look-up for its tables.
@@ -233,6 +249,10 @@ final class LuaValueDecoder: Decoder {
             depth -= 1
             if key != nil { path.removeLast() }
             if tracksTable { tables.removeLast() }
+            if isRoot {
+                keyStrings?.release()
+                keyStrings = nil
+            }
             lua_settop(L, top)
         }
         return try body(self)
@@ -293,8 +313,8 @@ final class LuaValueDecoder: Decoder {
         LuaSingleValueDecodingContainer(decoder: self, index: index)
     }
 
-    /// A keyed container over the table at `index`, after checking its keys: all strings for a struct
-    /// or `[String: V]`, all integers for `[Int: V]`.
+    /// A keyed container over the table at `index`, after checking its keys (in C): all strings for a
+    /// struct or `[String: V]`, all integers for `[Int: V]`.
     func keyedContainer<Key: CodingKey>(_ type: Key.Type, at index: Int32) throws -> LuaKeyedDecodingContainer<Key> {
         guard lua_type(L, index) == LUA_TTABLE else {
             throw mismatch(valueType, expected: "a table", at: index, key: nil)
@@ -302,54 +322,32 @@ final class LuaValueDecoder: Decoder {
         let integerKeys =
             ObjectIdentifier(Key.self) == Self.dictionaryKeyType
             && (valueType as? any LuaTableShape.Type)?.luaHasIntegerKeys == true
-        lua_pushnil(L)
-        while lua_next(L, index) != 0 {
-            let keyType = lua_type(L, -2)
-            guard integerKeys ? lua_isinteger(L, -2) != 0 : keyType == LUA_TSTRING else {
-                let found = LuaCoding.describeKey(L, -2)
-                lua_settop(L, -3)
-                throw corrupted(
-                    key: nil,
-                    "expected a table with \(integerKeys ? "integer" : "string") keys, found key \(found)")
-            }
+        if moonblade_check_record_keys(L, index, integerKeys ? 1 : 0) != 0 {
+            let found = LuaCoding.describeKey(L, -1)
             lua_settop(L, -2)
+            throw corrupted(
+                key: nil, "expected a table with \(integerKeys ? "integer" : "string") keys, found key \(found)")
         }
         return LuaKeyedDecodingContainer(decoder: self, table: index, integerKeys: integerKeys)
     }
 
-    /// An unkeyed container over the table at `index`, after checking that its keys are exactly `1…n`.
+    /// An unkeyed container over the table at `index`, after checking (in C) that its keys are exactly `1…n`.
     func unkeyedContainer(at index: Int32) throws -> LuaUnkeyedDecodingContainer {
         guard lua_type(L, index) == LUA_TTABLE else {
             throw mismatch(valueType, expected: "a sequence", at: index, key: nil)
         }
-        let count = lua_Integer(lua_rawlen(L, index))
-        guard count <= lua_Integer(Int32.max) else {
-            throw corrupted(key: nil, "expected a sequence, found one of \(count) items (too long)")
-        }
-        var seen: lua_Integer = 0
-        lua_pushnil(L)
-        while lua_next(L, index) != 0 {
-            var isInteger: Int32 = 0
-            let position = lua_type(L, -2) == LUA_TNUMBER ? lua_tointegerx(L, -2, &isInteger) : 0
-            guard isInteger != 0, position >= 1, position <= count else {
-                let found = LuaCoding.describeKey(L, -2)
-                lua_settop(L, -3)
-                if isInteger != 0 && position > count {
-                    throw corrupted(key: nil, "expected a sequence, found a hole at [\(count + 1)]")
-                }
-                throw corrupted(key: nil, "expected a sequence, found key \(found)")
-            }
-            seen += 1
+        var hole: Int64 = 0
+        let count = moonblade_check_sequence(L, index, &hole)
+        if count == Int64(moonblade_sequence_bad_key.rawValue) {
+            let found = LuaCoding.describeKey(L, -1)
             lua_settop(L, -2)
+            throw corrupted(key: nil, "expected a sequence, found key \(found)")
         }
-        guard seen == count else {
-            var hole: lua_Integer = 1
-            while lua_rawgeti(L, index, hole) != LUA_TNIL {
-                lua_settop(L, -2)
-                hole += 1
-            }
-            lua_settop(L, -2)
+        if count == Int64(moonblade_sequence_hole.rawValue) {
             throw corrupted(key: nil, "expected a sequence, found a hole at [\(hole)]")
+        }
+        guard count <= Int64(Int32.max) else {
+            throw corrupted(key: nil, "expected a sequence, found one of \(count) items (too long)")
         }
         return LuaUnkeyedDecodingContainer(decoder: self, table: index, count: Int32(count))
     }

@@ -15,27 +15,34 @@ import Foundation
 final class LuaValueEncoder: Encoder {
     let L: OpaquePointer
     let options: LuaEncoder
+    // One encoder is used by one thread at a time (the VM's), and its fields are only touched in
+    // place: the runtime exclusivity checks guard nothing here.
+
     /// Keeps child encoders (nested containers, super encoders) alive; containers hold them unowned.
-    private var children: [LuaValueEncoder] = []
+    @exclusivity(unchecked) private var children: [LuaValueEncoder] = []
     unowned(unsafe) private var root: LuaValueEncoder?
 
     /// Keys from the root to the value being encoded (materialized only when a key is asked for).
-    private(set) var path: [any CodingKey]
-    private var depth = 0
+    @exclusivity(unchecked) private(set) var path: [any CodingKey]
+    @exclusivity(unchecked) private var depth = 0
 
     /// The stack slot the value being encoded goes to.
-    private var slot: Int32 = 0
+    @exclusivity(unchecked) private var slot: Int32 = 0
     /// The value being encoded (valid while its `encode(to:)` runs) and its type, asked for a
     /// presizing hint only when it opens a container that may be a collection's.
-    private var valuePointer: UnsafeRawPointer?
-    private var valueType: Any.Type = Never.self
+    @exclusivity(unchecked) private var valuePointer: UnsafeRawPointer?
+    @exclusivity(unchecked) private var valueType: Any.Type = Never.self
     /// For a super encoder: the table and key its value is stored under.
     private let superTarget: (table: Int32, key: any CodingKey, integer: Bool)?
 
     /// Field counts seen per `CodingKey` type, so later tables of the same type are presized. A state
     /// has few struct types, so a short list beats hashing.
-    private var fieldCounts: [(keyType: ObjectIdentifier, count: Int32)] = []
-    private var uncountedKeyType: ObjectIdentifier?
+    @exclusivity(unchecked) private var fieldCounts: [(keyType: ObjectIdentifier, count: Int32)] = []
+    @exclusivity(unchecked) private var uncountedKeyType: ObjectIdentifier?
+    /// The field names' Lua strings, while the root value is encoded.
+    @exclusivity(unchecked) var keyStrings: LuaKeyStrings?
+    /// Which types met so far are ``LuaSequenceEncodable`` (see ``sequenceEncodable(_:)``).
+    @exclusivity(unchecked) var sequenceTypes = LuaTypeMemo<any LuaSequenceEncodable.Type>()
 
     init(state: OpaquePointer, options: LuaEncoder) {
         L = state
@@ -54,6 +61,7 @@ final class LuaValueEncoder: Encoder {
         self.depth = parent.depth
         self.slot = slot
         self.superTarget = superTarget
+        keyStrings = parent.keyStrings
         let root = parent.root ?? parent
         self.root = root
         root.children.append(self)
@@ -130,6 +138,10 @@ final class LuaValueEncoder: Encoder {
             throw invalid(value, key: key, "nested more than \(LuaCoding.maximumDepth) levels deep (a cycle?)")
         }
         try reserve()
+        // The root value keeps the field names' strings below itself until it is done.
+        let isRoot = depth == 0 && keyStrings == nil
+        if isRoot { keyStrings = LuaKeyStrings(reservingSlotsOn: L) }
+        let base = isRoot ? keyStrings?.base : nil
         let saved = (slot, valuePointer, valueType, uncountedKeyType)
         slot = lua_gettop(L) + 1
         uncountedKeyType = nil
@@ -139,15 +151,23 @@ final class LuaValueEncoder: Encoder {
             (slot, valuePointer, valueType, uncountedKeyType) = saved
             depth -= 1
             if key != nil { path.removeLast() }
+            if isRoot {
+                keyStrings?.release()
+                keyStrings = nil
+            }
         }
         do {
             try withUnsafePointer(to: value) { pointer in
                 valuePointer = UnsafeRawPointer(pointer)
                 valueType = T.self
-                try value.encode(to: self)
+                if let sequence = sequenceEncodable(T.self) {
+                    try sequence.luaEncodeSequence(at: pointer, with: self)
+                } else {
+                    try value.encode(to: self)
+                }
             }
         } catch {
-            lua_settop(L, slot - 1)
+            lua_settop(L, base ?? slot - 1)
             throw error
         }
         if lua_gettop(L) < slot {
@@ -155,6 +175,10 @@ final class LuaValueEncoder: Encoder {
         } else {
             lua_settop(L, slot)
             if let keyType = uncountedKeyType { learnFieldCount(of: keyType) }
+        }
+        if let base {  // the value takes the kept names' place
+            lua_copy(L, slot, base + 1)
+            lua_settop(L, base + 1)
         }
     }
 
@@ -242,7 +266,7 @@ final class LuaValueEncoder: Encoder {
         if integer, let int = key.intValue {
             lua_pushinteger(L, lua_Integer(int))
         } else {
-            LuaStack(L).push(key.stringValue)
+            LuaKeyStrings.push(key, through: keyStrings, L)
         }
     }
 
@@ -264,8 +288,12 @@ final class LuaValueEncoder: Encoder {
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        let shape = collectionShape()
-        return LuaUnkeyedEncodingContainer(encoder: self, table: tableAtSlot(sequence: shape.sequence, fields: 0))
+        sequenceContainer(count: collectionShape().sequence)
+    }
+
+    /// The unkeyed container behind ``unkeyedContainer()``, its table presized for `count` items.
+    func sequenceContainer(count: Int32) -> LuaUnkeyedEncodingContainer {
+        LuaUnkeyedEncodingContainer(encoder: self, table: tableAtSlot(sequence: count, fields: 0))
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {

@@ -1,0 +1,53 @@
+// The table checks of the Lua coders (MoonbladeLua/Coding): is a table a record (all keys strings, or
+// all integers), is it a sequence (keys exactly 1…n). One C loop each instead of a Swift loop making a
+// C-API call per key. Only raw, non-raising calls: `lua_next` is given back the keys it returned.
+
+#include "LuaGuest.h"
+
+int moonblade_check_record_keys(lua_State *L, int index, int integer_keys) {
+    index = lua_absindex(L, index);
+    lua_pushnil(L);
+    while (lua_next(L, index) != 0) {
+        int valid = integer_keys ? lua_isinteger(L, -2) : lua_type(L, -2) == LUA_TSTRING;
+        if (!valid) {
+            lua_pop(L, 1);  // the value: the offending key stays on top
+            return 1;
+        }
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
+long long moonblade_check_sequence(lua_State *L, int index, long long *hole) {
+    index = lua_absindex(L, index);
+    lua_Integer count = (lua_Integer)lua_rawlen(L, index);
+    lua_Integer seen = 0;
+    lua_pushnil(L);
+    while (lua_next(L, index) != 0) {
+        int is_integer = 0;
+        lua_Integer position = lua_type(L, -2) == LUA_TNUMBER ? lua_tointegerx(L, -2, &is_integer) : 0;
+        if (!is_integer || position < 1 || position > count) {
+            lua_pop(L, 1);  // the value: the offending key stays on top
+            if (is_integer && position > count) {
+                lua_pop(L, 1);
+                *hole = count + 1;
+                return moonblade_sequence_hole;
+            }
+            return moonblade_sequence_bad_key;
+        }
+        seen += 1;
+        lua_pop(L, 1);
+    }
+    if (seen != count) {
+        // Fewer entries than the border says: some position below it is empty.
+        lua_Integer position = 1;
+        while (lua_rawgeti(L, index, position) != LUA_TNIL) {
+            lua_pop(L, 1);
+            position += 1;
+        }
+        lua_pop(L, 1);
+        *hole = position;
+        return moonblade_sequence_hole;
+    }
+    return count;
+}

@@ -1,0 +1,20 @@
+/// Remembers an answer per Swift type, such as the result of a conformance look-up, which costs more
+/// than a short walk over the few types a state is made of.
+///
+/// The coders ask about the type of every nested value (is it an array?), and every item of an array
+/// asks about the same type; one coder (one `push` or `decode`) keeps one memo.
+struct LuaTypeMemo<Answer> {
+    private var entries: [(type: ObjectIdentifier, answer: Answer?)] = []
+
+    /// The answer for `type`: remembered, or asked of `look` and remembered (up to 32 types; past
+    /// that, `look` is asked every time).
+    @inline(__always)
+    mutating func answer(for type: Any.Type, _ look: (Any.Type) -> Answer?) -> Answer? {
+        let identity = ObjectIdentifier(type)
+        for entry in entries where entry.type == identity { return entry.answer }
+        let answer = look(type)
+        if entries.isEmpty { entries.reserveCapacity(8) }  // one allocation for a state's few types
+        if entries.count < 32 { entries.append((identity, answer)) }
+        return answer
+    }
+}
