@@ -5,6 +5,8 @@
 //   Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]
 //   Profiling resident field|item|native <items> [repetitions]   (native: a Swift updater flipping one item)
 //   Profiling resident memory <items> [commits]    (prints bytes, resident against fresh)
+//   Profiling journal typed|json <items> [repetitions]   (group commit; the writer thread runs outside
+//                                                           profiledLoop: profile it with perf, not callgrind)
 import Foundation
 import Moonblade
 import Workloads
@@ -19,6 +21,7 @@ func usage() -> Never {
     print("usage: Profiling dispatch native|lua [repetitions]")
     print("       Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]")
     print("       Profiling resident field|item|native|memory <items> [repetitions]")
+    print("       Profiling journal typed|json <items> [repetitions]")
     exit(2)
 }
 
@@ -56,6 +59,14 @@ case ("resident", "native"):
     guard let count = Int(argument(2) ?? "") else { usage() }
     let store = BenchmarkStores.native(initialState: ItemsState(count: count))
     profiledLoop(Int(argument(3) ?? "") ?? max(10, 100_000 / count)) { store.dispatch(ToggleItem(index: count / 2)) }
+case ("journal", "typed"):
+    let store = try JournaledStore(initialState: ItemsState(count: Int(argument(2) ?? "") ?? 0), durability: .groupCommit)
+    try profiledLoop(Int(argument(3) ?? "") ?? 100_000) { try store.host.dispatch("bench.increment") }
+    try store.journal.flush()
+case ("journal", "json"):
+    let store = try JournaledStore(initialState: ItemsState.json(count: Int(argument(2) ?? "") ?? 0), durability: .groupCommit)
+    try profiledLoop(Int(argument(3) ?? "") ?? 100_000) { try store.host.dispatch("bench.increment") }
+    try store.journal.flush()
 default:
     usage()
 }
