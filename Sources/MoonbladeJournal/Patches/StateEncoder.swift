@@ -31,9 +31,11 @@ final class StateEncoder {
 
     /// The node for `value`: the previous one when `value` is a collection sharing its storage,
     /// else a new one, encoded against `previous` (the node at the same place in the last state).
-    fileprivate static func node<Value: Encodable>(for value: Value, previous: Node?, codingPath: [any CodingKey])
-        throws -> Node
-    {
+    ///
+    /// The coding path is built only for a value that encodes itself (or fails): not for each scalar.
+    fileprivate static func node<Value: Encodable>(
+        for value: Value, previous: Node?, codingPath: @autoclosure () -> [any CodingKey]
+    ) throws -> Node {
         if let scalar = try scalar(value, codingPath: codingPath) { return Node(json: scalar) }
         let shared = value as? any SharedStorage
         if let shared, let previous, let storage = previous.storage, shared.sharesStorage(with: storage) {
@@ -41,7 +43,7 @@ final class StateEncoder {
         }
         let node = Node()
         node.storage = shared
-        try value.encode(to: NodeEncoder(node: node, previous: previous, codingPath: codingPath))
+        try value.encode(to: NodeEncoder(node: node, previous: previous, codingPath: codingPath()))
         return node
     }
 
@@ -52,7 +54,7 @@ final class StateEncoder {
 
     /// `value`'s JSON when it is a scalar JSON has a form for (or a `JSONValue`); nil for anything
     /// that encodes itself into containers. Types compare by metatype: no dynamic cast per field.
-    private static func scalar<Value>(_ value: Value, codingPath: [any CodingKey]) throws -> JSONValue? {
+    private static func scalar<Value>(_ value: Value, codingPath: () -> [any CodingKey]) throws -> JSONValue? {
         // Each bit cast is guarded by the metatype test before it.
         if Value.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
         if Value.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
@@ -65,7 +67,7 @@ final class StateEncoder {
         }
         guard let exact = Int64(exactly: integer) else {
             throw EncodingError.invalidValue(
-                value, .init(codingPath: codingPath, debugDescription: "\(integer) does not fit in a 64-bit integer"))
+                value, .init(codingPath: codingPath(), debugDescription: "\(integer) does not fit in a 64-bit integer"))
         }
         return .integer(exact)
     }
