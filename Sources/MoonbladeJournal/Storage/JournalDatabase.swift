@@ -113,7 +113,7 @@ final class JournalDatabase: Sendable {
             arguments: [
                 entry.sequence, entry.time.timeIntervalSince1970, entry.name, entry.kind.rawValue,
                 entry.payload?.jsonString(), entry.plugin, entry.pluginVersion, outcome, error, entry.duration.timeInterval,
-                entry.patch.json.jsonString(), entry.target,
+                entry.patch.jsonText, entry.target,
             ])
     }
 
