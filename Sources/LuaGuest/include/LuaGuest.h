@@ -84,6 +84,22 @@ int moonblade_push_sandbox(lua_State *L);
 /// The Lua function `read_only(table, name)`: a read-only view of `table`, called `name` in messages.
 int moonblade_read_only(lua_State *L);
 
+// MARK: - The resident state (State/)
+
+/// The chunk name of the machinery's bit of Lua (it copies sequences): host glue, where no error of a
+/// plugin's belongs.
+const char *moonblade_state_chunk_name(void);
+
+/// The Lua function (a `lua_CFunction`) that sets up the resident state's machinery in its VM: called
+/// with the array and object kind markers, it returns `{ apply, abandon, view, ids, tables }` (see
+/// State/drafts.c and LuaResidentState). Raises only memory errors: call it protected.
+int moonblade_open_state_machinery(lua_State *L);
+
+/// If the value at `index` is a read-only view of the resident state or a draft of it, pushes the
+/// plain table it stands for (a draft's copy, or its base while unwritten) and returns 1; otherwise
+/// pushes nothing and returns 0. Raw reads only: never raises.
+int moonblade_state_resolve_proxy(lua_State *L, int index);
+
 // MARK: - Errors that carry their place (Errors/)
 
 /// Pushes the message handler every protected call of the host uses: it replaces the error value

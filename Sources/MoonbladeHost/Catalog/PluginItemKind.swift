@@ -26,7 +26,11 @@ package enum PluginItemKind: Sendable {
 
 /// Splits `plugin.item` into its plugin name.
 func pluginName(ofItem item: String) -> String {
-    String(item.prefix { $0 != "." && $0 != "#" })  // `#`: a migration, `plugin#migrate`
+    // `#`: a migration, `plugin#migrate`. Bytes, not characters: this runs on every dispatch.
+    guard let end = item.utf8.firstIndex(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "#") }) else {
+        return item
+    }
+    return String(item[..<end])
 }
 
 /// The error for a dispatch of a name no item is registered under.

@@ -12,7 +12,7 @@ extension PluginHost {
     /// What the item `name` is (a Lua updater or side effect, or a registered Swift item); nil when
     /// no item has that name.
     package func kind(of name: String) -> PluginItemKind? {
-        runtime.catalog.kind(of: name)
+        runtime.kind(of: name)
     }
 }
 

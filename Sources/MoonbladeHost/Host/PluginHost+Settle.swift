@@ -10,7 +10,7 @@ extension PluginHost {
         -> JSONValue?
     {
         let result: JSONValue?
-        switch runtime.catalog.kind(of: name) {
+        switch runtime.kind(of: name) {
         case .luaUpdater:
             try await dispatch(name, payload).value
             result = nil

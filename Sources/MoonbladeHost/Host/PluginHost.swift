@@ -197,7 +197,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
         _ name: String, _ payload: (any Encodable & Sendable)? = nil, retries: Int = 0, delay: Duration = .zero
     ) throws(PluginError) -> DispatchHandle<Void> {
         let value = PluginValue(payload: payload)
-        switch runtime.catalog.kind(of: name) {
+        switch runtime.kind(of: name) {
         case .luaUpdater:
             return store.dispatch(LuaItemUpdater(runtime: runtime, item: name, payload: value), retries: retries, delay: delay)
         case .luaSideEffect:
@@ -213,7 +213,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
         _ name: String, _ payload: (any Encodable & Sendable)? = nil, returning: Result.Type,
         retries: Int = 0, delay: Duration = .zero
     ) throws(PluginError) -> DispatchHandle<Result> {
-        switch runtime.catalog.kind(of: name) {
+        switch runtime.kind(of: name) {
         case .luaSideEffect:
             return store.dispatch(
                 LuaItemSideEffect<S, Result>(runtime: runtime, item: name, payload: PluginValue(payload: payload)),
@@ -229,8 +229,9 @@ public final class PluginHost<S: State & Codable>: Sendable {
     /// after every user interceptor has seen the typed value.
     private static func bindingInterceptor(_ runtime: PluginRuntime<S>) -> StoreInterceptor {
         { _ in { next in { item in
-            // One conformance check for every item; only typed faces pay for telling their kind.
-            guard item is any LuaItemFace else { return try next(item) }
+            // Items dispatched by name come bound (a metadata compare); every other item pays one
+            // conformance check, and only typed faces pay for telling their kind.
+            guard !(item is LuaItemUpdater<S>), item is any LuaItemFace else { return try next(item) }
             switch item {
             case let updater as any LuaStateUpdater:
                 try next(LuaItemUpdater(runtime: runtime, item: type(of: updater).luaItem, payload: .encodable(updater)))

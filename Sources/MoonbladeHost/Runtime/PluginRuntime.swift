@@ -83,6 +83,16 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
         catalogLock.withLock { published }
     }
 
+    /// What `name` dispatches, read without copying the catalog (every dispatch by name asks).
+    func kind(of name: String) -> PluginItemKind? {
+        catalogLock.withLock { published.kind(of: name) }
+    }
+
+    /// Which kinds of rules the loaded plugins have (every item asks).
+    var rules: RuleKinds {
+        catalogLock.withLock { published.rules }
+    }
+
     /// Loads a plugin folder and makes its items dispatchable by name.
     @discardableResult
     func loadPlugin(from directory: String) throws(PluginError) -> PluginInfo {

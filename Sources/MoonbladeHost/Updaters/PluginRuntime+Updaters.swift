@@ -49,15 +49,19 @@ extension PluginRuntime {
                 throw lua.code.valueError(error, item: item, root: "payload", on: stack)
             }
             let updated: S
-            do {
-                updated = try instruments.span("state from lua") {
-                    try lua.resident.decode(S.self, of: pending, decoder: lua.decoder)
+            if pending.isUnchanged {
+                updated = state
+            } else {
+                do {
+                    updated = try instruments.span("state from lua") {
+                        try lua.resident.decode(S.self, of: pending, decoder: lua.decoder)
+                    }
+                } catch {
+                    var failure = lua.code.valueError(error, item: item, root: "state", on: stack)
+                    failure.kind = .invalidState
+                    failure.message = "left a state that is not a \(S.self): \(failure.message)"
+                    throw failure
                 }
-            } catch {
-                var failure = lua.code.valueError(error, item: item, root: "state", on: stack)
-                failure.kind = .invalidState
-                failure.message = "left a state that is not a \(S.self): \(failure.message)"
-                throw failure
             }
             // The store stores what this returns as the next generation: the resident copy follows.
             lua.previousVersion = start

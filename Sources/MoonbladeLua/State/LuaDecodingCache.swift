@@ -59,7 +59,14 @@ final class LuaDecodingCache {
         let hasChanges = stack.type(at: base + 3) == .table
         decoder.cache = Session(cache: self, ids: base + 1, tables: base + 2, changes: hasChanges ? base + 3 : 0)
         try decoder.reserve()
-        let value = try decoder.decodeValue(T.self, at: base + 4, key: nil)
+        let value: T
+        if hasChanges, !(T.self is any LuaStatePatchable.Type) {
+            // A pending root is a new table whenever anything changed (and an unchanged one is not
+            // decoded at all): a cache entry for it would never be met. Its fields are cached.
+            value = try decoder.decodeNested(T.self, at: base + 4, key: nil) { try T(from: $0) }
+        } else {
+            value = try decoder.decodeValue(T.self, at: base + 4, key: nil)
+        }
         sweepIfGrown(stack, tables: base + 2)
         return value
     }

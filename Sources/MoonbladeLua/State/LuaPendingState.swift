@@ -11,9 +11,13 @@ public final class LuaPendingState {
     /// `{ base = older table, changedKey1, changedKey2, … }`; tables the plugin built have no entry.
     /// A reference to nil when no table came from an older one.
     let changes: LuaReference
+    /// Whether the root is the very table the draft was made from: the updater changed nothing, so
+    /// the state it leaves is the one it was given (no need to decode it).
+    public let isUnchanged: Bool
 
-    init(root: LuaReference, changes: LuaReference) {
+    init(root: LuaReference, changes: LuaReference, isUnchanged: Bool) {
         self.root = root
         self.changes = changes
+        self.isUnchanged = isUnchanged
     }
 }

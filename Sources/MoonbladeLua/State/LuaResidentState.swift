@@ -1,4 +1,5 @@
 import CLua
+import LuaGuest
 
 /// The store's state kept in one VM between dispatches, as immutable Lua tables stamped with a version,
 /// with Immer-style drafts for Lua updaters and a decoder that reads only what changed.
@@ -24,8 +25,9 @@ import CLua
 /// version with the same ``LuaDecoder`` settings: cached values do not record the settings they were
 /// decoded with.
 public final class LuaResidentState {
-    /// The chunk name of the draft machinery: Lua glue, where no error of a plugin's belongs.
-    public static var chunkName: String { LuaDraftMachinery.chunkName }
+    /// The chunk name of the machinery's Lua (it copies long sequences), where no error of a plugin's
+    /// belongs: a limit striking there is placed at the plugin line below it.
+    public static let chunkName = String(cString: moonblade_state_chunk_name())
 
     private let vm: LuaVM
     private let applyFunction: LuaReference
@@ -36,13 +38,14 @@ public final class LuaResidentState {
     /// The current version; nil until the first ``replace(with:version:encoder:)``.
     public private(set) var current: LuaStateVersion?
 
-    /// Loads the draft machinery into `vm` (once per resident state).
+    /// Sets up the draft machinery (C, in `LuaGuest`) in `vm`, once per resident state.
     public init(vm: LuaVM) throws(LuaError) {
         self.vm = vm
         let stack = vm.stack
         let base = stack.top
         defer { stack.top = base }
-        try stack.load(LuaDraftMachinery.source, chunkName: LuaDraftMachinery.chunkName)
+        try stack.reserve(4)
+        moonblade_pushcfunction(stack.state, moonblade_open_state_machinery)
         stack.pushTableKindMarker(.array)
         stack.pushTableKindMarker(.object)
         try stack.call(arguments: 2, results: 1)
@@ -50,9 +53,6 @@ public final class LuaResidentState {
             stack.rawGet(table: -1, field: name)
             return stack.popReference()
         }
-        stack.rawGet(table: -1, field: "proxies")
-        stack.registerStateProxies(tableAt: -1)
-        stack.pop()
         applyFunction = field("apply")
         abandonFunction = field("abandon")
         viewFunction = field("view")
@@ -138,7 +138,10 @@ public final class LuaResidentState {
         }
         stack.pop()
         let changes = stack.popReference()
-        return LuaPendingState(root: stack.popReference(), changes: changes)
+        root.push(onto: stack)
+        let isUnchanged = lua_rawequal(stack.state, -1, -2) != 0
+        stack.pop()
+        return LuaPendingState(root: stack.popReference(), changes: changes, isUnchanged: isUnchanged)
     }
 
     // MARK: Decoding

@@ -127,6 +127,16 @@ struct LuaDecodingCacheTests {
         #expect(value == expected)
     }
 
+    @Test func aKeySetBackAndWrittenAgainIsPatchedOnce() throws {
+        var (harness, expected) = try harness(items: 10)
+        let (value, decoded) = try update(
+            harness,
+            "state.items[11] = { id = 11, done = false }; state.items[11] = nil; state.items[11] = { id = 12, done = true }")
+        expected.items.append(Counted(id: 12, done: true))
+        #expect(value == expected)
+        #expect(decoded == 1)  // listed twice, the growth would not add up and the list be decoded in full
+    }
+
     @Test func manyVersionsWithCollectionsStayCorrectAndTheCacheBounded() throws {
         var (harness, expected) = try harness(items: 20)
         for step in 1...400 {

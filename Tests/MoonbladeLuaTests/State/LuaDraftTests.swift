@@ -187,6 +187,43 @@ struct LuaDraftTests {
         }
     }
 
+    @Test func aStateNestedTooDeepIsAnErrorNotACrash() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        let before = try #require(harness.resident.current)
+        for source in [
+            "local t = {}; for i = 1, 100000 do t = { t } end; state.settings.limits = t",
+            "local d = state.settings; for i = 1, 600 do d.x = {}; d = d.x end",
+        ] {
+            let error = expectLuaError { _ = try harness.draft(source) }
+            #expect(error?.message == "the new state is nested more than 512 levels deep")
+            #expect(harness.resident.current === before)
+        }
+        #expect(try harness.update(Board.self, "state.counter = 7").counter == 7)  // and drafting goes on
+    }
+
+    /// Misuse the C metamethods must turn into errors at the plugin's line, never a crash, with the
+    /// resident state untouched and the next draft working.
+    @Test func misusedDraftsRaiseAndLeaveTheStateAlone() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        harness.commit(try harness.draft("""
+            kept = state.todos
+            resume_later = coroutine.wrap(function() local d = state; coroutine.yield(); d.counter = 1 end)
+            resume_later()
+            """))
+        let before = try #require(harness.resident.current)
+        for (source, message) in [
+            ("local step = pairs(state); step(state, 'no such key')", "invalid key to 'next'"),
+            ("table.insert(kept, { title = 'x', done = false, tags = {} })", "no longer writable"),
+            ("resume_later()", "no longer writable"),
+            ("state.todos[1].tags[nil] = 1", "index is nil"),
+        ] {
+            let error = expectLuaError { _ = try harness.draft(source) }
+            #expect(error?.message.contains(message) == true, "\(source): \(String(describing: error?.message))")
+            #expect(harness.resident.current === before)
+        }
+        #expect(try harness.update(Board.self, "state.counter = 3").counter == 3)
+    }
+
     @Test func aTableSharedWithinThePayloadStaysShared() throws {
         let board = try update("local ids = { 4 }; state.byOwner = { a = ids, b = ids }")
         #expect(board.byOwner == ["a": [4], "b": [4]])

@@ -25,6 +25,15 @@ struct LuaResidentStateTests {
         #expect(try harness.share(before, #require(harness.resident.current), at: "settings"))
     }
 
+    @Test func aDraftThatEndsAsItBeganIsUnchanged() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        #expect(try harness.draft("local n = #state.todos; state.counter = state.counter").isUnchanged)
+        #expect(try harness.draft("local c = state.counter; state.counter = c + 1; state.counter = c").isUnchanged)
+        #expect(try !harness.draft("state.counter = state.counter + 1").isUnchanged)
+        #expect(try !harness.draft("state.todos[1].done = not state.todos[1].done").isUnchanged)
+        #expect(try !harness.draft("local copy = {}; for k, v in pairs(state) do copy[k] = v end; return copy").isUnchanged)
+    }
+
     @Test func theOldVersionIsUnchangedAfterACommitAndAfterADiscard() throws {
         let harness = try ResidentStateHarness(Board.sample)
         let before = try #require(harness.resident.current)

@@ -1,0 +1,873 @@
+// The resident state's machinery: Immer-style drafts, read-only views and finishing a draft into
+// the next version (see LuaResidentState in MoonbladeLua).
+//
+// It is C because a draft's metamethods run on every read and write a Lua updater makes: as Lua they
+// were most of a small dispatch's cost (interpreted, and each instruction under the count hook). C
+// functions called from Lua may raise (an error at the plugin's line, a memory error), so nothing here
+// runs with a Swift frame below it except `moonblade_state_resolve_proxy`, which never raises. Copies
+// are charged to the guest's instruction budget, like `table.move`.
+//
+// Model (Immer's): a draft is an empty proxy table with the draft metatable; its record, a userdata
+// found in the weak-keyed table REC, holds `base` (the resident table, never written), `copy` (a
+// shallow copy made on the first write to this table or below it), `changes` (the change record
+// `{ base = base, key, key, ... }` listing the keys written, which finishing trims to those whose
+// value differs from `base`), `children` (the child draft handed out per key, so `d.a == d.a`) and
+// its `parent`/`key`. Writes go to `copy` and mark the path up to the root. Finishing turns every modified
+// draft into its `copy` with child drafts resolved, every unmodified one into its `base` (so an
+// unchanged subtree keeps its identity), and deep-copies tables the plugin created, so the resident
+// tree is owned by the host. Copies keep the kind marker of their table (LuaTableKind), so an object
+// stays one when emptied.
+
+#include "../guest.h"
+#include <math.h>
+
+const char *moonblade_state_chunk_name(void) { return "moonblade/state.lua"; }
+
+/// Registry key of the machinery (its userdata), for `moonblade_state_resolve_proxy`.
+static const char moonblade_state_machinery_key[] = "moonblade.state.machinery";
+
+/// How deep finishing follows nested tables: the coders' limit (LuaCoding.maximumDepth).
+enum { moonblade_state_maximum_depth = 512 };
+
+/// The machinery: every function's upvalue 1. Its user values are the tables below.
+typedef struct state_machine {
+    lua_Integer live_session;  // the session whose drafts are writable; 0 between updaters
+    lua_Integer last_session;
+    int depth;                 // nesting followed by the finish under way
+    lua_Integer fresh_count;   // how many tables `fresh` marks (0: no table made yet)
+} state_machine;
+
+enum {
+    M_REC = 1,     // draft proxy -> record (weak keys)
+    M_VIEW,        // view proxy -> resident table (weak keys)
+    M_VIEWOF,      // resident table -> its view proxy (weak keys)
+    M_IDS,         // the decoding cache's identities: table -> id (weak keys)
+    M_TABLES,      // and id -> table (weak values)
+    M_SEQ,         // tables known to be exactly the sequence 1..n -> n (weak keys)
+    M_DRAFT_MT,
+    M_VIEW_MT,
+    M_ARRAY,       // the kind markers
+    M_OBJECT,
+    M_FRESH,       // tables the plugin assigned into a draft this session: read as they are
+    M_CHANGES,     // what one finish builds: new table -> { base = older table, changed keys... }
+    M_OWNED,       // plugin table -> its copy, during one finish
+    M_BUSY,        // plugin tables being copied, during one finish (a cycle if met again)
+    M_COPY_SEQUENCE,  // the Lua function `copy(t, n)`: `{ t[1], ..., t[n] }` built in one SETLIST
+    M_COUNT = M_COPY_SEQUENCE
+};
+
+/// One draft's record. Its user values are the tables below.
+typedef struct draft_record {
+    lua_Integer session;
+    lua_Integer listed;       // keys in `changes`
+    unsigned char has_copy, busy, finalized;
+    unsigned char reverted;   // a listed key was set back to its base value: `changes` may list it twice
+} draft_record;
+
+enum { R_BASE = 1, R_COPY, R_CHANGES, R_CHILDREN, R_PARENT, R_KEY, R_PROXY, R_FINAL, R_COUNT = R_FINAL };
+
+#define MACHINE lua_upvalueindex(1)
+
+// MARK: - Small helpers
+
+/// Pushes `which[key]` (raw), `which` a table of the machinery at `m`; returns its type.
+static int lookup(lua_State *L, int m, int which, int key) {
+    key = lua_absindex(L, key);
+    lua_getiuservalue(L, m, which);
+    lua_pushvalue(L, key);
+    int type = lua_rawget(L, -2);
+    lua_remove(L, -2);
+    return type;
+}
+
+/// Sets `which[key] = value` (raw); `value` 0 stands for `true`.
+static void store(lua_State *L, int m, int which, int key, int value) {
+    key = lua_absindex(L, key);
+    value = value ? lua_absindex(L, value) : 0;
+    lua_getiuservalue(L, m, which);
+    lua_pushvalue(L, key);
+    if (value) lua_pushvalue(L, value); else lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+/// Pushes the machinery table `which`, making it (empty) first if it has none.
+static void session_table(lua_State *L, int m, int which) {
+    if (lua_getiuservalue(L, m, which) == LUA_TTABLE) return;
+    lua_pop(L, 1);
+    lua_createtable(L, 0, 4);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, m, which);
+}
+
+/// Whether the value at `index` has the machinery table `which` (M_DRAFT_MT, M_VIEW_MT) as metatable.
+static int has_metatable(lua_State *L, int m, int index, int which) {
+    if (!lua_getmetatable(L, index)) return 0;
+    lua_getiuservalue(L, m, which);
+    int same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return same;
+}
+
+static int is_proxy(lua_State *L, int m, int index) {
+    if (!lua_getmetatable(L, index)) return 0;
+    lua_getiuservalue(L, m, M_DRAFT_MT);
+    lua_getiuservalue(L, m, M_VIEW_MT);
+    int proxy = lua_rawequal(L, -1, -3) || lua_rawequal(L, -2, -3);
+    lua_pop(L, 3);
+    return proxy;
+}
+
+/// Pushes the record of the draft proxy at `proxy` and returns it.
+static draft_record *record_of(lua_State *L, int m, int proxy) {
+    lookup(L, m, M_REC, proxy);
+    return lua_touserdata(L, -1);
+}
+
+static void raise_plain(lua_State *L, const char *message) {
+    lua_pushstring(L, message);
+    lua_error(L);
+}
+
+static void enter_nested(lua_State *L, state_machine *machine) {
+    if (++machine->depth > moonblade_state_maximum_depth) {
+        lua_pushfstring(L, "the new state is nested more than %d levels deep", (int)moonblade_state_maximum_depth);
+        lua_error(L);
+    }
+    luaL_checkstack(L, 12, "the new state is nested too deep");
+}
+
+/// Gives `copy` (on top) the kind marker of the table at `t`, if it has one.
+static void keep_kind(lua_State *L, int m, int t) {
+    if (!lua_getmetatable(L, t)) return;
+    lua_getiuservalue(L, m, M_ARRAY);
+    lua_getiuservalue(L, m, M_OBJECT);
+    if (lua_rawequal(L, -3, -2) || lua_rawequal(L, -3, -1)) {
+        lua_pop(L, 2);
+        lua_setmetatable(L, -2);
+    } else {
+        lua_pop(L, 3);
+    }
+}
+
+/// Whether `key` (at `index`) is an integer in 1...n.
+static int is_position(lua_State *L, int index, lua_Integer n) {
+    if (!lua_isinteger(L, index)) return 0;
+    lua_Integer position = lua_tointeger(L, index);
+    return position >= 1 && position <= n;
+}
+
+/// Up to this length a sequence is copied through the stack, in one SETLIST (what `{ table.unpack(t) }`
+/// does), a third of the cost of setting each item from C; longer ones would overflow the stack.
+enum { moonblade_stack_copy_limit = 200000 };
+
+/// `push(t, n)`: pushes `t[1]`, ..., `t[n]`, raw; the C half of M_COPY_SEQUENCE.
+static int push_sequence(lua_State *L) {
+    lua_Integer n = lua_tointeger(L, 2);
+    luaL_checkstack(L, (int)n, "the sequence is too long to copy");
+    for (lua_Integer i = 1; i <= n; i++) lua_rawgeti(L, 1, i);
+    return (int)n;
+}
+
+static const char moonblade_copy_sequence_source[] =
+    "local push = ...\n"
+    "return function(t, n) return { push(t, n) } end\n";
+
+/// Pushes a shallow copy of the table at `t`, keeping its kind; records in SEQ whether `t` is exactly
+/// a sequence, which makes the next copy of it a loop over 1...n.
+static void shallow_copy(lua_State *L, int m, int t) {
+    t = lua_absindex(L, t);
+    if (lookup(L, m, M_SEQ, t) == LUA_TNUMBER) {
+        lua_Integer n = lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        if (n <= moonblade_stack_copy_limit) {
+            lua_getiuservalue(L, m, M_COPY_SEQUENCE);
+            lua_pushvalue(L, t);
+            lua_pushinteger(L, n);
+            lua_call(L, 2, 1);
+        } else {
+            lua_createtable(L, (int)n, 0);
+            for (lua_Integer i = 1; i <= n; i++) {
+                lua_rawgeti(L, t, i);
+                lua_rawseti(L, -2, i);
+            }
+        }
+        moonblade_count_steps(L, n);
+    } else {
+        lua_pop(L, 1);
+        lua_Integer n = (lua_Integer)lua_rawlen(L, t), count = 0, positions = 0;
+        lua_pushnil(L);
+        while (lua_next(L, t)) {
+            lua_pop(L, 1);
+            count++;
+            positions += is_position(L, -1, n);
+        }
+        lua_Integer others = count - positions;
+        lua_createtable(L, positions > INT_MAX ? INT_MAX : (int)positions, others > INT_MAX ? INT_MAX : (int)others);
+        int copy = lua_gettop(L);
+        lua_pushnil(L);
+        while (lua_next(L, t)) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, copy);
+        }
+        moonblade_count_steps(L, count);
+        if (others == 0 && positions == n) {
+            lua_pushinteger(L, n);
+            store(L, m, M_SEQ, t, -1);
+            lua_pop(L, 1);
+        }
+    }
+    keep_kind(L, m, t);
+}
+
+// MARK: - Drafts
+
+/// Pushes a new draft of the table at `base`, the child at `key` of the draft whose record is at
+/// `parent` (both 0 for a root).
+static void new_draft(lua_State *L, int m, int base, int parent, int key, lua_Integer session) {
+    base = lua_absindex(L, base);
+    lua_createtable(L, 0, 0);
+    int proxy = lua_gettop(L);
+    lua_getiuservalue(L, m, M_DRAFT_MT);
+    lua_setmetatable(L, proxy);
+    draft_record *record = lua_newuserdatauv(L, sizeof *record, R_COUNT);
+    record->session = session;
+    record->listed = 0;
+    record->has_copy = record->busy = record->finalized = record->reverted = 0;
+    int r = lua_gettop(L);
+    lua_pushvalue(L, base);
+    lua_setiuservalue(L, r, R_BASE);
+    lua_pushvalue(L, proxy);
+    lua_setiuservalue(L, r, R_PROXY);
+    if (parent) {
+        lua_pushvalue(L, parent);
+        lua_setiuservalue(L, r, R_PARENT);
+        lua_pushvalue(L, key);
+        lua_setiuservalue(L, r, R_KEY);
+    }
+    store(L, m, M_REC, proxy, r);
+    lua_pop(L, 1);
+}
+
+/// Sets `key` to `value` in the copy of the draft whose record is at `r` (made writable before),
+/// listing the key in its change record unless it is listed already.
+static void draft_write(lua_State *L, int r, int key, int value) {
+    draft_record *record = lua_touserdata(L, r);
+    int top = lua_gettop(L);
+    lua_getiuservalue(L, r, R_COPY);
+    int copy = top + 1;
+    lua_getiuservalue(L, r, R_BASE);
+    lua_pushvalue(L, key);
+    lua_rawget(L, -2);  // base[key]
+    lua_pushvalue(L, key);
+    lua_rawget(L, copy);  // copy[key]
+    // A key is listed from its first write on; until then its copy still holds the base's value.
+    if (lua_rawequal(L, -1, -2)) {
+        if (lua_getiuservalue(L, r, R_CHANGES) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_createtable(L, 4, 1);
+            lua_pushvalue(L, top + 2);
+            lua_setfield(L, -2, "base");
+            lua_pushvalue(L, -1);
+            lua_setiuservalue(L, r, R_CHANGES);
+        }
+        lua_pushvalue(L, key);
+        lua_rawseti(L, -2, ++record->listed);
+    } else if (lua_rawequal(L, value, -2)) {
+        record->reverted = 1;
+    }
+    lua_settop(L, copy);
+    lua_pushvalue(L, key);
+    lua_pushvalue(L, value);
+    lua_rawset(L, copy);
+    lua_settop(L, top);
+}
+
+/// Makes the draft whose record is at `r` writable: a shallow copy of its base, put in place of the
+/// base in its parent's copy (made writable first).
+static void prepare(lua_State *L, int m, int r) {
+    luaL_checkstack(L, 8, "the state is nested too deep");
+    draft_record *record = lua_touserdata(L, r);
+    int top = lua_gettop(L);
+    lua_getiuservalue(L, r, R_BASE);
+    shallow_copy(L, m, -1);
+    lua_setiuservalue(L, r, R_COPY);
+    record->has_copy = 1;
+    if (lua_getiuservalue(L, r, R_PARENT) == LUA_TUSERDATA) {
+        int p = lua_gettop(L);
+        draft_record *parent = lua_touserdata(L, p);
+        if (!parent->has_copy) prepare(L, m, p);
+        lua_getiuservalue(L, p, R_COPY);
+        int siblings = lua_gettop(L);
+        lua_getiuservalue(L, r, R_KEY);
+        int key = lua_gettop(L);
+        lua_pushvalue(L, key);
+        lua_rawget(L, siblings);
+        lua_getiuservalue(L, r, R_BASE);
+        // A child whose key was overwritten since it was read is detached: it no longer changes its parent.
+        if (lua_rawequal(L, -1, -2)) {
+            lua_getiuservalue(L, r, R_PROXY);
+            draft_write(L, p, key, lua_gettop(L));
+        }
+    }
+    lua_settop(L, top);
+}
+
+/// Pushes what reading `key` from the draft whose record is at `r` gives: a value, or for a table of
+/// the resident state the child draft standing for it.
+static void draft_read(lua_State *L, int m, int r, int key) {
+    draft_record *record = lua_touserdata(L, r);
+    lua_getiuservalue(L, r, record->has_copy ? R_COPY : R_BASE);
+    lua_pushvalue(L, key);
+    int type = lua_rawget(L, -2);
+    lua_remove(L, -2);
+    if (type != LUA_TTABLE) return;
+    int value = lua_gettop(L);
+    if (is_proxy(L, m, value)) return;
+    state_machine *machine = lua_touserdata(L, m);
+    if (machine->fresh_count > 0) {
+        int fresh = lookup(L, m, M_FRESH, value) != LUA_TNIL;
+        lua_pop(L, 1);
+        if (fresh) return;
+    }
+    if (lua_getiuservalue(L, r, R_CHILDREN) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 0, 1);
+        lua_pushvalue(L, -1);
+        lua_setiuservalue(L, r, R_CHILDREN);
+    }
+    int children = lua_gettop(L);
+    lua_pushvalue(L, key);
+    if (lua_rawget(L, children) == LUA_TTABLE) {
+        record_of(L, m, -1);
+        lua_getiuservalue(L, -1, R_BASE);
+        if (lua_rawequal(L, -1, value)) {
+            lua_pop(L, 2);
+            lua_replace(L, value);
+            lua_settop(L, value);
+            return;
+        }
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+    new_draft(L, m, value, r, key, record->session);
+    lua_pushvalue(L, key);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, children);
+    lua_replace(L, value);
+    lua_settop(L, value);
+}
+
+static int draft_index(lua_State *L) {
+    record_of(L, MACHINE, 1);
+    draft_read(L, MACHINE, 3, 2);
+    return 1;
+}
+
+static int draft_newindex(lua_State *L) {
+    int m = MACHINE;
+    state_machine *machine = lua_touserdata(L, m);
+    draft_record *record = record_of(L, m, 1);  // at 4
+    if (record->session != machine->live_session) {
+        return luaL_error(L, "this state draft is no longer writable: its updater has returned");
+    }
+    if (lua_isnil(L, 2)) return luaL_error(L, "index is nil");
+    if (lua_type(L, 2) == LUA_TNUMBER && !lua_isinteger(L, 2) && isnan(lua_tonumber(L, 2))) {
+        return luaL_error(L, "index is NaN");
+    }
+    lua_getiuservalue(L, 4, record->has_copy ? R_COPY : R_BASE);
+    lua_pushvalue(L, 2);
+    lua_rawget(L, -2);
+    if (lua_rawequal(L, -1, 3)) return 0;
+    lua_settop(L, 4);
+    if (!record->has_copy) prepare(L, m, 4);
+    if (lua_type(L, 3) == LUA_TTABLE && !is_proxy(L, m, 3)) {
+        session_table(L, m, M_FRESH);
+        lua_pushvalue(L, 3);
+        lua_pushboolean(L, 1);
+        lua_rawset(L, -3);
+        lua_pop(L, 1);
+        machine->fresh_count++;
+    }
+    draft_write(L, 4, 2, 3);
+    return 0;
+}
+
+static int draft_len(lua_State *L) {
+    draft_record *record = record_of(L, MACHINE, 1);
+    lua_getiuservalue(L, -1, record->has_copy ? R_COPY : R_BASE);
+    lua_pushinteger(L, (lua_Integer)lua_rawlen(L, -1));
+    return 1;
+}
+
+/// The iterator of `pairs(draft)`: walks the table the draft read from when the loop started
+/// (upvalue 2), yielding current values (child drafts for tables) and skipping fields set to nil.
+static int draft_next(lua_State *L) {
+    lua_settop(L, 2);
+    record_of(L, MACHINE, 1);  // at 3
+    lua_pushvalue(L, 2);
+    while (lua_next(L, lua_upvalueindex(2))) {
+        lua_pop(L, 1);
+        int key = lua_gettop(L);
+        draft_read(L, MACHINE, 3, key);
+        if (!lua_isnil(L, -1)) return 2;
+        lua_pop(L, 1);
+    }
+    lua_pushnil(L);
+    return 1;
+}
+
+static int draft_pairs(lua_State *L) {
+    draft_record *record = record_of(L, MACHINE, 1);
+    lua_pushvalue(L, MACHINE);
+    lua_getiuservalue(L, -2, record->has_copy ? R_COPY : R_BASE);
+    lua_pushcclosure(L, draft_next, 2);
+    lua_pushvalue(L, 1);
+    lua_pushnil(L);
+    return 3;
+}
+
+// MARK: - Views
+
+/// Pushes the read-only view of the resident table at `t` (one per table, made on first use).
+static void push_view(lua_State *L, int m, int t) {
+    t = lua_absindex(L, t);
+    if (lookup(L, m, M_VIEWOF, t) == LUA_TTABLE) return;
+    lua_pop(L, 1);
+    lua_createtable(L, 0, 0);
+    lua_getiuservalue(L, m, M_VIEW_MT);
+    lua_setmetatable(L, -2);
+    store(L, m, M_VIEW, -1, t);
+    store(L, m, M_VIEWOF, t, -1);
+}
+
+static int view_index(lua_State *L) {
+    lookup(L, MACHINE, M_VIEW, 1);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, -2) == LUA_TTABLE) push_view(L, MACHINE, -1);
+    return 1;
+}
+
+/// Pushes how a message names `key` (at `index`): `field "name"` (quoted as `%q` does) or `key 3`.
+static void push_key_description(lua_State *L, int index) {
+    index = lua_absindex(L, index);
+    luaL_Buffer buffer;
+    luaL_buffinit(L, &buffer);
+    if (lua_type(L, index) == LUA_TSTRING) {
+        size_t length;
+        const char *name = lua_tolstring(L, index, &length);
+        luaL_addstring(&buffer, "field \"");
+        for (size_t i = 0; i < length; i++) {
+            unsigned char c = (unsigned char)name[i];
+            if (c == '"' || c == '\\' || c == '\n') {
+                luaL_addchar(&buffer, '\\');
+                luaL_addchar(&buffer, (char)c);
+            } else if (c == '\r') {
+                luaL_addstring(&buffer, "\\r");
+            } else if (c < 0x20 || c == 0x7f) {
+                char escaped[8];
+                snprintf(escaped, sizeof escaped, i + 1 < length && name[i + 1] >= '0' && name[i + 1] <= '9' ? "\\%03d" : "\\%d", c);
+                luaL_addstring(&buffer, escaped);
+            } else {
+                luaL_addchar(&buffer, (char)c);
+            }
+        }
+        luaL_addchar(&buffer, '"');
+    } else {
+        luaL_addstring(&buffer, "key ");
+        luaL_tolstring(L, index, NULL);
+        luaL_addvalue(&buffer);
+    }
+    luaL_pushresult(&buffer);
+}
+
+static int view_newindex(lua_State *L) {
+    luaL_where(L, 1);
+    lua_pushstring(L, "state is read-only here (");
+    push_key_description(L, 2);
+    lua_pushstring(L, ")");
+    lua_concat(L, 4);
+    return lua_error(L);
+}
+
+static int view_len(lua_State *L) {
+    lookup(L, MACHINE, M_VIEW, 1);
+    lua_pushinteger(L, (lua_Integer)lua_rawlen(L, -1));
+    return 1;
+}
+
+/// The iterator of `pairs(view)`: walks the resident table (upvalue 2), handing out views of tables.
+static int view_next(lua_State *L) {
+    lua_settop(L, 2);
+    if (!lua_next(L, lua_upvalueindex(2))) {
+        lua_pushnil(L);
+        return 1;
+    }
+    if (lua_type(L, -1) == LUA_TTABLE) {
+        push_view(L, MACHINE, -1);
+        lua_remove(L, -2);
+    }
+    return 2;
+}
+
+static int view_pairs(lua_State *L) {
+    lua_pushvalue(L, MACHINE);
+    lookup(L, MACHINE, M_VIEW, 1);
+    lua_pushcclosure(L, view_next, 2);
+    lua_pushvalue(L, 1);
+    lua_pushnil(L);
+    return 3;
+}
+
+// MARK: - Finishing
+
+static void resolve(lua_State *L, int m, int value);
+
+/// Whether `copy` (at `c`), made from the sequence `base` of `n` items by the changed keys in `list`,
+/// is a sequence too (the same checks as LuaTableChanges.patchedArray); pushes its length if so.
+static int sequence_length(lua_State *L, int c, lua_Integer n, int list) {
+    lua_Integer m = (lua_Integer)lua_rawlen(L, c), grown = 0, shrunk = 0, count = (lua_Integer)lua_rawlen(L, list);
+    for (lua_Integer i = 1; i <= count; i++) {
+        lua_rawgeti(L, list, i);
+        if (!lua_isinteger(L, -1)) {
+            lua_pop(L, 1);
+            return 0;
+        }
+        lua_Integer k = lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        int present = lua_rawgeti(L, c, k) != LUA_TNIL;
+        lua_pop(L, 1);
+        if (present) {
+            if (k < 1 || k > m) return 0;
+            if (k > n) grown++;
+        } else if (k <= m) {
+            return 0;
+        } else if (k <= n) {
+            shrunk++;
+        }
+    }
+    if (grown != (m > n ? m - n : 0) || shrunk != (n > m ? n - m : 0)) return 0;
+    lua_pushinteger(L, m);
+    return 1;
+}
+
+/// Pushes what the draft whose record is at `r` finishes as: its copy with every change resolved and
+/// a change record in CHANGES, or its base when nothing in it changed.
+static void finalize(lua_State *L, int m, int r) {
+    r = lua_absindex(L, r);
+    draft_record *record = lua_touserdata(L, r);
+    if (record->finalized) {
+        lua_getiuservalue(L, r, R_FINAL);
+        return;
+    }
+    if (!record->has_copy) {
+        lua_getiuservalue(L, r, R_BASE);
+        lua_pushvalue(L, -1);
+        lua_setiuservalue(L, r, R_FINAL);
+        record->finalized = 1;
+        return;
+    }
+    if (record->busy) raise_plain(L, "the new state contains a table that contains itself (a cycle)");
+    state_machine *machine = lua_touserdata(L, m);
+    enter_nested(L, machine);
+    record->busy = 1;
+    int top = lua_gettop(L);
+    lua_getiuservalue(L, r, R_COPY);
+    int copy = top + 1;
+    lua_getiuservalue(L, r, R_BASE);
+    int base = top + 2;
+    lua_getiuservalue(L, r, R_CHANGES);
+    int list = top + 3;
+    // A key set back to its base value and written again is listed twice: list it once.
+    int seen = 0;
+    if (record->reverted) {
+        lua_createtable(L, 0, record->listed > INT_MAX ? INT_MAX : (int)record->listed);
+        seen = lua_gettop(L);
+    }
+    lua_Integer kept = 0;
+    for (lua_Integer i = 1; i <= record->listed; i++) {
+        lua_rawgeti(L, list, i);
+        int key = lua_gettop(L);
+        if (seen) {
+            lua_pushvalue(L, key);
+            int met = lua_rawget(L, seen) != LUA_TNIL;
+            lua_pop(L, 1);
+            if (met) {
+                lua_settop(L, key - 1);
+                continue;
+            }
+            lua_pushvalue(L, key);
+            lua_pushboolean(L, 1);
+            lua_rawset(L, seen);
+        }
+        lua_pushvalue(L, key);
+        lua_rawget(L, copy);
+        resolve(L, m, -1);
+        int value = lua_gettop(L);
+        lua_pushvalue(L, key);
+        lua_pushvalue(L, value);
+        lua_rawset(L, copy);
+        lua_pushvalue(L, key);
+        lua_rawget(L, base);
+        // The record keeps only the keys whose value differs from the base's.
+        if (!lua_rawequal(L, value, -1)) {
+            lua_pushvalue(L, key);
+            lua_rawseti(L, list, ++kept);
+        }
+        lua_settop(L, key - 1);
+    }
+    for (lua_Integer i = kept + 1; i <= record->listed; i++) {
+        lua_pushnil(L);
+        lua_rawseti(L, list, i);
+    }
+    record->busy = 0;
+    machine->depth--;
+    if (kept > 0) {
+        session_table(L, m, M_CHANGES);
+        lua_pushvalue(L, copy);
+        lua_pushvalue(L, list);
+        lua_rawset(L, -3);
+        lua_pop(L, 1);
+        if (lookup(L, m, M_SEQ, base) == LUA_TNUMBER && sequence_length(L, copy, lua_tointeger(L, -1), list)) {
+            store(L, m, M_SEQ, copy, -1);
+        }
+        lua_settop(L, copy);
+    } else {
+        lua_settop(L, base);
+        lua_remove(L, copy);
+    }
+    // The final table is now at top + 1, alone above what the caller had.
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, r, R_FINAL);
+    record->finalized = 1;
+}
+
+/// Pushes a copy of the table at `t` the plugin built (a payload, a returned state), with drafts,
+/// views and nested tables in it resolved: the resident tree is the host's.
+static void own(lua_State *L, int m, int t) {
+    t = lua_absindex(L, t);
+    session_table(L, m, M_OWNED);
+    int owned_tables = lua_gettop(L);
+    lua_pushvalue(L, t);
+    if (lua_rawget(L, owned_tables) == LUA_TTABLE) {
+        if (lookup(L, m, M_BUSY, t) != LUA_TNIL) {
+            raise_plain(L, "the new state contains a table that contains itself (a cycle)");
+        }
+        lua_pop(L, 1);
+        lua_remove(L, owned_tables);
+        return;
+    }
+    lua_pop(L, 1);
+    state_machine *machine = lua_touserdata(L, m);
+    enter_nested(L, machine);
+    // raw length and raw reads: a plugin's `__len` or `__index` must not run here.
+    lua_Integer n = (lua_Integer)lua_rawlen(L, t), count = 0, positions = 0;
+    lua_createtable(L, n > INT_MAX ? INT_MAX : (int)n, 0);
+    int owned = lua_gettop(L);
+    keep_kind(L, m, t);
+    lua_pushvalue(L, t);
+    lua_pushvalue(L, owned);
+    lua_rawset(L, owned_tables);
+    session_table(L, m, M_BUSY);
+    int busy = lua_gettop(L);
+    lua_pushvalue(L, t);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, busy);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        int value = lua_gettop(L), key = value - 1;
+        count++;
+        positions += is_position(L, key, n);
+        resolve(L, m, key);
+        resolve(L, m, value);
+        lua_rawset(L, owned);
+        lua_settop(L, key);
+    }
+    moonblade_count_steps(L, count);
+    if (count == positions && positions == n) {
+        lua_pushinteger(L, n);
+        store(L, m, M_SEQ, owned, -1);
+        lua_pop(L, 1);
+    }
+    lua_pushvalue(L, t);
+    lua_pushnil(L);
+    lua_rawset(L, busy);
+    machine->depth--;
+    lua_settop(L, owned);
+    lua_remove(L, owned_tables);
+}
+
+/// Pushes the value at `value` as the new state holds it.
+static void resolve(lua_State *L, int m, int value) {
+    value = lua_absindex(L, value);
+    if (lua_type(L, value) != LUA_TTABLE) {
+        lua_pushvalue(L, value);
+    } else if (has_metatable(L, m, value, M_DRAFT_MT)) {
+        record_of(L, m, value);
+        finalize(L, m, -1);
+        lua_remove(L, -2);
+    } else if (has_metatable(L, m, value, M_VIEW_MT)) {
+        lookup(L, m, M_VIEW, value);
+    } else {
+        own(L, m, value);
+    }
+}
+
+static void end_session(lua_State *L, int m) {
+    state_machine *machine = lua_touserdata(L, m);
+    machine->live_session = 0;
+    machine->fresh_count = 0;
+    for (int which = M_FRESH; which <= M_BUSY; which++) {
+        lua_pushnil(L);
+        lua_setiuservalue(L, m, which);
+    }
+}
+
+// MARK: - The functions Swift calls
+
+/// `apply(root, updater, ...)`: runs `updater(draft, ...)` on a draft of `root` and finishes it.
+/// Returns the new root and the change records (nil when no table came from an older one); or nil,
+/// nil and the type's name when the updater of a table state returned neither a table nor nil.
+static int state_apply(lua_State *L) {
+    int m = MACHINE;
+    state_machine *machine = lua_touserdata(L, m);
+    int arguments = lua_gettop(L);
+    luaL_checkstack(L, arguments + 8, "too many arguments");
+    end_session(L, m);
+    machine->live_session = ++machine->last_session;
+    machine->depth = 0;
+    int is_table = lua_type(L, 1) == LUA_TTABLE;
+    if (is_table) new_draft(L, m, 1, 0, 0, machine->live_session); else lua_pushvalue(L, 1);
+    int draft = lua_gettop(L);
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, draft);
+    for (int i = 3; i <= arguments; i++) lua_pushvalue(L, i);
+    lua_call(L, arguments - 1, 1);
+    int result = lua_gettop(L);
+    machine->live_session = 0;
+    if (!lua_isnil(L, result) && is_table && lua_type(L, result) != LUA_TTABLE) {
+        lua_pushnil(L);
+        lua_pushnil(L);
+        lua_pushstring(L, luaL_typename(L, result));
+        end_session(L, m);
+        return 3;
+    }
+    if (!lua_isnil(L, result)) {
+        resolve(L, m, result);
+    } else if (is_table) {
+        record_of(L, m, draft);
+        finalize(L, m, -1);
+    } else {
+        lua_pushvalue(L, 1);
+    }
+    lua_getiuservalue(L, m, M_CHANGES);
+    end_session(L, m);
+    return 2;
+}
+
+/// `abandon()`: after an updater failed, makes its drafts read-only.
+static int state_abandon(lua_State *L) {
+    end_session(L, MACHINE);
+    return 0;
+}
+
+/// `view(value)`: a read-only view of a resident table; any other value as it is.
+static int state_view(lua_State *L) {
+    lua_settop(L, 1);
+    if (lua_type(L, 1) == LUA_TTABLE) push_view(L, MACHINE, 1);
+    return 1;
+}
+
+static void weak_table(lua_State *L, int m, int which, const char *mode) {
+    lua_createtable(L, 0, 0);
+    lua_createtable(L, 0, 1);
+    lua_pushstring(L, mode);
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_setiuservalue(L, m, which);
+}
+
+static void proxy_metatable(lua_State *L, int m, int which, const char *name, const luaL_Reg *methods) {
+    lua_createtable(L, 0, 5);
+    lua_pushstring(L, name);
+    lua_setfield(L, -2, "__metatable");
+    lua_pushvalue(L, m);
+    luaL_setfuncs(L, methods, 1);
+    lua_setiuservalue(L, m, which);
+}
+
+int moonblade_open_state_machinery(lua_State *L) {
+    lua_settop(L, 2);
+    state_machine *machine = lua_newuserdatauv(L, sizeof *machine, M_COUNT);
+    *machine = (state_machine){0};
+    int m = lua_gettop(L);
+    weak_table(L, m, M_REC, "k");
+    weak_table(L, m, M_VIEW, "k");
+    weak_table(L, m, M_VIEWOF, "k");
+    weak_table(L, m, M_IDS, "k");
+    weak_table(L, m, M_TABLES, "v");
+    weak_table(L, m, M_SEQ, "k");
+    static const luaL_Reg draft_methods[] = {
+        {"__index", draft_index}, {"__newindex", draft_newindex}, {"__len", draft_len}, {"__pairs", draft_pairs},
+        {NULL, NULL}};
+    static const luaL_Reg view_methods[] = {
+        {"__index", view_index}, {"__newindex", view_newindex}, {"__len", view_len}, {"__pairs", view_pairs},
+        {NULL, NULL}};
+    proxy_metatable(L, m, M_DRAFT_MT, "state draft", draft_methods);
+    proxy_metatable(L, m, M_VIEW_MT, "state view", view_methods);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, m, M_ARRAY);
+    lua_pushvalue(L, 2);
+    lua_setiuservalue(L, m, M_OBJECT);
+    lua_pushfstring(L, "@%s", moonblade_state_chunk_name());
+    int loaded = luaL_loadbufferx(
+        L, moonblade_copy_sequence_source, sizeof moonblade_copy_sequence_source - 1, lua_tostring(L, -1), "t");
+    lua_remove(L, -2);
+    if (loaded != LUA_OK) {
+        return lua_error(L);
+    }
+    lua_pushcfunction(L, push_sequence);
+    lua_call(L, 1, 1);
+    lua_setiuservalue(L, m, M_COPY_SEQUENCE);
+    lua_pushvalue(L, m);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, moonblade_state_machinery_key);
+
+    static const luaL_Reg functions[] = {
+        {"apply", state_apply}, {"abandon", state_abandon}, {"view", state_view}, {NULL, NULL}};
+    lua_createtable(L, 0, 5);
+    lua_pushvalue(L, m);
+    luaL_setfuncs(L, functions, 1);
+    lua_getiuservalue(L, m, M_IDS);
+    lua_setfield(L, -2, "ids");
+    lua_getiuservalue(L, m, M_TABLES);
+    lua_setfield(L, -2, "tables");
+    return 1;
+}
+
+int moonblade_state_resolve_proxy(lua_State *L, int index) {
+    if (lua_type(L, index) != LUA_TTABLE || !lua_checkstack(L, 4)) return 0;
+    index = lua_absindex(L, index);
+    int top = lua_gettop(L);
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, moonblade_state_machinery_key) != LUA_TUSERDATA) {
+        lua_settop(L, top);
+        return 0;
+    }
+    int m = top + 1;
+    if (has_metatable(L, m, index, M_VIEW_MT)) {
+        lookup(L, m, M_VIEW, index);
+    } else if (has_metatable(L, m, index, M_DRAFT_MT)) {
+        draft_record *record = record_of(L, m, index);
+        if (!record) {
+            lua_settop(L, top);
+            return 0;
+        }
+        lua_getiuservalue(L, -1, record->has_copy ? R_COPY : R_BASE);
+        lua_remove(L, -2);
+    } else {
+        lua_settop(L, top);
+        return 0;
+    }
+    lua_remove(L, m);
+    return 1;
+}
