@@ -10,6 +10,8 @@
 // A side effect runs in tasks on other threads, which callgrind's per-thread `--toggle-collect` does
 // not follow: Scripts/profile counts the whole process for it (setup included; run it with 0
 // repetitions to see the setup alone).
+//   Profiling journal typed|json <items> [repetitions]   (group commit; the writer thread runs outside
+//                                                           profiledLoop: profile it with perf, not callgrind)
 import Foundation
 import Moonblade
 import Workloads
@@ -42,6 +44,7 @@ func usage() -> Never {
     print("       Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]")
     print("       Profiling resident field|item|native|memory <items> [repetitions]")
     print("       Profiling sideEffect native|noop|echo [repetitions]")
+    print("       Profiling journal typed|json <items> [repetitions]")
     exit(2)
 }
 
@@ -87,6 +90,14 @@ case ("sideEffect", let effect?) where effect == "noop" || effect == "echo":
     profiledLoop(Int(argument(2) ?? "") ?? 10_000) {
         _ = try await host.dispatch("bench.\(effect)", EchoRequest(n: 1), returning: Int.self).value
     }
+case ("journal", "typed"):
+    let store = try JournaledStore(initialState: ItemsState(count: Int(argument(2) ?? "") ?? 0), durability: .groupCommit)
+    try profiledLoop(Int(argument(3) ?? "") ?? 100_000) { try store.host.dispatch("bench.increment") }
+    try store.journal.flush()
+case ("journal", "json"):
+    let store = try JournaledStore(initialState: ItemsState.json(count: Int(argument(2) ?? "") ?? 0), durability: .groupCommit)
+    try profiledLoop(Int(argument(3) ?? "") ?? 100_000) { try store.host.dispatch("bench.increment") }
+    try store.journal.flush()
 default:
     usage()
 }

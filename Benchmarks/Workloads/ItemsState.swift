@@ -1,4 +1,6 @@
+import Foundation
 import Moonblade
+import MoonbladeHost
 
 /// A state that grows: a counter next to `items`, as in the mapping and state-growth benchmarks.
 public struct ItemsState: State, Codable, Sendable, Equatable {
@@ -12,5 +14,11 @@ public struct ItemsState: State, Codable, Sendable, Equatable {
         items = (0..<count).map {
             BenchmarkItem(id: $0, title: "item number \($0)", done: $0 % 2 == 0, score: Double($0) + 0.5)
         }
+    }
+
+    /// The dynamic twin of ``init(count:)``: the same state as a `JSONValue`.
+    public static func json(count: Int) -> JSONValue {
+        // A fixed value of plain fields always round-trips through JSON: `try!` cannot trap.
+        try! JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(ItemsState(count: count)))
     }
 }

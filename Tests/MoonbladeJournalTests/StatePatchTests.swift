@@ -36,6 +36,10 @@ import Testing
     @Test func roundTripsThroughItsJSONForm() throws {
         let patch = StatePatch(from: ["a": [1, ["b": "x"]], "c": 1], to: ["a": [1, ["b": "y"], 3]])
         #expect(try StatePatch(json: patch.json) == patch)
+        #expect(patch.jsonText == #"[[["c"]],[["a",1,"b"],"y"],[["a",2],3]]"#)
+        let quoted = StatePatch(changes: [.init(path: [.key("say \"hi\"\n"), .index(0)], value: ["k": 1.5])])
+        #expect(quoted.jsonText == quoted.json.jsonString())
+        #expect(StatePatch().jsonText == "[]")
         #expect(try patch.applied(to: ["a": [1, ["b": "x"]], "c": 1]) == ["a": [1, ["b": "y"], 3]])
     }
 
@@ -46,6 +50,7 @@ import Testing
             let new = JSONValue.random(depth: 3, using: &generator)
             let patch = StatePatch(from: old, to: new)
             #expect(try patch.applied(to: old).jsonString() == new.jsonString())
+            #expect(patch.jsonText == patch.json.jsonString())
         }
     }
 

@@ -8,10 +8,13 @@ import Workloads
 /// Issue 21: what the dispatch journal adds to an awaited Lua updater dispatch (`bench.increment`),
 /// with group commit (each iteration ends with a flush, so the writer's work is inside the figure)
 /// and with the strict setting (a synced commit per dispatch), on the dynamic state the command line
-/// uses (`JSONValue`) and on a typed one (`CounterState`, encoded to JSON for each patch).
+/// uses (`JSONValue`) and on a typed one (`CounterState`, encoded to JSON for each patch); then the
+/// same next to 1,000 items (`ItemsState`), to show whether the journal's cost grows with the state.
 let benchmarks: @Sendable () -> Void = {
     register(JSONValue.self, initialState: ["counter": 0], label: "JSONValue state")
     register(CounterState.self, initialState: CounterState(), label: "typed state")
+    register(JSONValue.self, initialState: ItemsState.json(count: 1_000), label: "JSONValue state, 1,000 items")
+    register(ItemsState.self, initialState: ItemsState(count: 1_000), label: "typed state, 1,000 items")
 }
 
 private func register<S: State & Codable>(_ type: S.Type, initialState: S, label: String) {

@@ -17,6 +17,30 @@ extension StatePatch {
             })
     }
 
+    /// The JSON text of ``json``, as the journal writes it, built without the `JSONValue` in between
+    /// (a few allocations fewer per entry).
+    public var jsonText: String {
+        var text = "["
+        text.reserveCapacity(64)
+        for (position, change) in changes.enumerated() {
+            text += position == 0 ? "[[" : ",[["
+            for (index, element) in change.path.enumerated() {
+                if index > 0 { text += "," }
+                switch element {
+                case .key(let key): text += JSONValue.string(key).jsonString()
+                case .index(let elementIndex): text += String(elementIndex)
+                }
+            }
+            text += "]"
+            if let value = change.value {
+                text += ","
+                text += value.jsonString()
+            }
+            text += "]"
+        }
+        return text + "]"
+    }
+
     /// Reads a patch from its JSON form (``json``).
     public init(json: JSONValue) throws(StatePatchFormatError) {
         guard case .array(let items) = json else { throw StatePatchFormatError(message: "a patch is not an array") }

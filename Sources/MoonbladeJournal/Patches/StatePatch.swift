@@ -50,7 +50,8 @@ public struct StatePatch: Sendable, Hashable {
         switch (old, new) {
         case (.object(let before), .object(let after)):
             guard before != after else { return }
-            for key in before.keys.sorted() where after[key] == nil {
+            // Usually none is removed: an empty filter result allocates nothing and sorts at once.
+            for key in before.keys.filter({ after[$0] == nil }).sorted() {
                 changes.append(Change(path: path + [.key(key)], value: nil))
             }
             for key in after.keys.sorted() {

@@ -41,6 +41,8 @@ final class JournalWriter: @unchecked Sendable {
     private let commitLock = NSLock()
     /// The state as of the last processed entry, in JSON (guarded by `commitLock`).
     private var currentState: JSONValue?
+    /// Turns each entry's new state into JSON, reusing what it shares with the last (guarded by `commitLock`).
+    private let stateEncoder = StateEncoder()
     /// The sequence of the last snapshot written (guarded by `commitLock`).
     private var snapshotSequence: Int
 
@@ -60,6 +62,7 @@ final class JournalWriter: @unchecked Sendable {
         commitLock.lock()
         defer { commitLock.unlock() }
         currentState = state
+        stateEncoder.reset()
         if recovered.map({ StatePatch(from: $0, to: state).isEmpty }) != true {
             let sequence = lastSequence
             snapshotSequence = sequence
@@ -215,7 +218,7 @@ final class JournalWriter: @unchecked Sendable {
             condition.unlock()
             if done { return }
             do {
-                try commitPending()
+                try commitPending(reportingFailureLater: true)
             } catch {
                 configuration.logger.error("journal write failed: \(error)")
             }
@@ -223,7 +226,10 @@ final class JournalWriter: @unchecked Sendable {
     }
 
     /// Takes everything queued, turns it into rows and commits them in one transaction.
-    private func commitPending() throws(JournalError) {
+    ///
+    /// - Parameter reportingFailureLater: whether a failure is also kept for the next ``flush()``: the
+    ///   background writer's, which no caller sees (a strict commit's failure fails its dispatch).
+    private func commitPending(reportingFailureLater: Bool = false) throws(JournalError) {
         commitLock.lock()
         defer { commitLock.unlock() }
         let batch = condition.withLock {
@@ -231,6 +237,8 @@ final class JournalWriter: @unchecked Sendable {
             return pending
         }
         guard !batch.isEmpty else { return }
+        // A failed batch is not in the file: the entries after it are patched from the state before it.
+        let (stateBefore, snapshotBefore) = (currentState, snapshotSequence)
         do {
             var snapshots: [(sequence: Int, state: JSONValue)] = []
             let entries = try batch.map { pending throws(JournalError) in
@@ -247,10 +255,11 @@ final class JournalWriter: @unchecked Sendable {
                 condition.broadcast()
             }
         } catch {
+            (currentState, snapshotSequence) = (stateBefore, snapshotBefore)
             condition.withLock {
                 // The entries are lost; later ones still commit, and the failure is reported once.
                 committedSequence = batch.last!.sequence
-                writeError = error
+                if reportingFailureLater { writeError = error }
                 condition.broadcast()
             }
             throw error
@@ -263,7 +272,7 @@ final class JournalWriter: @unchecked Sendable {
         if let newState = pending.newState {
             let json: JSONValue
             do {
-                json = try JSONValue(encoding: newState as! any Encodable)
+                json = try stateEncoder.encode(newState as! any Encodable)
             } catch {
                 throw JournalError(file: database.file, problem: "entry \(pending.sequence) (\(pending.item.name)): the state has no JSON form: \(error)")
             }

@@ -84,8 +84,14 @@ final class JournalDatabase: Sendable {
     func append(_ entries: [JournalEntry], snapshots: [(sequence: Int, state: JSONValue)]) throws(JournalError) {
         try access { () throws in
             try queue.write { db in
+                // Cached: compiled once per connection, and looked up once per batch (by its SQL text).
+                let insert = try db.cachedStatement(
+                    sql: """
+                        INSERT INTO entries (seq, time, name, kind, payload, plugin, plugin_version, outcome, error, duration, patch, target)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """)
                 for entry in entries {
-                    try Self.insert(entry, db)
+                    try Self.insert(entry, with: insert)
                 }
                 for snapshot in snapshots {
                     try db.execute(
@@ -96,24 +102,18 @@ final class JournalDatabase: Sendable {
         }
     }
 
-    private static func insert(_ entry: JournalEntry, _ db: Database) throws {
+    private static func insert(_ entry: JournalEntry, with statement: Statement) throws {
         let (outcome, error): (String, String?) =
             switch entry.outcome {
             case .applied: ("applied", nil)
             case .started: ("started", nil)
             case .failed(let message): ("failed", message)
             }
-        // Cached: compiled once per connection, not once per entry.
-        let statement = try db.cachedStatement(
-            sql: """
-                INSERT INTO entries (seq, time, name, kind, payload, plugin, plugin_version, outcome, error, duration, patch, target)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
         try statement.execute(
             arguments: [
                 entry.sequence, entry.time.timeIntervalSince1970, entry.name, entry.kind.rawValue,
                 entry.payload?.jsonString(), entry.plugin, entry.pluginVersion, outcome, error, entry.duration.timeInterval,
-                entry.patch.json.jsonString(), entry.target,
+                entry.patch.jsonText, entry.target,
             ])
     }
 

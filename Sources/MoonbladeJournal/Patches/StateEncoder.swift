@@ -1,0 +1,243 @@
+import MoonbladeHost
+
+/// Encodes successive states of a store into ``JSONValue``s, reusing the previous state's JSON for the
+/// collections the new state still shares with it.
+///
+/// A Lua updater that changed one field, or a Swift one that did not touch a list, hands the store a
+/// state whose untouched arrays, dictionaries and sets share their storage with the previous state's
+/// (copy-on-write): their JSON is taken from the previous encoding without encoding them again, and
+/// the patch's diff sees the same storage and skips them at once. So a patch costs what changed, not
+/// the size of the state. The previous state's collections are kept, which keeps their storage from
+/// being reused for other contents (a mutation copies them instead).
+///
+/// A collection whose element type is a class is always encoded: its objects may have changed in
+/// place. State types are values; a class held deeper inside a shared collection (a struct element's
+/// field) that changes in place is not seen.
+final class StateEncoder {
+    /// The last state encoded, as a tree of nodes that remember their collections' storage.
+    private var previous: Node?
+
+    /// `state` as JSON. The encoder remembers it only when encoding succeeds.
+    func encode(_ state: any Encodable) throws -> JSONValue {
+        let root = try Self.node(for: state, previous: previous, codingPath: [])
+        previous = root
+        return root.json
+    }
+
+    /// Forgets the previous state: the next one is encoded whole.
+    func reset() {
+        previous = nil
+    }
+
+    /// The node for `value`: the previous one when `value` is a collection sharing its storage,
+    /// else a new one, encoded against `previous` (the node at the same place in the last state).
+    ///
+    /// The coding path is built only for a value that encodes itself (or fails): not for each scalar.
+    fileprivate static func node<Value: Encodable>(
+        for value: Value, previous: Node?, codingPath: @autoclosure () -> [any CodingKey]
+    ) throws -> Node {
+        if let scalar = try scalar(value, codingPath: codingPath) { return Node(json: scalar) }
+        let shared = value as? any SharedStorage
+        if let shared, let previous, let storage = previous.storage, shared.sharesStorage(with: storage) {
+            return previous
+        }
+        let node = Node()
+        node.storage = shared
+        try value.encode(to: NodeEncoder(node: node, previous: previous, codingPath: codingPath()))
+        return node
+    }
+
+    /// The integer types other than `Int`: their default encoding calls back into the generic one.
+    private static let otherIntegers: [Any.Type] = [
+        Int8.self, Int16.self, Int32.self, Int64.self, UInt.self, UInt8.self, UInt16.self, UInt32.self, UInt64.self,
+    ]
+
+    /// `value`'s JSON when it is a scalar JSON has a form for (or a `JSONValue`); nil for anything
+    /// that encodes itself into containers. Types compare by metatype: no dynamic cast per field.
+    private static func scalar<Value>(_ value: Value, codingPath: () -> [any CodingKey]) throws -> JSONValue? {
+        // Each bit cast is guarded by the metatype test before it.
+        if Value.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
+        if Value.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
+        if Value.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
+        if Value.self == Double.self { return .double(unsafeBitCast(value, to: Double.self)) }
+        if Value.self == Float.self { return .double(Double(unsafeBitCast(value, to: Float.self))) }
+        if Value.self == JSONValue.self { return unsafeBitCast(value, to: JSONValue.self) }
+        guard Self.otherIntegers.contains(where: { $0 == Value.self }), let integer = value as? any BinaryInteger else {
+            return nil
+        }
+        guard let exact = Int64(exactly: integer) else {
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: codingPath(), debugDescription: "\(integer) does not fit in a 64-bit integer"))
+        }
+        return .integer(exact)
+    }
+}
+
+/// One value of the state being encoded: a scalar, or an object or array whose members are nodes.
+private final class Node {
+    var members: [String: Node]?
+    var elements: [Node]?
+    /// The collection this node encodes, kept to tell whether the next state still shares it.
+    var storage: (any SharedStorage)?
+    private var built: JSONValue?
+
+    init(json: JSONValue? = nil) {
+        built = json
+    }
+
+    /// The node's JSON, built once: a node reused for the next state gives the same storage back.
+    var json: JSONValue {
+        if let built { return built }
+        let value: JSONValue =
+            if let members { .object(members.mapValues(\.json)) } else if let elements { .array(elements.map(\.json)) } else { .null }
+        built = value
+        return value
+    }
+}
+
+private struct NodeEncoder: Encoder {
+    let node: Node
+    let previous: Node?
+    var codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        if node.members == nil { node.members = [:] }
+        return KeyedEncodingContainer(Members<Key>(node: node, previous: previous?.members, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        if node.elements == nil { node.elements = [] }
+        return Elements(node: node, previous: previous?.elements, codingPath: codingPath)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        Single(node: node, previous: previous, codingPath: codingPath)
+    }
+}
+
+/// An object's members; the scalar overloads default to the generic `encode`.
+private struct Members<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let node: Node
+    let previous: [String: Node]?
+    var codingPath: [any CodingKey]
+
+    mutating func encodeNil(forKey key: Key) { node.members![key.stringValue] = Node(json: .null) }
+
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        node.members![key.stringValue] = try StateEncoder.node(
+            for: value, previous: previous?[key.stringValue], codingPath: codingPath + [key])
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
+        superEncoder(forKey: key).container(keyedBy: keyType)
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        superEncoder(forKey: key).unkeyedContainer()
+    }
+
+    mutating func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        let child = Node()
+        node.members![key.stringValue] = child
+        return NodeEncoder(node: child, previous: previous?[key.stringValue], codingPath: codingPath + [key])
+    }
+}
+
+/// An array's elements; the scalar overloads default to the generic `encode`.
+private struct Elements: UnkeyedEncodingContainer {
+    let node: Node
+    let previous: [Node]?
+    var codingPath: [any CodingKey]
+    var count: Int { node.elements!.count }
+
+    private var previousElement: Node? { previous.flatMap { count < $0.count ? $0[count] : nil } }
+    private var elementPath: [any CodingKey] { codingPath + [ElementKey(intValue: count)] }
+
+    mutating func encodeNil() { node.elements!.append(Node(json: .null)) }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        node.elements!.append(try StateEncoder.node(for: value, previous: previousElement, codingPath: elementPath))
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        superEncoder().container(keyedBy: keyType)
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        superEncoder().unkeyedContainer()
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        let child = Node()
+        let encoder = NodeEncoder(node: child, previous: previousElement, codingPath: elementPath)
+        node.elements!.append(child)
+        return encoder
+    }
+}
+
+/// A value that encodes itself as one value: the node takes that value's encoding.
+private struct Single: SingleValueEncodingContainer {
+    let node: Node
+    let previous: Node?
+    var codingPath: [any CodingKey]
+
+    mutating func encodeNil() { node.adopt(Node(json: .null)) }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        node.adopt(try StateEncoder.node(for: value, previous: previous, codingPath: codingPath))
+    }
+}
+
+extension Node {
+    /// Takes `other`'s contents: what a single-value container encoded.
+    fileprivate func adopt(_ other: Node) {
+        members = other.members
+        elements = other.elements
+        storage = other.storage ?? storage
+        built = other.built
+    }
+}
+
+/// The coding key of an array element.
+private struct ElementKey: CodingKey {
+    var intValue: Int?
+    var stringValue: String { "\(intValue ?? 0)" }
+    init(intValue: Int) { self.intValue = intValue }
+    init?(stringValue: String) { nil }
+}
+
+/// A copy-on-write collection: two values whose bits are equal share one storage, so hold the same
+/// elements (while both are alive, neither can change it in place).
+private protocol SharedStorage {
+    /// Whether the elements are values: objects in a shared storage may have changed in place.
+    static var holdsValues: Bool { get }
+}
+
+extension SharedStorage {
+    /// Whether `other` is a collection of this type sharing this one's storage, with value elements.
+    func sharesStorage(with other: any SharedStorage) -> Bool {
+        guard Self.holdsValues, let other = other as? Self else { return false }
+        return withUnsafeBytes(of: self) { mine in withUnsafeBytes(of: other) { mine.elementsEqual($0) } }
+    }
+}
+
+extension Array: SharedStorage {
+    fileprivate static var holdsValues: Bool { !(Element.self is AnyClass) }
+}
+
+extension ContiguousArray: SharedStorage {
+    fileprivate static var holdsValues: Bool { !(Element.self is AnyClass) }
+}
+
+extension Set: SharedStorage {
+    fileprivate static var holdsValues: Bool { !(Element.self is AnyClass) }
+}
+
+extension Dictionary: SharedStorage {
+    fileprivate static var holdsValues: Bool { !(Key.self is AnyClass) && !(Value.self is AnyClass) }
+}
