@@ -7,6 +7,8 @@ package struct RecordedItem: Sendable {
     package var name: String
     /// Whether the store applies it as a state updater (else it starts a side effect).
     package var isUpdater: Bool
+    /// Whether it is a Lua item (dispatched by name or bound from a typed face).
+    package var isLuaItem: Bool
     /// The plugin and its running version for a Lua item; nil for a Swift item.
     package var plugin: PluginInfo?
     /// The payload, converted to JSON only when ``payloadJSON()`` is called (off the store's drain).
@@ -25,14 +27,18 @@ package struct RecordedItem: Sendable {
     /// Describes `dispatchable` as it reaches the store. A recorder put innermost (the package
     /// initializer's `innerInterceptors`) sees items as they run, after every interceptor.
     package init(_ dispatchable: any Dispatchable) {
-        isUpdater = dispatchable is any AnyStateUpdater
+        // One conformance check for a Lua item (each costs about as much as the rest of this).
         if let item = dispatchable as? any RuntimeBoundItem {
             let pluginName = pluginName(ofItem: item.item)
             name = item.item
+            isUpdater = item.isUpdater
+            isLuaItem = true
             plugin = item.loadedPlugins.first { $0.name == pluginName }
             payload = item.payload
         } else {
             name = String(describing: type(of: dispatchable))
+            isUpdater = dispatchable is any AnyStateUpdater
+            isLuaItem = false
             plugin = nil
             // Every dispatchable is Sendable; only the Encodable ones have a payload to record.
             payload = (dispatchable as? any Encodable).map { .encodable(SendableBox(value: $0)) } ?? .none
@@ -43,14 +49,17 @@ package struct RecordedItem: Sendable {
 /// A Lua item that knows the runtime it runs in, so a recorder can name its plugin's version.
 private protocol RuntimeBoundItem: LuaItem {
     var loadedPlugins: [PluginInfo] { get }
+    var isUpdater: Bool { get }
 }
 
 extension LuaItemUpdater: RuntimeBoundItem {
     fileprivate var loadedPlugins: [PluginInfo] { runtime.catalog.plugins }
+    fileprivate var isUpdater: Bool { true }
 }
 
 extension LuaItemSideEffect: RuntimeBoundItem {
     fileprivate var loadedPlugins: [PluginInfo] { runtime.catalog.plugins }
+    fileprivate var isUpdater: Bool { false }
 }
 
 extension PluginHost {

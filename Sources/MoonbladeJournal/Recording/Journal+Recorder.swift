@@ -15,7 +15,7 @@ extension Journal {
             { next in
                 { item in
                     var recorded = RecordedItem(item)
-                    let jump = (item as? any TimeTravelJump)?.target
+                    let jump = recorded.isLuaItem ? nil : (item as? any TimeTravelJump)?.target
                     if jump != nil { recorded.name = "goto" }
                     let start = ContinuousClock.now
                     do {
