@@ -35,6 +35,7 @@ typedef struct state_machine {
     lua_Integer last_session;
     int depth;                 // nesting followed by the finish under way
     lua_Integer fresh_count;   // how many tables `fresh` marks (0: no table made yet)
+    int open;                  // an `apply` started and neither it nor `abandon` has ended it
 } state_machine;
 
 enum {
@@ -251,8 +252,9 @@ static void new_draft(lua_State *L, int m, int base, int parent, int key, lua_In
 }
 
 /// Sets `key` to `value` in the copy of the draft whose record is at `r` (made writable before),
-/// listing the key in its change record unless it is listed already.
-static void draft_write(lua_State *L, int r, int key, int value) {
+/// listing the key in its change record unless it is listed already. Returns 0 when the copy held
+/// `value` there already (nothing written).
+static int draft_write(lua_State *L, int r, int key, int value) {
     draft_record *record = lua_touserdata(L, r);
     int top = lua_gettop(L);
     lua_getiuservalue(L, r, R_COPY);
@@ -262,6 +264,10 @@ static void draft_write(lua_State *L, int r, int key, int value) {
     lua_rawget(L, -2);  // base[key]
     lua_pushvalue(L, key);
     lua_rawget(L, copy);  // copy[key]
+    if (lua_rawequal(L, -1, value)) {
+        lua_settop(L, top);
+        return 0;
+    }
     // A key is listed from its first write on; until then its copy still holds the base's value.
     if (lua_rawequal(L, -1, -2)) {
         if (lua_getiuservalue(L, r, R_CHANGES) != LUA_TTABLE) {
@@ -282,6 +288,7 @@ static void draft_write(lua_State *L, int r, int key, int value) {
     lua_pushvalue(L, value);
     lua_rawset(L, copy);
     lua_settop(L, top);
+    return 1;
 }
 
 /// Makes the draft whose record is at `r` writable: a shallow copy of its base, put in place of the
@@ -376,12 +383,16 @@ static int draft_newindex(lua_State *L) {
     if (lua_type(L, 2) == LUA_TNUMBER && !lua_isinteger(L, 2) && isnan(lua_tonumber(L, 2))) {
         return luaL_error(L, "index is NaN");
     }
-    lua_getiuservalue(L, 4, record->has_copy ? R_COPY : R_BASE);
-    lua_pushvalue(L, 2);
-    lua_rawget(L, -2);
-    if (lua_rawequal(L, -1, 3)) return 0;
-    lua_settop(L, 4);
-    if (!record->has_copy) prepare(L, m, 4);
+    if (!record->has_copy) {
+        // Writing back what the base holds copies nothing.
+        lua_getiuservalue(L, 4, R_BASE);
+        lua_pushvalue(L, 2);
+        lua_rawget(L, -2);
+        if (lua_rawequal(L, -1, 3)) return 0;
+        lua_settop(L, 4);
+        prepare(L, m, 4);
+    }
+    if (!draft_write(L, 4, 2, 3)) return 0;
     if (lua_type(L, 3) == LUA_TTABLE && !is_proxy(L, m, 3)) {
         session_table(L, m, M_FRESH);
         lua_pushvalue(L, 3);
@@ -390,7 +401,6 @@ static int draft_newindex(lua_State *L) {
         lua_pop(L, 1);
         machine->fresh_count++;
     }
-    draft_write(L, 4, 2, 3);
     return 0;
 }
 
@@ -718,6 +728,7 @@ static void end_session(lua_State *L, int m) {
     state_machine *machine = lua_touserdata(L, m);
     machine->live_session = 0;
     machine->fresh_count = 0;
+    machine->open = 0;
     for (int which = M_FRESH; which <= M_BUSY; which++) {
         lua_pushnil(L);
         lua_setiuservalue(L, m, which);
@@ -734,7 +745,8 @@ static int state_apply(lua_State *L) {
     state_machine *machine = lua_touserdata(L, m);
     int arguments = lua_gettop(L);
     luaL_checkstack(L, arguments + 8, "too many arguments");
-    end_session(L, m);
+    if (machine->open) end_session(L, m);  // a failed apply that `abandon` did not end
+    machine->open = 1;
     machine->live_session = ++machine->last_session;
     machine->depth = 0;
     int is_table = lua_type(L, 1) == LUA_TTABLE;

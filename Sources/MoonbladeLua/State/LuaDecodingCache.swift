@@ -57,16 +57,11 @@ final class LuaDecodingCache {
         root.push(onto: stack)
         let decoder = LuaValueDecoder(state: stack.state, options: options)
         let hasChanges = stack.type(at: base + 3) == .table
-        decoder.cache = Session(cache: self, ids: base + 1, tables: base + 2, changes: hasChanges ? base + 3 : 0)
+        decoder.cache = Session(
+            cache: self, ids: base + 1, tables: base + 2, changes: hasChanges ? base + 3 : 0,
+            pendingRoot: hasChanges ? base + 4 : 0)
         try decoder.reserve()
-        let value: T
-        if hasChanges, !(T.self is any LuaStatePatchable.Type) {
-            // A pending root is a new table whenever anything changed (and an unchanged one is not
-            // decoded at all): a cache entry for it would never be met. Its fields are cached.
-            value = try decoder.decodeNested(T.self, at: base + 4, key: nil) { try T(from: $0) }
-        } else {
-            value = try decoder.decodeValue(T.self, at: base + 4, key: nil)
-        }
+        let value = try decoder.decodeValue(T.self, at: base + 4, key: nil)
         sweepIfGrown(stack, tables: base + 2)
         return value
     }
@@ -98,6 +93,10 @@ final class LuaDecodingCache {
         let tables: Int32
         /// 0 when the value decoded has no change records.
         let changes: Int32
+        /// The root of a pending version, or 0. A changed root is a new table every time (and an
+        /// unchanged one is not decoded at all), so a cache entry for it would never be met again;
+        /// only a patchable one is kept, for the next version to patch.
+        let pendingRoot: Int32
 
         /// The id of the table at `index`, or nil when it has none yet.
         func id(ofTableAt index: Int32, _ L: OpaquePointer) -> Int64? {

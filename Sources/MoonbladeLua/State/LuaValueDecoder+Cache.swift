@@ -12,6 +12,9 @@ extension LuaValueDecoder {
         guard lua_type(L, index) == LUA_TTABLE, key != nil || index != self.index else {
             return try decodeNested(T.self, at: index, key: key) { try T(from: $0) }
         }
+        guard patchable != nil || index != cache.pendingRoot else {
+            return try decodeNested(T.self, at: index, key: key) { try T(from: $0) }
+        }
         guard patchable != nil || collectionDepth == 0 else {
             // An item of a collection: its value lives in the collection's entry.
             cacheSuspension += 1
