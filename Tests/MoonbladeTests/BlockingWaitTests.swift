@@ -116,3 +116,36 @@ struct BlockingWaitTests {
         #expect(throws: TestError(message: "side effect failed")) { try #require(failure).get() }
     }
 }
+
+@Suite("Blocking wait for a dispatch with retries", .timeLimit(.minutes(1)))
+struct RetryingBlockingWaitTests {
+    @Test("waiting on the draining thread for a dispatch with retries fails at once instead of deadlocking")
+    func waitForRetriesOnTheDrainingThreadFails() async throws {
+        let errors = Recorder<StoreError>()
+        let waiting: StoreInterceptor = { context in
+            { next in
+                { dispatchable in
+                    if dispatchable is Increment {
+                        do {
+                            try context.dispatch(Append("waited"), retries: 1).wait()
+                        } catch let error as StoreError {
+                            errors.append(error)
+                            throw error
+                        }
+                    }
+                    try next(dispatchable)
+                }
+            }
+        }
+        let store = TestStore(interceptors: [waiting])
+        let result = await onThread { Result { _ = try store.anyDispatch(Increment()).wait() } }
+        let outcome = try #require(result, "the wait deadlocked")
+        #expect(throws: StoreError.self) { try outcome.get() }
+        guard case .unservableWait(let place, _)? = errors.values.first else {
+            Issue.record("unexpected \(errors.values)")
+            return
+        }
+        #expect(place.hasPrefix("MoonbladeTests/BlockingWaitTests.swift:"))
+        #expect(store.state == TestState(count: 0, log: ["waited"]))
+    }
+}

@@ -14,6 +14,9 @@ extension DispatchHandle {
         let first = attempt()
         guard retries > 0 else { return first }
         if case .completed(.success) = first.status { return first }
+        // A first attempt queued behind another item: the retries need the store's draining thread.
+        var queued: DispatchCompletion?
+        if case .pending(let completion) = first.status { queued = completion }
         return Self(
             status: .task(
                 Task {
@@ -34,6 +37,6 @@ extension DispatchHandle {
                             current = attempt().status
                         }
                     }
-                }))
+                }, queued: queued))
     }
 }

@@ -18,7 +18,7 @@ extension DispatchHandle {
         switch status {
         case .completed(let result):
             return try typed(try result.get())
-        case .pending(let completion):
+        case .pending(let completion), .task(_, queued: let completion?):
             if let error = completion.unservableWait(at: "\(file):\(line)") { throw error }
         case .task:
             break

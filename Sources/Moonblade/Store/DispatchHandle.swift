@@ -57,8 +57,10 @@ enum DispatchStatus: Sendable {
     case completed(Result<any Sendable, any Error>)
     /// The item was queued behind another dispatch, or the store was not ready yet.
     case pending(DispatchCompletion)
-    /// The item is a side effect running in this task.
-    case task(Task<any Sendable, any Error>)
+    /// The item is a side effect running in this task, or retries running in it. `queued` is the
+    /// queue box of the first attempt when it was queued: a blocking wait on the draining thread of
+    /// its store could never end (the retries need that thread), and fails instead.
+    case task(Task<any Sendable, any Error>, queued: DispatchCompletion? = nil)
 
     /// An updater that was applied, or an item an interceptor dropped, without error.
     static var succeeded: Self { .completed(.success(())) }
@@ -69,7 +71,7 @@ enum DispatchStatus: Sendable {
             switch self {
             case .completed(let result): try result.get()
             case .pending(let completion): try await completion.status.value
-            case .task(let task): try await task.value
+            case .task(let task, _): try await task.value
             }
         }
     }
@@ -79,7 +81,7 @@ enum DispatchStatus: Sendable {
         switch self {
         case .completed: break
         case .pending(let completion): completion.cancel()
-        case .task(let task): task.cancel()
+        case .task(let task, _): task.cancel()
         }
     }
 }
