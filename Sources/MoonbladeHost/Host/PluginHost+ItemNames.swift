@@ -18,9 +18,9 @@ extension PluginHost {
 
 extension PluginHost {
     /// The payload of the Lua item `dispatchable` as JSON (null for none), for tools that check what
-    /// was dispatched (the tester's `receive(_:_:)`); nil for other items.
+    /// was dispatched (the tester's `receive(_:_:)`); nil for other items and payloads with no JSON form.
     package func payload(of dispatchable: any Dispatchable) -> JSONValue? {
         guard let item = dispatchable as? any LuaItem else { return nil }
-        return item.payload.json
+        do { return try item.payload.json() ?? .null } catch { return nil }
     }
 }

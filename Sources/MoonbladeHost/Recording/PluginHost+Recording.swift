@@ -16,12 +16,7 @@ package struct RecordedItem: Sendable {
 
     /// The payload as JSON: nil when there is none.
     package func payloadJSON() throws -> JSONValue? {
-        switch payload {
-        case .none: return nil
-        case .lua(let value): return try JSONValue(luaValue: value)
-        case .encodable(let value as JSONValue): return value
-        case .encodable(let value): return try JSONValue(encoding: value)
-        }
+        try payload.json()
     }
 
     /// Describes `dispatchable` as it reaches the store. A recorder put innermost (the package
