@@ -4,27 +4,27 @@ import MoonbladeLua
 extension PluginRuntime {
     /// Fires the `on_start` rules; their items wait in the store's queue until it is ready.
     func dispatchStartRules() {
-        let reactions = withLua { lua in
-            lua.code.observers.flatMap { rule -> [RuleReaction] in
+        let (reactions, store) = withLua { lua in
+            (lua.code.observers.flatMap { rule -> [RuleReaction] in
                 guard case .start = rule.trigger else { return [] }
                 return fire(rule, cascadeDepth: 0, on: lua.stack, lua) { _ in 0 }
-            }
+            }, lua.store)
         }
-        dispatch(reactions)
+        dispatch(reactions, to: store)
     }
 
     /// Fires the `on_notification` rules for `notification`, their payload functions given `payload`.
     func post(_ notification: String, payload: PluginValue) {
-        let reactions = withLua { lua in
-            lua.code.observers.flatMap { rule -> [RuleReaction] in
+        let (reactions, store) = withLua { lua in
+            (lua.code.observers.flatMap { rule -> [RuleReaction] in
                 guard case .notification(let name) = rule.trigger, name == notification else { return [] }
                 return fire(rule, cascadeDepth: 0, on: lua.stack, lua) { stack in
                     try payload.push(onto: stack, encoder: lua.encoder)
                     return 1
                 }
-            }
+            }, lua.store)
         }
-        dispatch(reactions)
+        dispatch(reactions, to: store)
     }
 
     /// Applies the `on_dispatch` and `on_state_change` rules to `dispatchable` (named `name`), which the
@@ -36,7 +36,7 @@ extension PluginRuntime {
         _ dispatchable: any Dispatchable, name: String?, change: ObservedChange, cascadeDepth: Int, on thread: LuaStack?
     ) {
         let isUpdater = dispatchable is any AnyStateUpdater
-        let reactions = withLua { lua -> [RuleReaction] in
+        let (reactions, store) = withLua { lua -> ([RuleReaction], InterceptorContext?) in
             let stack = thread ?? lua.stack
             let base = stack.top
             defer { stack.top = base }
@@ -56,7 +56,7 @@ extension PluginRuntime {
                     try lua.resident.pushReadOnlyView(of: after, onto: stack)
                 } catch {
                     logger.error("observer rules skipped: the state cannot be mapped to Lua: \(error)")
-                    return []
+                    return ([], nil)
                 }
             }
             func pushStates() throws -> Int32 {
@@ -65,7 +65,7 @@ extension PluginRuntime {
                 stack.pushCopy(of: base + 2)
                 return 2
             }
-            return lua.code.observers.flatMap { rule -> [RuleReaction] in
+            let reactions = lua.code.observers.flatMap { rule -> [RuleReaction] in
                 switch rule.trigger {
                 case .dispatch(let observed) where observed == name:
                     return fire(rule, cascadeDepth: cascadeDepth, on: stack, lua) { stack in
@@ -90,8 +90,9 @@ extension PluginRuntime {
                     return []
                 }
             }
+            return (reactions, lua.store)
         }
-        dispatch(reactions)
+        dispatch(reactions, to: store)
     }
 
     /// The resident versions of the state before and after `change`: the ones a Lua updater left when
@@ -142,8 +143,8 @@ extension PluginRuntime {
 
     /// Dispatches what rules made, with the VM released (a store at rest runs them on this thread), and
     /// logs the failure of any of them once it has run: nobody else awaits them.
-    private func dispatch(_ reactions: [RuleReaction]) {
-        guard !reactions.isEmpty, let store = withLua({ $0.store }) else { return }
+    private func dispatch(_ reactions: [RuleReaction], to store: InterceptorContext?) {
+        guard !reactions.isEmpty, let store else { return }
         let logger = logger
         let pendingReports = pendingReports
         for reaction in reactions {
