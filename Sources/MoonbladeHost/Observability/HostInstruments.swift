@@ -27,20 +27,20 @@ struct HostInstruments: Sendable {
     /// Nothing traced, nothing counted.
     static let none = HostInstruments(tracer: NoOpTracer(), metricsFactory: NOOPMetricsHandler.instance)
 
-    /// Runs `body` in a child span of the current one, called `name`.
-    func span<Result, Failure: Error>(_ name: String, _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+    /// Runs `body` in a child span of the current one, called `name` (built only when tracing).
+    func span<Result, Failure: Error>(_ name: @autoclosure () -> String, _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         guard let tracer else { return try body() }
-        let span = tracer.startSpan(name, context: InstrumentationContext.current ?? .topLevel)
+        let span = tracer.startSpan(name(), context: InstrumentationContext.current ?? .topLevel)
         defer { span.end() }
         return try Self.run(in: span) { () throws(Failure) in try body() }
     }
 
-    /// Runs `body` in a child span of the current one, called `name`.
+    /// Runs `body` in a child span of the current one, called `name` (built only when tracing).
     func span<Result: Sendable, Failure: Error>(
-        _ name: String, _ body: () async throws(Failure) -> Result
+        _ name: @autoclosure () -> String, _ body: () async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
         guard let tracer else { return try await body() }
-        let span = tracer.startSpan(name, context: InstrumentationContext.current ?? .topLevel)
+        let span = tracer.startSpan(name(), context: InstrumentationContext.current ?? .topLevel)
         defer { span.end() }
         do {
             return try await InstrumentationContext.$current.withValue(span.context) { try await body() }
