@@ -70,13 +70,18 @@ extension Journal {
     /// as a snapshot, so the journal can rebuild every state after it. The ``PluginHost`` initializer
     /// that takes a journal calls this; call it yourself when you put ``recorder()`` in a plain `Store`.
     public func begin<S: Encodable>(with initialState: S) throws(JournalError) {
+        try begin(with: initialState, recovered: state(at: nil))
+    }
+
+    /// ``begin(with:)`` given the journal's latest state, already rebuilt.
+    func begin<S: Encodable>(with initialState: S, recovered: JSONValue?) throws(JournalError) {
         let json: JSONValue
         do {
             json = try JSONValue(encoding: initialState)
         } catch {
             throw JournalError(file: file, problem: "the initial state has no JSON form: \(error)")
         }
-        try writer.begin(with: json, recovered: try state(at: nil))
+        try writer.begin(with: json, recovered: recovered)
     }
 }
 
@@ -98,8 +103,10 @@ extension PluginHost {
         interceptors: [StoreInterceptor] = [],
         configuration: Configuration = Configuration()
     ) throws {
-        let start = try initialState ?? journal.state(as: S.self) ?? S()
-        try journal.begin(with: start)
+        // The journal's state is rebuilt once: to start from, and to tell whether a given one differs.
+        let recovered = try journal.state(at: nil)
+        let start = try initialState ?? recovered.map { json throws(JournalError) in try journal.decode(json, as: S.self) } ?? S()
+        try journal.begin(with: start, recovered: recovered)
         try self.init(
             plugins: directories, initialState: start, dependencies: dependencies,
             interceptors: [journal.outcomeInterceptor()] + interceptors, innerInterceptors: [journal.recorder()],
