@@ -88,7 +88,10 @@ import Testing
 
     @Test func theLibraryIsReadOnlyAndTheMarkersProtected() async throws {
         let host = try host(try Self.json(#"{"meta": {}}"#))
-        await #expect(throws: PluginError.self) { try await host.dispatch("shape.tamper").value }
+        let before = host.state
+        let tampered = await #expect(throws: PluginError.self) { try await host.dispatch("shape.tamper").value }
+        #expect(tampered?.description.contains("shape/plugin.lua:18: moonblade is read-only") == true, "\(String(describing: tampered))")
+        #expect(host.state == before)
         let error = await #expect(throws: PluginError.self) { try await host.dispatch("shape.remark").value }
         #expect(error?.description.contains("protected metatable") == true)
         try await host.dispatch("shape.make").value
