@@ -157,8 +157,8 @@ extension Store {
         _ dispatchable: any Dispatchable,
         ifTypeOf original: Original
     ) throws -> Bool {
-        guard let updater = dispatchable as? Original else { return false }
-        try applyUpdater(updater)
+        guard type(of: dispatchable) == Original.self else { return false }
+        try applyUpdater(Self.unwrap(dispatchable, as: Original.self))
         return true
     }
 
@@ -167,9 +167,17 @@ extension Store {
         _ dispatchable: any Dispatchable,
         ifTypeOf original: Original
     ) -> Bool {
-        guard let sideEffect = dispatchable as? Original else { return false }
-        currentStatus = startSideEffect(sideEffect)
+        guard type(of: dispatchable) == Original.self else { return false }
+        currentStatus = startSideEffect(Self.unwrap(dispatchable, as: Original.self))
         return true
+    }
+
+    /// The value in `dispatchable`, whose dynamic type the caller has compared with `Original`.
+    ///
+    /// A metatype compare and this identity take the place of an `as? Original` cast, which on a
+    /// generic type costs a dynamic cast and a metadata look-up of `Optional<Original>` per item.
+    private static func unwrap<Item: Dispatchable, Original>(_ dispatchable: Item, as _: Original.Type) -> Original {
+        unsafeBitCast(dispatchable, to: Original.self)
     }
 
     /// Applies `updater` to a copy of the state, stores the copy and calls the listeners.
@@ -178,15 +186,19 @@ extension Store {
         let oldState = storedState
         var newState = oldState
         try updater.updateAnyState(&newState)
-        let listeners = lock.withLock {
-            storedState = newState
-            storedGeneration &+= 1
-            return self.listeners
-        }
+        // Locked by hand: `withLock` returning the listeners looks up the metadata of their array
+        // type on every item, in code generic over `S`.
+        lock.lock()
+        storedState = newState
+        storedGeneration &+= 1
+        let listeners = self.listeners
+        lock.unlock()
         if let transaction = currentTransaction {
             transaction.record(old: oldState, new: newState, listeners: listeners)
             return
         }
+        // None to call: nothing to hand to the provider, and no generic iteration to pay for.
+        guard listeners.count != 0 else { return }
         notify(listeners, old: oldState, new: newState)
     }
 

@@ -35,6 +35,17 @@ package final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
+    /// Takes the lock; pair it with ``unlock()``. Prefer ``withLock(_:)``: these two are for generic
+    /// code whose result type would cost a metadata look-up through the closure.
+    package func lock() {
+        pthread_mutex_lock(mutex)
+    }
+
+    /// Gives up the lock taken with ``lock()``.
+    package func unlock() {
+        pthread_mutex_unlock(mutex)
+    }
+
     /// Runs `body` while holding the lock. `body` must not take this lock again, unless it is recursive.
     package func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure)
         -> Result

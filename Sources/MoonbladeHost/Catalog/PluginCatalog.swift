@@ -27,14 +27,17 @@ struct PluginCatalog: Sendable {
         return swiftNames[ObjectIdentifier(type(of: dispatchable))]
     }
 
-    /// This catalog with the Lua items and rules of `code`'s plugins in place of the earlier ones.
-    func replacingPlugins(with infos: [PluginInfo], rules: RuleKinds) -> PluginCatalog {
+    /// This catalog with the Lua items and rules of `code`'s plugins in place of the earlier ones, the
+    /// updaters as `updaters` resolves them.
+    func replacingPlugins(
+        with infos: [PluginInfo], updaters: [String: ResolvedLuaItem], rules: RuleKinds
+    ) -> PluginCatalog {
         var catalog = self
         for plugin in plugins {
             for item in plugin.updaters + plugin.sideEffects { catalog.kinds[item] = nil }
         }
         for plugin in infos {
-            for item in plugin.updaters { catalog.kinds[item] = .luaUpdater }
+            for item in plugin.updaters { catalog.kinds[item] = updaters[item].map(PluginItemKind.luaUpdater) }
             for item in plugin.sideEffects { catalog.kinds[item] = .luaSideEffect }
         }
         catalog.plugins = infos

@@ -16,6 +16,10 @@ final class PluginCode {
     private(set) var observers: [ObserverRule] = []
     /// Every plugin's interceptors in load order, as the Lua list the interceptor chain walks.
     private(set) var interceptors: LuaReference?
+    /// How many installs there were: a ``ResolvedLuaItem`` is good for the one that made it.
+    private var installs = 0
+    /// The updaters' functions of the running install, by ``ResolvedLuaItem/slot``.
+    private var slots: [LuaReference] = []
 
     /// Makes `plugin` the running version of its name, in place of any earlier one, and returns
     /// `catalog` updated to match.
@@ -32,8 +36,21 @@ final class PluginCode {
         observers = plugins.flatMap(\.rules.observers)
         let chain = plugins.flatMap(\.rules.interceptors)
         interceptors = chain.isEmpty ? nil : stack.makeList(chain)
+        installs += 1
+        slots = []
+        var updaters: [String: ResolvedLuaItem] = [:]
+        for (item, function) in functions.updaters {
+            updaters[item] = ResolvedLuaItem(plugin: pluginName(ofItem: item), install: installs, slot: slots.count)
+            slots.append(function)
+        }
         return catalog.replacingPlugins(
-            with: plugins.map(\.info), rules: RuleKinds(interceptors: !chain.isEmpty, observers: observers))
+            with: plugins.map(\.info), updaters: updaters,
+            rules: RuleKinds(interceptors: !chain.isEmpty, observers: observers))
+    }
+
+    /// The function of the updater `item` resolved, or nil when a reload has installed other code since.
+    func function(of item: ResolvedLuaItem) -> LuaReference? {
+        item.install == installs ? slots[item.slot] : nil
     }
 
     /// The function of `item`, which must be of the kind asked for.

@@ -3,7 +3,8 @@ import MoonbladeLua
 
 /// What a registered item name stands for; kept where any thread can look it up without the VM.
 package enum PluginItemKind: Sendable {
-    case luaUpdater
+    /// A Lua updater, as the running install of its plugin resolved it.
+    case luaUpdater(ResolvedLuaItem)
     case luaSideEffect
     /// A Swift `Decodable` dispatchable: builds it from the payload Lua passes at `payloadIndex`.
     case swift(

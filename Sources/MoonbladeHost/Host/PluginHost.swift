@@ -198,8 +198,12 @@ public final class PluginHost<S: State & Codable>: Sendable {
     ) throws(PluginError) -> DispatchHandle<Void> {
         let value = PluginValue(payload: payload)
         switch runtime.kind(of: name) {
-        case .luaUpdater:
-            return store.dispatch(LuaItemUpdater(runtime: runtime, item: name, payload: value), retries: retries, delay: delay)
+        case .luaUpdater(let resolved):
+            let updater = LuaItemUpdater(runtime: runtime, item: name, resolved: resolved, payload: value)
+            // The store's own `dispatch` when nothing is retried: `Dispatcher`'s goes through a witness
+            // table and looks up the store's generic type metadata first.
+            guard retries == 0 else { return store.dispatch(updater, retries: retries, delay: delay) }
+            return store.dispatch(updater)
         case .luaSideEffect:
             return store.dispatch(
                 LuaItemSideEffect<S, Void>(runtime: runtime, item: name, payload: value), retries: retries, delay: delay)
@@ -228,10 +232,13 @@ public final class PluginHost<S: State & Codable>: Sendable {
     /// The innermost interceptor: turns typed Swift faces of Lua items into the items that run them,
     /// after every user interceptor has seen the typed value.
     private static func bindingInterceptor(_ runtime: PluginRuntime<S>) -> StoreInterceptor {
-        { _ in { next in { item in
-            // Items dispatched by name come bound (a metadata compare); every other item pays one
-            // conformance check, and only typed faces pay for telling their kind.
-            guard !(item is LuaItemUpdater<S>), item is any LuaItemFace else { return try next(item) }
+        // Items dispatched by name come bound: told by their type's identity, taken once here (an `is`
+        // test of a generic type is a dynamic cast and a metadata look-up per item). Every other item
+        // pays one conformance check, and only typed faces pay for telling their kind.
+        let (updater, sideEffect) = (ObjectIdentifier(LuaItemUpdater<S>.self), ObjectIdentifier(LuaItemSideEffect<S, Void>.self))
+        return { _ in { next in { item in
+            let itemType = ObjectIdentifier(type(of: item))
+            guard itemType != updater, itemType != sideEffect, item is any LuaItemFace else { return try next(item) }
             switch item {
             case let updater as any LuaStateUpdater:
                 try next(LuaItemUpdater(runtime: runtime, item: type(of: updater).luaItem, payload: .encodable(updater)))

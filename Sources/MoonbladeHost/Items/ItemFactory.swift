@@ -32,9 +32,10 @@ extension PluginRuntime {
             }
         }
         let payload = try luaPayload(of: name, at: payloadIndex, stack)
-        return kind.isUpdater
-            ? LuaItemUpdater(runtime: self, item: name, payload: payload)
-            : LuaItemSideEffect<S, LuaValue>(runtime: self, item: name, payload: payload)
+        guard case .luaUpdater(let resolved) = kind else {
+            return LuaItemSideEffect<S, LuaValue>(runtime: self, item: name, payload: payload)
+        }
+        return LuaItemUpdater(runtime: self, item: name, resolved: resolved, payload: payload)
     }
 
     /// The payload Lua gives `name` at `index`: nothing for nil or no value, else a snapshot.

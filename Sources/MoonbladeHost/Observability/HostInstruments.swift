@@ -5,13 +5,18 @@ import Tracing
 /// The tracer and metrics a plugin host reports to, resolved once when the host starts.
 ///
 /// Each is nil when nothing would receive it (no tracer or metrics backend bootstrapped, none
-/// configured), and every instrumented place then costs one nil check: no span, no clock reading,
-/// no metric lookup.
-struct HostInstruments: Sendable {
+/// configured), and every instrumented place then costs one flag check: no span, no clock reading,
+/// no metric lookup. A class, read in place: a struct holding an optional existential is copied
+/// whole at each use, several times per dispatch.
+final class HostInstruments: Sendable {
     /// Where spans go; nil when nobody listens.
     let tracer: (any Tracer)?
     /// Where counters and timers go; nil when nobody listens.
     let metrics: HostMetricsRecorder?
+    /// Whether anything is traced or measured.
+    let isActive: Bool
+    /// Whether `tracer` is set: the check that costs no copy of it.
+    private let isTracing: Bool
 
     /// The configured tracer and factory, or the bootstrapped ones unless those are the no-op defaults.
     init(tracer: (any Tracer)?, metricsFactory: (any MetricsFactory)?) {
@@ -19,17 +24,16 @@ struct HostInstruments: Sendable {
         self.tracer = tracer is NoOpTracer ? nil : tracer
         let factory = metricsFactory ?? MetricsSystem.factory
         metrics = factory is NOOPMetricsHandler ? nil : HostMetricsRecorder(factory: factory)
+        isTracing = self.tracer != nil
+        isActive = isTracing || metrics != nil
     }
-
-    /// Whether anything is traced or measured.
-    var isActive: Bool { tracer != nil || metrics != nil }
 
     /// Nothing traced, nothing counted.
     static let none = HostInstruments(tracer: NoOpTracer(), metricsFactory: NOOPMetricsHandler.instance)
 
     /// Runs `body` in a child span of the current one, called `name` (built only when tracing).
     func span<Result, Failure: Error>(_ name: @autoclosure () -> String, _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
-        guard let tracer else { return try body() }
+        guard isTracing, let tracer else { return try body() }
         let span = tracer.startSpan(name(), context: InstrumentationContext.current ?? .topLevel)
         defer { span.end() }
         return try Self.run(in: span) { () throws(Failure) in try body() }
@@ -39,7 +43,7 @@ struct HostInstruments: Sendable {
     func span<Result: Sendable, Failure: Error>(
         _ name: @autoclosure () -> String, _ body: () async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
-        guard let tracer else { return try await body() }
+        guard isTracing, let tracer else { return try await body() }
         let span = tracer.startSpan(name(), context: InstrumentationContext.current ?? .topLevel)
         defer { span.end() }
         do {
@@ -53,15 +57,15 @@ struct HostInstruments: Sendable {
     /// `work` in a span called `name` when tracing; `work` itself otherwise, so that nothing is
     /// allocated for it.
     func traced(_ work: @escaping PendingWork, as name: @autoclosure () -> String) -> PendingWork {
-        guard tracer != nil else { return work }
+        guard isTracing else { return work }
         let name = name()
-        return { try await span(name) { try await work() } }
+        return { try await self.span(name) { try await work() } }
     }
 
     /// `item` with the current span as the parent of its dispatch span, for when it runs elsewhere
     /// (queued for the thread draining the store).
     func adopting(_ item: any Dispatchable) -> any Dispatchable {
-        guard tracer != nil, let context = InstrumentationContext.current, var luaItem = item as? any LuaItem else {
+        guard isTracing, let context = InstrumentationContext.current, var luaItem = item as? any LuaItem else {
             return item
         }
         luaItem.traceParent = context

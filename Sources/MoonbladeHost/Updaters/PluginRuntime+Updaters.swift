@@ -9,18 +9,27 @@ extension PluginRuntime {
     /// a limit stops it, or what it leaves is not an `S`, this throws, and both the store's state and
     /// its resident copy stay exactly as they were.
     ///
-    /// - Parameter thread: the stack to run on when a Lua interceptor's `next` handed the updater on
-    ///   from a Lua thread; the main thread's otherwise.
-    func applyUpdater(_ item: String, to state: S, payload: PluginValue, on thread: LuaStack? = nil) throws(PluginError)
-        -> S
-    {
+    /// - Parameters:
+    ///   - resolved: `item` as the catalog resolved it, if the caller looked it up: its function and
+    ///     plugin are then taken from there, unless a reload installed other code since.
+    ///   - thread: the stack to run on when a Lua interceptor's `next` handed the updater on from a
+    ///     Lua thread; the main thread's otherwise.
+    func applyUpdater(
+        _ item: String, resolved: ResolvedLuaItem? = nil, to state: S, payload: PluginValue, on thread: LuaStack? = nil
+    ) throws(PluginError) -> S {
         try withLua { lua throws(PluginError) in
             // Updaters run on the thread draining the store, which owns the generation.
             let generation = lua.store?.stateGeneration
             let stack = thread ?? lua.stack
             let base = stack.top
             defer { stack.top = base }
-            let function = try lua.code.function(of: item, isUpdater: true)
+            let function: LuaReference
+            let plugin: String
+            if let resolved, let current = lua.code.function(of: resolved) {
+                (function, plugin) = (current, resolved.plugin)
+            } else {
+                (function, plugin) = (try lua.code.function(of: item, isUpdater: true), pluginName(ofItem: item))
+            }
             let start: LuaStateVersion
             do {
                 start = try instruments.span("state to lua") { try lua.residentVersion(of: state, generation: generation) }
@@ -30,7 +39,7 @@ extension PluginRuntime {
             let pending: LuaPendingState
             do {
                 pending = try instruments.span("lua") {
-                    try lua.vm.withLimits(limits(of: pluginName(ofItem: item))) {
+                    try lua.vm.withLimits(limits(of: plugin)) {
                         try lua.resident.apply(function, on: stack) { stack in
                             try payload.push(onto: stack, encoder: lua.encoder)
                             return 1
@@ -42,7 +51,7 @@ extension PluginRuntime {
             } catch let error as LuaStateReturnError {
                 // A state that is a table stays one: a returned number or string is a slip, not a new state.
                 throw PluginError(
-                    .invalidState, plugin: pluginName(ofItem: item), item: item,
+                    .invalidState, plugin: plugin, item: item,
                     message: "returned a \(error.returned); an updater changes the state table in place or returns a new table",
                     location: lua.code.definition(of: item, on: stack))
             } catch {
