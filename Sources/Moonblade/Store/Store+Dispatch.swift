@@ -192,13 +192,14 @@ extension Store {
         storedState = newState
         storedGeneration &+= 1
         let listeners = self.listeners
+        let listenerCount = self.listenerCount
         lock.unlock()
         if let transaction = currentTransaction {
             transaction.record(old: oldState, new: newState, listeners: listeners)
             return
         }
         // None to call: nothing to hand to the provider, and no generic iteration to pay for.
-        guard listeners.count != 0 else { return }
+        guard listenerCount != 0 else { return }
         notify(listeners, old: oldState, new: newState)
     }
 

@@ -36,7 +36,12 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
     /// `init` holds the role from the start, so items dispatched before the store is ready are queued.
     @exclusivity(unchecked) var isDraining = true
     @exclusivity(unchecked) var queue = FIFOQueue<PendingDispatch>()
-    @exclusivity(unchecked) var listeners: [StoreListenerEntry<S>] = []
+    @exclusivity(unchecked) var listeners: [StoreListenerEntry<S>] = [] {
+        // Kept beside the array: its `count` in code generic over `S` looks up the element's metadata.
+        didSet { listenerCount = listeners.count }
+    }
+    /// How many `listeners` there are; read by every updater dispatch.
+    @exclusivity(unchecked) var listenerCount = 0
     @exclusivity(unchecked) var nextListenerID = 0
     /// Side effect tasks started and not yet finished.
     @exclusivity(unchecked) var runningSideEffects = 0

@@ -1,0 +1,100 @@
+import Moonblade
+import MoonbladeHost
+import Testing
+
+/// A dispatch by name resolves its item once, when it is dispatched; these check that what it resolved
+/// never outlives a reload: an item dispatched before a reload and run after it runs the new code.
+@Suite("Dispatch by name across a reload")
+struct DispatchByNameTests {
+    let scratch = ScratchPlugins()
+
+    /// Holds back the first item dispatched (dropping it from the chain) and lets every later one through
+    /// (a reload's swap among them), to send the first to the store again later: it was resolved before
+    /// whatever happened in between.
+    final class Holder: Sendable {
+        let held = Locked<(any Dispatchable)?>(nil)
+        let isHolding = Locked(true)
+
+        var interceptor: StoreInterceptor {
+            { _ in { next in { item in
+                let holds = self.isHolding.withLock { holding in
+                    defer { holding = false }
+                    return holding
+                }
+                guard holds else { return try next(item) }
+                self.held.withLock { $0 = item }
+            } } }
+        }
+
+        /// Sends the held item to `host`'s store and waits for it.
+        func release<S>(to host: PluginHost<S>) async throws {
+            let item = try #require(held.withLock { $0 })
+            _ = try await host.store.anyDispatch(item).value
+        }
+    }
+
+    /// A host on the plugin `p` with `updaters`, whose Swift interceptor is `holder`'s.
+    func host(_ updaters: String, _ holder: Holder) throws -> PluginHost<AppState> {
+        let folder = try scratch.write("p", "return { name = \"p\", updaters = { \(updaters) } }")
+        return try PluginHost<AppState>(plugins: [folder], interceptors: [holder.interceptor])
+    }
+
+    func reload(_ host: PluginHost<AppState>, to source: String) async throws {
+        _ = try scratch.write("p", source)
+        _ = try await host.reload(plugin: "p")
+    }
+
+    @Test("an updater dispatched before a reload and run after it runs the new code")
+    func runsTheNewCode() async throws {
+        let holder = Holder()
+        let host = try host("add = function(s) s.counter = s.counter + 1 end", holder)
+        try host.dispatch("p.add")
+        // The new version has more updaters, so the old one's place among them tells nothing.
+        let others = (1...9).map { "u\($0) = function(s) s.counter = -\($0) end," }.joined()
+        try await reload(
+            host, to: "return { name = \"p\", updaters = { \(others) add = function(s) s.counter = s.counter + 100 end } }")
+        try await holder.release(to: host)
+        #expect(host.state.counter == 100)
+    }
+
+    @Test("an updater whose name a reload took away fails as unknown, and the state stays")
+    func removedItemIsUnknown() async throws {
+        let holder = Holder()
+        let host = try host("add = function(s) s.counter = s.counter + 1 end", holder)
+        try host.dispatch("p.add")
+        try await reload(host, to: #"return { name = "p", updaters = { other = function(s) s.counter = -1 end } }"#)
+        let error = try await #require(throws: PluginError.self) {
+            try await holder.release(to: host)
+        }
+        #expect(error.kind == .unknownItem)
+        #expect(error.item == "p.add")
+        #expect(host.state.counter == 0)
+    }
+
+    @Test("an updater a reload made a side effect fails as the wrong kind, and the state stays")
+    func itemOfAnotherKindIsRefused() async throws {
+        let holder = Holder()
+        let host = try host("add = function(s) s.counter = s.counter + 1 end", holder)
+        try host.dispatch("p.add")
+        try await reload(host, to: #"return { name = "p", side_effects = { add = function(ctx) end } }"#)
+        let error = try await #require(throws: PluginError.self) {
+            try await holder.release(to: host)
+        }
+        #expect(error.kind == .wrongKind)
+        #expect(error.plugin == "p")
+        #expect(host.state.counter == 0)
+        // The host keeps running: the side effect runs by name.
+        try await host.dispatch("p.add").value
+    }
+
+    @Test("an updater dispatched before a reload that failed runs the code that stayed")
+    func failedReloadKeepsTheResolvedItem() async throws {
+        let holder = Holder()
+        let host = try host("add = function(s) s.counter = s.counter + 1 end", holder)
+        try host.dispatch("p.add")
+        _ = try scratch.write("p", #"return { name = "p", updaters = { add = 42 } }"#)
+        await #expect(throws: PluginError.self) { _ = try await host.reload(plugin: "p") }
+        try await holder.release(to: host)
+        #expect(host.state.counter == 1)
+    }
+}
