@@ -15,10 +15,12 @@ final class LuaSide {
     let code = PluginCode()
     /// The store's state as Lua tables, kept between dispatches (see `Updaters/`).
     let resident: LuaResidentState
+    // Touched only with the VM held, by one thread at a time, so the runtime's exclusivity checks of
+    // these two (read and written by every Lua updater dispatch) are redundant.
     /// How Lua reaches the store: set when the store sets up its interceptors, before any item runs.
-    var store: InterceptorContext?
+    @exclusivity(unchecked) var store: InterceptorContext?
     /// The version the last Lua updater started from, kept for the observer rules that follow it.
-    var previousVersion: LuaStateVersion?
+    @exclusivity(unchecked) var previousVersion: LuaStateVersion?
     /// The Lua glue that passes items through the plugins' interceptors.
     private(set) var interceptors: LuaInterceptorChain!
     /// The Lua glue that gives side effects their `ctx`.
