@@ -33,65 +33,46 @@ struct DispatchByNameTests {
         }
     }
 
-    /// A host on the plugin `p` with `updaters`, whose Swift interceptor is `holder`'s.
-    func host(_ updaters: String, _ holder: Holder) throws -> PluginHost<AppState> {
-        let folder = try scratch.write("p", "return { name = \"p\", updaters = { \(updaters) } }")
-        return try PluginHost<AppState>(plugins: [folder], interceptors: [holder.interceptor])
-    }
-
-    func reload(_ host: PluginHost<AppState>, to source: String) async throws {
-        _ = try scratch.write("p", source)
-        _ = try await host.reload(plugin: "p")
+    /// A host on the plugin `p`, whose `add` adds 1, and the holder of a dispatch of `p.add` made on it.
+    func hostHoldingAdd() throws -> (PluginHost<AppState>, Holder) {
+        let holder = Holder()
+        let folder = try scratch.write("p", #"return { name = "p", updaters = { add = function(s) s.counter = s.counter + 1 end } }"#)
+        let host = try PluginHost<AppState>(plugins: [folder], interceptors: [holder.interceptor])
+        try host.dispatch("p.add")
+        return (host, holder)
     }
 
     @Test("an updater dispatched before a reload and run after it runs the new code")
     func runsTheNewCode() async throws {
-        let holder = Holder()
-        let host = try host("add = function(s) s.counter = s.counter + 1 end", holder)
-        try host.dispatch("p.add")
+        let (host, holder) = try hostHoldingAdd()
         // The new version has more updaters, so the old one's place among them tells nothing.
         let others = (1...9).map { "u\($0) = function(s) s.counter = -\($0) end," }.joined()
-        try await reload(
-            host, to: "return { name = \"p\", updaters = { \(others) add = function(s) s.counter = s.counter + 100 end } }")
+        _ = try scratch.write("p", "return { name = \"p\", updaters = { \(others) add = function(s) s.counter = s.counter + 100 end } }")
+        _ = try await host.reload(plugin: "p")
         try await holder.release(to: host)
         #expect(host.state.counter == 100)
     }
 
-    @Test("an updater whose name a reload took away fails as unknown, and the state stays")
-    func removedItemIsUnknown() async throws {
-        let holder = Holder()
-        let host = try host("add = function(s) s.counter = s.counter + 1 end", holder)
-        try host.dispatch("p.add")
-        try await reload(host, to: #"return { name = "p", updaters = { other = function(s) s.counter = -1 end } }"#)
-        let error = try await #require(throws: PluginError.self) {
-            try await holder.release(to: host)
-        }
-        #expect(error.kind == .unknownItem)
+    @Test(
+        "an updater a reload took away, or made a side effect, fails as unknown or of the wrong kind; the state stays",
+        arguments: [
+            (#"return { name = "p", updaters = { other = function(s) s.counter = -1 end } }"#, PluginError.Kind.unknownItem),
+            (#"return { name = "p", side_effects = { add = function(ctx) end } }"#, .wrongKind),
+        ])
+    func goneOrOfAnotherKind(source: String, kind: PluginError.Kind) async throws {
+        let (host, holder) = try hostHoldingAdd()
+        _ = try scratch.write("p", source)
+        _ = try await host.reload(plugin: "p")
+        let error = try await #require(throws: PluginError.self) { try await holder.release(to: host) }
+        #expect(error.kind == kind)
+        #expect(error.plugin == "p")
         #expect(error.item == "p.add")
         #expect(host.state.counter == 0)
     }
 
-    @Test("an updater a reload made a side effect fails as the wrong kind, and the state stays")
-    func itemOfAnotherKindIsRefused() async throws {
-        let holder = Holder()
-        let host = try host("add = function(s) s.counter = s.counter + 1 end", holder)
-        try host.dispatch("p.add")
-        try await reload(host, to: #"return { name = "p", side_effects = { add = function(ctx) end } }"#)
-        let error = try await #require(throws: PluginError.self) {
-            try await holder.release(to: host)
-        }
-        #expect(error.kind == .wrongKind)
-        #expect(error.plugin == "p")
-        #expect(host.state.counter == 0)
-        // The host keeps running: the side effect runs by name.
-        try await host.dispatch("p.add").value
-    }
-
     @Test("an updater dispatched before a reload that failed runs the code that stayed")
     func failedReloadKeepsTheResolvedItem() async throws {
-        let holder = Holder()
-        let host = try host("add = function(s) s.counter = s.counter + 1 end", holder)
-        try host.dispatch("p.add")
+        let (host, holder) = try hostHoldingAdd()
         _ = try scratch.write("p", #"return { name = "p", updaters = { add = 42 } }"#)
         await #expect(throws: PluginError.self) { _ = try await host.reload(plugin: "p") }
         try await holder.release(to: host)
