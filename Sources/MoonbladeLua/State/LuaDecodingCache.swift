@@ -135,7 +135,7 @@ final class LuaDecodingCache {
             cache.entries[Key(id: id, type: ObjectIdentifier(type))] = value
         }
 
-        /// Pushes the change record of the table at `index` (`{ base = …, key, key, … }`) and returns
+        /// Pushes the change record of the table at `index` (`{ older table, key, key, … }`) and returns
         /// true, or pushes nothing and returns false when it has none.
         func pushChangeRecord(ofTableAt index: Int32, _ L: OpaquePointer) -> Bool {
             guard changes != 0 else { return false }

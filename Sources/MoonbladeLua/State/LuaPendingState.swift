@@ -8,8 +8,9 @@ public final class LuaPendingState {
     /// table of the version the draft was made from.
     let root: LuaReference
     /// A Lua table mapping each new table that came from an older one to
-    /// `{ base = older table, changedKey1, changedKey2, … }`; tables the plugin built have no entry.
-    /// A reference to nil when no table came from an older one.
+    /// `{ older table, changedKey1, changedKey2, … }`; tables the plugin built have no entry.
+    /// A reference to nil when no table came from an older one. The machinery empties it for its
+    /// next `apply`: decode the pending state before applying another updater.
     let changes: LuaReference
     /// Whether the root is the very table the draft was made from: the updater changed nothing, so
     /// the state it leaves is the one it was given (no need to decode it).

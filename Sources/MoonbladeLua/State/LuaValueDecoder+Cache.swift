@@ -31,7 +31,7 @@ extension LuaValueDecoder {
         let record = cache.pushChangeRecord(ofTableAt: index, L) ? top + 1 : nil
         var baseID: Int64?
         if let record {
-            stack.rawGet(table: record, field: "base")
+            lua_rawgeti(L, record, 1)  // the older table
             baseID = cache.id(ofTableAt: -1, L)
             lua_settop(L, record)
         }
