@@ -29,6 +29,10 @@ final class LuaDecodingCache {
     private var superseded: [Key: Any] = [:]
     private var supersededNow: [Key: Any] = [:]
     private var nextID: Int64 = 1
+    /// The decoder of every decode, kept with its buffers (one thread uses the cache at a time).
+    private var decoder: LuaValueDecoder?
+    /// Which types are ``LuaStatePatchable``: a state's few types, asked about on every decode.
+    private var patchableTypes = LuaTypeMemo<any LuaStatePatchable.Type>()
     private static let sweepFloor = 256
     private var sweepThreshold = sweepFloor
 
@@ -45,8 +49,10 @@ final class LuaDecodingCache {
         let base = stack.top
         defer {
             stack.top = base
-            superseded = supersededNow
-            supersededNow = [:]
+            if !superseded.isEmpty || !supersededNow.isEmpty {
+                superseded = supersededNow
+                supersededNow = [:]
+            }
         }
         do { try stack.reserve(6) } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "the Lua stack cannot grow", underlyingError: error))
@@ -55,7 +61,14 @@ final class LuaDecodingCache {
         tables.push(onto: stack)
         if let changes { changes.push(onto: stack) } else { stack.pushNil() }
         root.push(onto: stack)
-        let decoder = LuaValueDecoder(state: stack.state, options: options)
+        let decoder: LuaValueDecoder
+        if let kept = self.decoder, kept.L == stack.state {
+            kept.prepareForReuse(options: options)
+            decoder = kept
+        } else {
+            decoder = LuaValueDecoder(state: stack.state, options: options)
+            self.decoder = decoder
+        }
         let hasChanges = stack.type(at: base + 3) == .table
         decoder.cache = Session(
             cache: self, ids: base + 1, tables: base + 2, changes: hasChanges ? base + 3 : 0,
@@ -97,6 +110,11 @@ final class LuaDecodingCache {
         /// unchanged one is not decoded at all), so a cache entry for it would never be met again;
         /// only a patchable one is kept, for the next version to patch.
         let pendingRoot: Int32
+
+        /// `type` as a ``LuaStatePatchable`` type, or nil when it is not one.
+        func patchableType(_ type: Any.Type) -> (any LuaStatePatchable.Type)? {
+            cache.patchableTypes.answer(for: type) { $0 as? any LuaStatePatchable.Type }
+        }
 
         /// The id of the table at `index`, or nil when it has none yet.
         func id(ofTableAt index: Int32, _ L: OpaquePointer) -> Int64? {
