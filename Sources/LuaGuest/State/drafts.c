@@ -768,8 +768,9 @@ static void clear_changes(lua_State *L, int m) {
 // MARK: - The functions Swift calls
 
 /// `apply(root, updater, ...)`: runs `updater(draft, ...)` on a draft of `root` and finishes it.
-/// Returns the new root and the change records (nil when no table came from an older one); or nil,
-/// nil and the type's name when the updater of a table state returned neither a table nor nil.
+/// Returns the new root and the number of this session, whose change records
+/// `moonblade_state_push_changes` pushes (nil when no table came from an older one); or nil, nil and
+/// the type's name when the updater of a table state returned neither a table nor nil.
 static int state_apply(lua_State *L) {
     int m = MACHINE;
     state_machine *machine = lua_touserdata(L, m);
@@ -804,7 +805,7 @@ static int state_apply(lua_State *L) {
     } else {
         lua_pushvalue(L, 1);
     }
-    if (machine->change_count > 0) lua_getiuservalue(L, m, M_CHANGES); else lua_pushnil(L);
+    if (machine->change_count > 0) lua_pushinteger(L, machine->last_session); else lua_pushnil(L);
     end_session(L, m);
     return 2;
 }
@@ -885,6 +886,22 @@ int moonblade_open_state_machinery(lua_State *L) {
     lua_setfield(L, -2, "ids");
     lua_getiuservalue(L, m, M_TABLES);
     lua_setfield(L, -2, "tables");
+    return 1;
+}
+
+int moonblade_state_push_changes(lua_State *L, lua_Integer session) {
+    if (!lua_checkstack(L, 2)) return 0;
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, moonblade_state_machinery_key) != LUA_TUSERDATA) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    state_machine *machine = lua_touserdata(L, -1);
+    if (session != machine->last_session || machine->change_count == 0 || machine->open) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    lua_getiuservalue(L, -1, M_CHANGES);
+    lua_remove(L, -2);
     return 1;
 }
 

@@ -100,6 +100,11 @@ int moonblade_open_state_machinery(lua_State *L);
 /// pushes nothing and returns 0. Raw reads only: never raises.
 int moonblade_state_resolve_proxy(lua_State *L, int index);
 
+/// Pushes the change records the finish of the `apply` numbered `session` built (the second result
+/// `apply` returns) and returns 1; pushes nothing and returns 0 once a later `apply` has started
+/// (it empties them), or when there are none. Raw reads only: never raises.
+int moonblade_state_push_changes(lua_State *L, lua_Integer session);
+
 // MARK: - Errors that carry their place (Errors/)
 
 /// Pushes the message handler every protected call of the host uses: it replaces the error value

@@ -1,4 +1,5 @@
 import CLua
+import LuaGuest
 
 /// Decoded Swift values of resident tables, keyed by table identity and Swift type, so that decoding
 /// a new version reuses what an unchanged subtree decoded to last time.
@@ -41,10 +42,10 @@ final class LuaDecodingCache {
         self.tables = tables
     }
 
-    /// Decodes the value `root` refers to, with `changes` (a pending version's change records) to
-    /// patch collections from.
+    /// Decodes the value `root` refers to, with the change records of the `apply` numbered
+    /// `changeSession` (a pending version's) to patch collections from, if the machinery still has them.
     func decode<T: Decodable>(
-        _ type: T.Type, root: LuaReference, changes: LuaReference?, on stack: LuaStack, options: LuaDecoder
+        _ type: T.Type, root: LuaReference, changeSession: Int64?, on stack: LuaStack, options: LuaDecoder
     ) throws -> T {
         let base = stack.top
         defer {
@@ -59,7 +60,7 @@ final class LuaDecodingCache {
         }
         ids.push(onto: stack)
         tables.push(onto: stack)
-        if let changes { changes.push(onto: stack) } else { stack.pushNil() }
+        if changeSession.map({ moonblade_state_push_changes(stack.state, $0) }) != 1 { stack.pushNil() }
         root.push(onto: stack)
         let decoder: LuaValueDecoder
         if let kept = self.decoder, kept.L == stack.state {
