@@ -29,6 +29,7 @@ final class LuaRuntime {
     }
 
     deinit {
+        moonblade_drain_block_pool(limits)
         limits.deallocate()
     }
 
