@@ -16,7 +16,12 @@ enum { largest_pooled = moonblade_pool_granule * moonblade_pool_classes };
 
 /// How many bytes of freed blocks one VM keeps at most; past it, blocks go back to the C library.
 /// None under AddressSanitizer, which could not see a block used after it was freed into a list.
-#if defined(__SANITIZE_ADDRESS__) || (defined(__has_feature) && __has_feature(address_sanitizer))
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MOONBLADE_ADDRESS_SANITIZER 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(MOONBLADE_ADDRESS_SANITIZER)
 static const size_t pool_capacity = 0;
 #else
 static const size_t pool_capacity = 256 * 1024;
