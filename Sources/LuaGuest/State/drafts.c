@@ -78,7 +78,7 @@ static int lookup(lua_State *L, int m, int which, int key) {
     lua_getiuservalue(L, m, which);
     lua_pushvalue(L, key);
     int type = lua_rawget(L, -2);
-    lua_remove(L, -2);
+    lua_replace(L, -2);
     return type;
 }
 
@@ -329,7 +329,7 @@ static void draft_read(lua_State *L, int m, int r, int key) {
     lua_getiuservalue(L, r, record->has_copy ? R_COPY : R_BASE);
     lua_pushvalue(L, key);
     int type = lua_rawget(L, -2);
-    lua_remove(L, -2);
+    lua_replace(L, -2);
     if (type != LUA_TTABLE) return;
     int value = lua_gettop(L);
     if (is_proxy(L, m, value)) return;
@@ -517,7 +517,7 @@ static int view_next(lua_State *L) {
     }
     if (lua_type(L, -1) == LUA_TTABLE) {
         push_view(L, MACHINE, -1);
-        lua_remove(L, -2);
+        lua_replace(L, -2);
     }
     return 2;
 }
@@ -613,12 +613,13 @@ static void finalize(lua_State *L, int m, int r) {
             lua_rawset(L, seen);
         }
         lua_pushvalue(L, key);
-        lua_rawget(L, copy);
-        resolve(L, m, -1);
+        if (lua_rawget(L, copy) == LUA_TTABLE) {
+            resolve(L, m, -1);
+            lua_pushvalue(L, key);
+            lua_pushvalue(L, -2);
+            lua_rawset(L, copy);
+        }
         int value = lua_gettop(L);
-        lua_pushvalue(L, key);
-        lua_pushvalue(L, value);
-        lua_rawset(L, copy);
         lua_pushvalue(L, key);
         lua_rawget(L, base);
         // The record keeps only the keys whose value differs from the base's.
@@ -718,7 +719,7 @@ static void resolve(lua_State *L, int m, int value) {
     } else if (has_metatable(L, m, value, M_DRAFT_MT)) {
         record_of(L, m, value);
         finalize(L, m, -1);
-        lua_remove(L, -2);
+        lua_replace(L, -2);
     } else if (has_metatable(L, m, value, M_VIEW_MT)) {
         lookup(L, m, M_VIEW, value);
     } else {
@@ -867,7 +868,7 @@ int moonblade_open_state_machinery(lua_State *L) {
     lua_pushfstring(L, "@%s", moonblade_state_chunk_name());
     int loaded = luaL_loadbufferx(
         L, moonblade_copy_sequence_source, sizeof moonblade_copy_sequence_source - 1, lua_tostring(L, -1), "t");
-    lua_remove(L, -2);
+    lua_replace(L, -2);
     if (loaded != LUA_OK) {
         return lua_error(L);
     }
@@ -901,7 +902,7 @@ int moonblade_state_push_changes(lua_State *L, lua_Integer session) {
         return 0;
     }
     lua_getiuservalue(L, -1, M_CHANGES);
-    lua_remove(L, -2);
+    lua_replace(L, -2);
     return 1;
 }
 
@@ -923,7 +924,7 @@ int moonblade_state_resolve_proxy(lua_State *L, int index) {
             return 0;
         }
         lua_getiuservalue(L, -1, record->has_copy ? R_COPY : R_BASE);
-        lua_remove(L, -2);
+        lua_replace(L, -2);
     } else {
         lua_settop(L, top);
         return 0;
