@@ -28,6 +28,13 @@ int moonblade_is_stopped_call(lua_State *L);
 /// Whether coroutine at `index` was killed by a limit (it must not run script code again).
 int moonblade_is_stopped_thread(lua_State *L, int index);
 
+/// Resizes a block of the VM's (`block` NULL and `old_size` 0 for a new one) as `realloc` does,
+/// reusing freed small blocks; NULL when the system has no memory. Memory accounting is the caller's.
+void *moonblade_pool_resize(moonblade_limits *limits, void *block, size_t old_size, size_t new_size);
+
+/// Frees a block of the VM's of `size` bytes, keeping it for reuse if small.
+void moonblade_pool_free(moonblade_limits *limits, void *block, size_t size);
+
 /// Writes what the violation was ("instruction budget of 100 instructions exceeded") into `buffer`.
 void moonblade_violation_summary(const moonblade_limits *limits, char *buffer, size_t size);
 

@@ -55,7 +55,7 @@ static void *moonblade_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     // When ptr is NULL, osize encodes the kind of object being created, not a size.
     size_t old_size = ptr ? osize : 0;
     if (nsize == 0) {
-        free(ptr);
+        if (ptr) moonblade_pool_free(limits, ptr, old_size);
         limits->memory_used -= old_size;
         return NULL;
     }
@@ -69,7 +69,7 @@ static void *moonblade_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         limits->memory_at_refusal = limits->memory_used;
         return NULL;
     }
-    void *block = realloc(ptr, nsize);
+    void *block = moonblade_pool_resize(limits, ptr, old_size, nsize);
     if (block == NULL) return NULL;
     if (guest && grows && limits->memory_retrying) {  // the retry after Lua's emergency collection
         limits->memory_retrying = 0;

@@ -10,8 +10,8 @@
 // Model (Immer's): a draft is an empty proxy table with the draft metatable; its record, a userdata
 // found in the weak-keyed table REC, holds `base` (the resident table, never written), `copy` (a
 // shallow copy made on the first write to this table or below it), `changes` (the change record
-// `{ base = base, key, key, ... }` listing the keys written, which finishing trims to those whose
-// value differs from `base`), `children` (the child draft handed out per key, so `d.a == d.a`) and
+// `{ base, key, key, ... }` listing the keys written, which finishing trims to those whose value
+// differs from `base`; a sequence, so one allocation holds it), `children` (the child draft handed out per key, so `d.a == d.a`) and
 // its `parent`/`key`. Writes go to `copy` and mark the path up to the root. Finishing turns every modified
 // draft into its `copy` with child drafts resolved, every unmodified one into its `base` (so an
 // unchanged subtree keeps its identity), and deep-copies tables the plugin created, so the resident
@@ -35,6 +35,7 @@ typedef struct state_machine {
     lua_Integer last_session;
     int depth;                 // nesting followed by the finish under way
     lua_Integer fresh_count;   // how many tables `fresh` marks (0: no table made yet)
+    lua_Integer change_count;  // entries in CHANGES, which the next session clears (or drops, if many)
     int open;                  // an `apply` started and neither it nor `abandon` has ended it
 } state_machine;
 
@@ -50,7 +51,7 @@ enum {
     M_ARRAY,       // the kind markers
     M_OBJECT,
     M_FRESH,       // tables the plugin assigned into a draft this session: read as they are
-    M_CHANGES,     // what one finish builds: new table -> { base = older table, changed keys... }
+    M_CHANGES,     // what one finish builds: new table -> { older table, changed keys... }; reused
     M_OWNED,       // plugin table -> its copy, during one finish
     M_BUSY,        // plugin tables being copied, during one finish (a cycle if met again)
     M_COPY_SEQUENCE,  // the Lua function `copy(t, n)`: `{ t[1], ..., t[n] }` built in one SETLIST
@@ -77,7 +78,7 @@ static int lookup(lua_State *L, int m, int which, int key) {
     lua_getiuservalue(L, m, which);
     lua_pushvalue(L, key);
     int type = lua_rawget(L, -2);
-    lua_remove(L, -2);
+    lua_replace(L, -2);
     return type;
 }
 
@@ -272,14 +273,14 @@ static int draft_write(lua_State *L, int r, int key, int value) {
     if (lua_rawequal(L, -1, -2)) {
         if (lua_getiuservalue(L, r, R_CHANGES) != LUA_TTABLE) {
             lua_pop(L, 1);
-            lua_createtable(L, 4, 1);
+            lua_createtable(L, 4, 0);
             lua_pushvalue(L, top + 2);
-            lua_setfield(L, -2, "base");
+            lua_rawseti(L, -2, 1);
             lua_pushvalue(L, -1);
             lua_setiuservalue(L, r, R_CHANGES);
         }
         lua_pushvalue(L, key);
-        lua_rawseti(L, -2, ++record->listed);
+        lua_rawseti(L, -2, 1 + ++record->listed);
     } else if (lua_rawequal(L, value, -2)) {
         record->reverted = 1;
     }
@@ -328,7 +329,7 @@ static void draft_read(lua_State *L, int m, int r, int key) {
     lua_getiuservalue(L, r, record->has_copy ? R_COPY : R_BASE);
     lua_pushvalue(L, key);
     int type = lua_rawget(L, -2);
-    lua_remove(L, -2);
+    lua_replace(L, -2);
     if (type != LUA_TTABLE) return;
     int value = lua_gettop(L);
     if (is_proxy(L, m, value)) return;
@@ -516,7 +517,7 @@ static int view_next(lua_State *L) {
     }
     if (lua_type(L, -1) == LUA_TTABLE) {
         push_view(L, MACHINE, -1);
-        lua_remove(L, -2);
+        lua_replace(L, -2);
     }
     return 2;
 }
@@ -538,7 +539,7 @@ static void resolve(lua_State *L, int m, int value);
 /// is a sequence too (the same checks as LuaTableChanges.patchedArray); pushes its length if so.
 static int sequence_length(lua_State *L, int c, lua_Integer n, int list) {
     lua_Integer m = (lua_Integer)lua_rawlen(L, c), grown = 0, shrunk = 0, count = (lua_Integer)lua_rawlen(L, list);
-    for (lua_Integer i = 1; i <= count; i++) {
+    for (lua_Integer i = 2; i <= count; i++) {
         lua_rawgeti(L, list, i);
         if (!lua_isinteger(L, -1)) {
             lua_pop(L, 1);
@@ -596,7 +597,7 @@ static void finalize(lua_State *L, int m, int r) {
         seen = lua_gettop(L);
     }
     lua_Integer kept = 0;
-    for (lua_Integer i = 1; i <= record->listed; i++) {
+    for (lua_Integer i = 2; i <= record->listed + 1; i++) {
         lua_rawgeti(L, list, i);
         int key = lua_gettop(L);
         if (seen) {
@@ -612,22 +613,23 @@ static void finalize(lua_State *L, int m, int r) {
             lua_rawset(L, seen);
         }
         lua_pushvalue(L, key);
-        lua_rawget(L, copy);
-        resolve(L, m, -1);
+        if (lua_rawget(L, copy) == LUA_TTABLE) {
+            resolve(L, m, -1);
+            lua_pushvalue(L, key);
+            lua_pushvalue(L, -2);
+            lua_rawset(L, copy);
+        }
         int value = lua_gettop(L);
-        lua_pushvalue(L, key);
-        lua_pushvalue(L, value);
-        lua_rawset(L, copy);
         lua_pushvalue(L, key);
         lua_rawget(L, base);
         // The record keeps only the keys whose value differs from the base's.
         if (!lua_rawequal(L, value, -1)) {
             lua_pushvalue(L, key);
-            lua_rawseti(L, list, ++kept);
+            lua_rawseti(L, list, 1 + ++kept);
         }
         lua_settop(L, key - 1);
     }
-    for (lua_Integer i = kept + 1; i <= record->listed; i++) {
+    for (lua_Integer i = kept + 2; i <= record->listed + 1; i++) {
         lua_pushnil(L);
         lua_rawseti(L, list, i);
     }
@@ -639,6 +641,7 @@ static void finalize(lua_State *L, int m, int r) {
         lua_pushvalue(L, list);
         lua_rawset(L, -3);
         lua_pop(L, 1);
+        machine->change_count++;
         if (lookup(L, m, M_SEQ, base) == LUA_TNUMBER && sequence_length(L, copy, lua_tointeger(L, -1), list)) {
             store(L, m, M_SEQ, copy, -1);
         }
@@ -716,7 +719,7 @@ static void resolve(lua_State *L, int m, int value) {
     } else if (has_metatable(L, m, value, M_DRAFT_MT)) {
         record_of(L, m, value);
         finalize(L, m, -1);
-        lua_remove(L, -2);
+        lua_replace(L, -2);
     } else if (has_metatable(L, m, value, M_VIEW_MT)) {
         lookup(L, m, M_VIEW, value);
     } else {
@@ -724,28 +727,58 @@ static void resolve(lua_State *L, int m, int value) {
     }
 }
 
+/// Up to this many entries, CHANGES is emptied for the next session rather than made again: a small
+/// dispatch then allocates no table for it. Past it, walking the emptied table would cost more.
+enum { moonblade_reused_changes_limit = 32 };
+
 static void end_session(lua_State *L, int m) {
     state_machine *machine = lua_touserdata(L, m);
     machine->live_session = 0;
     machine->fresh_count = 0;
     machine->open = 0;
     for (int which = M_FRESH; which <= M_BUSY; which++) {
+        if (which == M_CHANGES) continue;  // returned to Swift: emptied when the next session starts
         lua_pushnil(L);
         lua_setiuservalue(L, m, which);
     }
 }
 
+/// Empties CHANGES of the last session's records (the pending state they describe was decoded or
+/// dropped by now), keeping the table when it held few.
+static void clear_changes(lua_State *L, int m) {
+    state_machine *machine = lua_touserdata(L, m);
+    if (machine->change_count == 0) return;
+    if (machine->change_count > moonblade_reused_changes_limit) {
+        lua_pushnil(L);
+        lua_setiuservalue(L, m, M_CHANGES);
+    } else {
+        lua_getiuservalue(L, m, M_CHANGES);
+        int changes = lua_gettop(L);
+        lua_pushnil(L);
+        while (lua_next(L, changes)) {
+            lua_pop(L, 1);
+            lua_pushvalue(L, -1);
+            lua_pushnil(L);
+            lua_rawset(L, changes);  // clearing a field during the traversal is allowed (lua_next)
+        }
+        lua_pop(L, 1);
+    }
+    machine->change_count = 0;
+}
+
 // MARK: - The functions Swift calls
 
 /// `apply(root, updater, ...)`: runs `updater(draft, ...)` on a draft of `root` and finishes it.
-/// Returns the new root and the change records (nil when no table came from an older one); or nil,
-/// nil and the type's name when the updater of a table state returned neither a table nor nil.
+/// Returns the new root and the number of this session, whose change records
+/// `moonblade_state_push_changes` pushes (nil when no table came from an older one); or nil, nil and
+/// the type's name when the updater of a table state returned neither a table nor nil.
 static int state_apply(lua_State *L) {
     int m = MACHINE;
     state_machine *machine = lua_touserdata(L, m);
     int arguments = lua_gettop(L);
     luaL_checkstack(L, arguments + 8, "too many arguments");
     if (machine->open) end_session(L, m);  // a failed apply that `abandon` did not end
+    clear_changes(L, m);
     machine->open = 1;
     machine->live_session = ++machine->last_session;
     machine->depth = 0;
@@ -773,7 +806,7 @@ static int state_apply(lua_State *L) {
     } else {
         lua_pushvalue(L, 1);
     }
-    lua_getiuservalue(L, m, M_CHANGES);
+    if (machine->change_count > 0) lua_pushinteger(L, machine->last_session); else lua_pushnil(L);
     end_session(L, m);
     return 2;
 }
@@ -835,7 +868,7 @@ int moonblade_open_state_machinery(lua_State *L) {
     lua_pushfstring(L, "@%s", moonblade_state_chunk_name());
     int loaded = luaL_loadbufferx(
         L, moonblade_copy_sequence_source, sizeof moonblade_copy_sequence_source - 1, lua_tostring(L, -1), "t");
-    lua_remove(L, -2);
+    lua_replace(L, -2);
     if (loaded != LUA_OK) {
         return lua_error(L);
     }
@@ -857,6 +890,22 @@ int moonblade_open_state_machinery(lua_State *L) {
     return 1;
 }
 
+int moonblade_state_push_changes(lua_State *L, lua_Integer session) {
+    if (!lua_checkstack(L, 2)) return 0;
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, moonblade_state_machinery_key) != LUA_TUSERDATA) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    state_machine *machine = lua_touserdata(L, -1);
+    if (session != machine->last_session || machine->change_count == 0 || machine->open) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    lua_getiuservalue(L, -1, M_CHANGES);
+    lua_replace(L, -2);
+    return 1;
+}
+
 int moonblade_state_resolve_proxy(lua_State *L, int index) {
     if (lua_type(L, index) != LUA_TTABLE || !lua_checkstack(L, 4)) return 0;
     index = lua_absindex(L, index);
@@ -875,7 +924,7 @@ int moonblade_state_resolve_proxy(lua_State *L, int index) {
             return 0;
         }
         lua_getiuservalue(L, -1, record->has_copy ? R_COPY : R_BASE);
-        lua_remove(L, -2);
+        lua_replace(L, -2);
     } else {
         lua_settop(L, top);
         return 0;

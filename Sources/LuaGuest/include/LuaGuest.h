@@ -20,6 +20,9 @@ enum moonblade_violation {
     moonblade_memory_limit_exceeded = 3,
 };
 
+/// Lua's small blocks are kept for reuse in classes of this many bytes, up to this many classes.
+enum { moonblade_pool_granule = 16, moonblade_pool_classes = 16 };
+
 /// The limits of one VM, owned by Swift; every thread of the VM reaches it as the allocator's `ud`.
 typedef struct moonblade_limits {
     size_t memory_used;             // bytes currently allocated by this VM
@@ -36,6 +39,8 @@ typedef struct moonblade_limits {
     double time_limit;              // the seconds the deadline allows, for the message
     int violation;                  // a `moonblade_violation`, reset when an outermost guest call starts
     char violation_message[LUA_IDSIZE + 96];  // "source:line: instruction budget of … exceeded"
+    void *pool[moonblade_pool_classes];  // freed small blocks, by size class (Limits/block_pool.c)
+    size_t pooled_bytes;
 } moonblade_limits;
 
 // MARK: - Limits (Limits/limits.c)
@@ -54,6 +59,9 @@ moonblade_limits *moonblade_limits_of(lua_State *L);
 
 /// A new Lua state whose allocator keeps `limits`' memory accounting.
 lua_State *moonblade_newstate(moonblade_limits *limits);
+
+/// Frees the small blocks the allocator kept for reuse; once the VM is closed, before `limits` goes.
+void moonblade_drain_block_pool(moonblade_limits *limits);
 
 /// Arms the limits for a guest call; the outermost one starts a fresh budget. Returns what
 /// `moonblade_leave_guest` restores.
@@ -99,6 +107,11 @@ int moonblade_open_state_machinery(lua_State *L);
 /// plain table it stands for (a draft's copy, or its base while unwritten) and returns 1; otherwise
 /// pushes nothing and returns 0. Raw reads only: never raises.
 int moonblade_state_resolve_proxy(lua_State *L, int index);
+
+/// Pushes the change records the finish of the `apply` numbered `session` built (the second result
+/// `apply` returns) and returns 1; pushes nothing and returns 0 once a later `apply` has started
+/// (it empties them), or when there are none. Raw reads only: never raises.
+int moonblade_state_push_changes(lua_State *L, lua_Integer session);
 
 // MARK: - Errors that carry their place (Errors/)
 

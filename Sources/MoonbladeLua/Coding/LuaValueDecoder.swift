@@ -10,11 +10,12 @@ import Foundation
 /// The `Decoder` behind ``LuaDecoder``: reads straight from the Lua stack.
 ///
 /// One instance serves a whole `decode`: nested values reuse it, saving and restoring the fields that
-/// describe "the value being decoded now". Values a container pulls onto the stack stay there until
+/// describe "the value being decoded now". The resident state's cache keeps one for every decode
+/// (``prepareForReuse(options:)``), so a small decode allocates nothing of its own. Values a container pulls onto the stack stay there until
 /// the value that owns the container is done; then the stack is cut back.
 final class LuaValueDecoder: Decoder {
     let L: OpaquePointer
-    let options: LuaDecoder
+    @exclusivity(unchecked) private(set) var options: LuaDecoder
     // One decoder is used by one thread at a time (the VM's), and its fields are only touched in
     // place, never across a call that touches them again: the runtime exclusivity checks (~4 % of a
     // decode) guard nothing here.
@@ -46,6 +47,22 @@ final class LuaValueDecoder: Decoder {
         L = state
         self.options = options
         path = []
+    }
+
+    /// Readies this root decoder for another decode, keeping its buffers (and what its memo learnt
+    /// about types) but nothing of the last decode's state.
+    func prepareForReuse(options: LuaDecoder) {
+        self.options = options
+        children.removeAll(keepingCapacity: true)
+        path.removeAll(keepingCapacity: true)
+        tables.removeAll(keepingCapacity: true)
+        depth = 0
+        index = 0
+        valueType = Never.self
+        cache = nil
+        collectionDepth = 0
+        cacheSuspension = 0
+        keyStrings = nil
     }
 
     private init(parent: LuaValueDecoder, path: [any CodingKey], index: Int32) {

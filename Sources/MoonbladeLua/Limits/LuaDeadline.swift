@@ -14,9 +14,18 @@ public struct LuaDeadline: Sendable, Hashable {
 
     /// A deadline `limit` from now.
     public init(after limit: Duration) {
-        let (whole, attoseconds) = limit.components
-        seconds = Double(whole) + Double(attoseconds) * 1e-18
+        self.init(afterSeconds: Self.seconds(of: limit))
+    }
+
+    init(afterSeconds seconds: Double) {
+        self.seconds = seconds
         instant = moonblade_now() + seconds
+    }
+
+    /// `duration` in seconds.
+    static func seconds(of duration: Duration) -> Double {
+        let (whole, attoseconds) = duration.components
+        return Double(whole) + Double(attoseconds) * 1e-18
     }
 
     /// The time left, zero once the deadline has passed.

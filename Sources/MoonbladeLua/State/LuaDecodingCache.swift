@@ -1,4 +1,5 @@
 import CLua
+import LuaGuest
 
 /// Decoded Swift values of resident tables, keyed by table identity and Swift type, so that decoding
 /// a new version reuses what an unchanged subtree decoded to last time.
@@ -29,6 +30,10 @@ final class LuaDecodingCache {
     private var superseded: [Key: Any] = [:]
     private var supersededNow: [Key: Any] = [:]
     private var nextID: Int64 = 1
+    /// The decoder of every decode, kept with its buffers (one thread uses the cache at a time).
+    private var decoder: LuaValueDecoder?
+    /// Which types are ``LuaStatePatchable``: a state's few types, asked about on every decode.
+    private var patchableTypes = LuaTypeMemo<any LuaStatePatchable.Type>()
     private static let sweepFloor = 256
     private var sweepThreshold = sweepFloor
 
@@ -37,25 +42,34 @@ final class LuaDecodingCache {
         self.tables = tables
     }
 
-    /// Decodes the value `root` refers to, with `changes` (a pending version's change records) to
-    /// patch collections from.
+    /// Decodes the value `root` refers to, with the change records of the `apply` numbered
+    /// `changeSession` (a pending version's) to patch collections from, if the machinery still has them.
     func decode<T: Decodable>(
-        _ type: T.Type, root: LuaReference, changes: LuaReference?, on stack: LuaStack, options: LuaDecoder
+        _ type: T.Type, root: LuaReference, changeSession: Int64?, on stack: LuaStack, options: LuaDecoder
     ) throws -> T {
         let base = stack.top
         defer {
             stack.top = base
-            superseded = supersededNow
-            supersededNow = [:]
+            if !superseded.isEmpty || !supersededNow.isEmpty {
+                superseded = supersededNow
+                supersededNow = [:]
+            }
         }
         do { try stack.reserve(6) } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "the Lua stack cannot grow", underlyingError: error))
         }
         ids.push(onto: stack)
         tables.push(onto: stack)
-        if let changes { changes.push(onto: stack) } else { stack.pushNil() }
+        if changeSession.map({ moonblade_state_push_changes(stack.state, $0) }) != 1 { stack.pushNil() }
         root.push(onto: stack)
-        let decoder = LuaValueDecoder(state: stack.state, options: options)
+        let decoder: LuaValueDecoder
+        if let kept = self.decoder, kept.L == stack.state {
+            kept.prepareForReuse(options: options)
+            decoder = kept
+        } else {
+            decoder = LuaValueDecoder(state: stack.state, options: options)
+            self.decoder = decoder
+        }
         let hasChanges = stack.type(at: base + 3) == .table
         decoder.cache = Session(
             cache: self, ids: base + 1, tables: base + 2, changes: hasChanges ? base + 3 : 0,
@@ -98,6 +112,11 @@ final class LuaDecodingCache {
         /// only a patchable one is kept, for the next version to patch.
         let pendingRoot: Int32
 
+        /// `type` as a ``LuaStatePatchable`` type, or nil when it is not one.
+        func patchableType(_ type: Any.Type) -> (any LuaStatePatchable.Type)? {
+            cache.patchableTypes.answer(for: type) { $0 as? any LuaStatePatchable.Type }
+        }
+
         /// The id of the table at `index`, or nil when it has none yet.
         func id(ofTableAt index: Int32, _ L: OpaquePointer) -> Int64? {
             lua_pushvalue(L, index)
@@ -135,7 +154,7 @@ final class LuaDecodingCache {
             cache.entries[Key(id: id, type: ObjectIdentifier(type))] = value
         }
 
-        /// Pushes the change record of the table at `index` (`{ base = …, key, key, … }`) and returns
+        /// Pushes the change record of the table at `index` (`{ older table, key, key, … }`) and returns
         /// true, or pushes nothing and returns false when it has none.
         func pushChangeRecord(ofTableAt index: Int32, _ L: OpaquePointer) -> Bool {
             guard changes != 0 else { return false }

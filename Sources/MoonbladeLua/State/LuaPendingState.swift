@@ -3,21 +3,16 @@
 /// Decode it with ``LuaResidentState``'s `decode(_:of:decoder:)` and, when that succeeds,
 /// ``LuaResidentState/commit(_:version:)`` it; dropping it instead leaves the resident state exactly as
 /// it was, since nothing of the current version was written to make it.
-public final class LuaPendingState {
+public struct LuaPendingState {
     /// The new root: tables on the paths the updater wrote are new, every other table is the very
     /// table of the version the draft was made from.
     let root: LuaReference
-    /// A Lua table mapping each new table that came from an older one to
-    /// `{ base = older table, changedKey1, changedKey2, … }`; tables the plugin built have no entry.
-    /// A reference to nil when no table came from an older one.
-    let changes: LuaReference
+    /// The `apply` that made it, whose change records (each new table that came from an older one,
+    /// mapped to `{ older table, changedKey1, changedKey2, … }`) the machinery keeps until the next
+    /// `apply`; nil when no table came from an older one. Decoded after a later `apply`, the state is
+    /// read in full instead of patched.
+    let changeSession: Int64?
     /// Whether the root is the very table the draft was made from: the updater changed nothing, so
     /// the state it leaves is the one it was given (no need to decode it).
     public let isUnchanged: Bool
-
-    init(root: LuaReference, changes: LuaReference, isUnchanged: Bool) {
-        self.root = root
-        self.changes = changes
-        self.isUnchanged = isUnchanged
-    }
 }

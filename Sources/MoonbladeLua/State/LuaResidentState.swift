@@ -137,11 +137,12 @@ public final class LuaResidentState {
             throw LuaStateReturnError(returned: returned)
         }
         stack.pop()
-        let changes = stack.popReference()
+        let changeSession = stack.integer(at: -1)
+        stack.pop()
         root.push(onto: stack)
         let isUnchanged = lua_rawequal(stack.state, -1, -2) != 0
         stack.pop()
-        return LuaPendingState(root: stack.popReference(), changes: changes, isUnchanged: isUnchanged)
+        return LuaPendingState(root: stack.popReference(), changeSession: changeSession, isUnchanged: isUnchanged)
     }
 
     // MARK: Decoding
@@ -154,14 +155,14 @@ public final class LuaResidentState {
     public func decode<T: Decodable>(_ type: T.Type, of pending: LuaPendingState, decoder: LuaDecoder = LuaDecoder())
         throws -> T
     {
-        try cache.decode(T.self, root: pending.root, changes: pending.changes, on: vm.stack, options: decoder)
+        try cache.decode(T.self, root: pending.root, changeSession: pending.changeSession, on: vm.stack, options: decoder)
     }
 
     /// Decodes `version` as a `T`, reusing the values cached for its tables.
     public func decode<T: Decodable>(_ type: T.Type, of version: LuaStateVersion, decoder: LuaDecoder = LuaDecoder())
         throws -> T
     {
-        try cache.decode(T.self, root: version.root, changes: nil, on: vm.stack, options: decoder)
+        try cache.decode(T.self, root: version.root, changeSession: nil, on: vm.stack, options: decoder)
     }
 
     /// How many decoded values the decoding cache holds (entries of collected tables are swept once

@@ -25,10 +25,11 @@ public struct LuaTableChanges {
 
     /// The keys whose values differ from the older table (set, replaced or removed).
     public var changedKeys: [Key] {
+        // The record is `{ older table, key, key, … }`.
         let count = lua_rawlen(L, record)
         var keys: [Key] = []
-        keys.reserveCapacity(Int(count))
-        for position in stride(from: lua_Integer(1), through: lua_Integer(count), by: 1) {
+        keys.reserveCapacity(max(0, Int(count) - 1))
+        for position in stride(from: lua_Integer(2), through: lua_Integer(count), by: 1) {
             lua_rawgeti(L, record, position)
             defer { lua_settop(L, -2) }
             if lua_isinteger(L, -1) != 0 {
@@ -111,7 +112,7 @@ public struct LuaTableChanges {
             return nil
         }
         defer { lua_settop(L, -3) }  // the item and the older table
-        decoder.stack.rawGet(table: record, field: "base")
+        lua_rawgeti(L, record, 1)  // the older table
         for source in [position + 1, position - 1] where source >= 1 && source <= base.count {
             lua_rawgeti(L, -1, lua_Integer(source))
             defer { lua_settop(L, -2) }

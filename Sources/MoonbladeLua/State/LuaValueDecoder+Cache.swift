@@ -7,11 +7,11 @@ extension LuaValueDecoder {
     func decodeCached<T: Decodable>(
         _ type: T.Type, at index: Int32, key: (any CodingKey)?, cache: LuaDecodingCache.Session
     ) throws -> T {
-        let patchable = T.self as? any LuaStatePatchable.Type
         // A single-value container re-reading its own table (key nil, same index) is the same value.
         guard lua_type(L, index) == LUA_TTABLE, key != nil || index != self.index else {
             return try decodeNested(T.self, at: index, key: key) { try T(from: $0) }
         }
+        let patchable = cache.patchableType(T.self)
         guard patchable != nil || index != cache.pendingRoot else {
             return try decodeNested(T.self, at: index, key: key) { try T(from: $0) }
         }
@@ -31,7 +31,7 @@ extension LuaValueDecoder {
         let record = cache.pushChangeRecord(ofTableAt: index, L) ? top + 1 : nil
         var baseID: Int64?
         if let record {
-            stack.rawGet(table: record, field: "base")
+            lua_rawgeti(L, record, 1)  // the older table
             baseID = cache.id(ofTableAt: -1, L)
             lua_settop(L, record)
         }

@@ -14,13 +14,14 @@ final class LuaRuntime {
     let limits: UnsafeMutablePointer<moonblade_limits>
     /// The last Swift error turned into a Lua error, so the host can hand it back when it surfaces.
     var pendingSwiftError: (message: String, error: any Error)?
-    /// The wall-clock limit of an outermost guest call not given a deadline of its own.
-    var callTimeLimit: Duration?
+    /// The wall-clock limit of an outermost guest call not given a deadline of its own, in seconds (a
+    /// number: taking a `Duration` apart on every call cost more than the rest of arming the limits).
+    var callTimeLimit: Double?
     /// The ``LuaAwaitingCoroutine``s alive in this VM, by the identity of their threads.
     var awaitingCoroutines: [UnsafeRawPointer: AnyObject] = [:]
 
     init(configuration: LuaVM.Configuration) {
-        callTimeLimit = configuration.callTimeLimit
+        callTimeLimit = configuration.callTimeLimit.map(LuaDeadline.seconds(of:))
         limits = .allocate(capacity: 1)
         moonblade_limits_init(
             limits, configuration.memoryLimit ?? 0, Int64(configuration.instructionBudget ?? 0),
@@ -28,6 +29,7 @@ final class LuaRuntime {
     }
 
     deinit {
+        moonblade_drain_block_pool(limits)
         limits.deallocate()
     }
 
@@ -52,7 +54,7 @@ final class LuaRuntime {
         let outermost = limits.pointee.guest_depth == 0
         let wasEnforcing = moonblade_enter_guest(limits)
         defer { moonblade_leave_guest(limits, wasEnforcing) }
-        guard let deadline = deadline ?? (outermost ? callTimeLimit.map(LuaDeadline.init(after:)) : nil) else {
+        guard let deadline = deadline ?? (outermost ? callTimeLimit.map(LuaDeadline.init(afterSeconds:)) : nil) else {
             return try body()
         }
         let outer = (limits.pointee.deadline, limits.pointee.time_limit)

@@ -29,7 +29,7 @@ extension LuaVM {
         let saved = (pointee.pointee.instruction_budget, pointee.pointee.memory_limit, runtime.callTimeLimit)
         if let budget = limits.instructionBudget { pointee.pointee.instruction_budget = Int64(budget) }
         if let memory = limits.memoryLimit { pointee.pointee.memory_limit = memory }
-        if let time = limits.callTimeLimit { runtime.callTimeLimit = time }
+        if let time = limits.callTimeLimit { runtime.callTimeLimit = LuaDeadline.seconds(of: time) }
         defer {
             (pointee.pointee.instruction_budget, pointee.pointee.memory_limit, runtime.callTimeLimit) = saved
         }

@@ -137,6 +137,26 @@ struct LuaDecodingCacheTests {
         #expect(decoded == 1)  // listed twice, the growth would not add up and the list be decoded in full
     }
 
+    /// The machinery keeps one table of change records and empties it for the next updater (or makes
+    /// it again after a large change): no record of an earlier dispatch may be read as a later one's.
+    @Test func eachDispatchIsPatchedFromItsOwnChangeRecords() throws {
+        var (harness, expected) = try harness(items: 100)
+        var (value, decoded) = try update(harness, "for i = 1, 40 do state.items[i].done = true end")
+        for i in 0..<40 { expected.items[i].done = true }
+        #expect(value == expected)
+        #expect(decoded == 40)
+        for position in [60, 70, 70] {
+            (value, decoded) = try update(harness, "state.items[\(position)].done = not state.items[\(position)].done")
+            expected.items[position - 1].done.toggle()
+            #expect(value == expected)
+            #expect(decoded == 1)
+        }
+        (value, decoded) = try update(harness, "state.counter = 1")
+        expected.counter = 1
+        #expect(value == expected)
+        #expect(decoded == 0)
+    }
+
     @Test func manyVersionsWithCollectionsStayCorrectAndTheCacheBounded() throws {
         var (harness, expected) = try harness(items: 20)
         for step in 1...400 {

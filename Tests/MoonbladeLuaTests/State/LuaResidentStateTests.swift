@@ -47,6 +47,23 @@ struct LuaResidentStateTests {
         #expect(try harness.read(after, "return state.counter, state.todos[1].title") == [.integer(2), .string("kept")])
     }
 
+    /// The machinery keeps one draft's change records at a time: a pending state decoded after a later
+    /// draft cannot be patched from them, and is read in full, to the same value.
+    @Test func aPendingStateDecodedAfterALaterDraftIsStillRight() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        _ = try harness.resident.decode(Board.self, of: #require(harness.resident.current))
+        let first = try harness.draft("state.todos[2].title = 'first'; state.byOwner.ann[1] = 7")
+        let second = try harness.draft("state.todos[3].done = true; state.byOwner.bob = nil")
+        var expected = Board.sample
+        expected.todos[1].title = "first"
+        expected.byOwner["ann"] = [7, 2]
+        #expect(try harness.resident.decode(Board.self, of: first) == expected)
+        expected = Board.sample
+        expected.todos[2].done = true
+        expected.byOwner["bob"] = nil
+        #expect(try harness.resident.decode(Board.self, of: second) == expected)
+    }
+
     @Test func aRaiseHalfwayLeavesTheResidentStateUntouched() throws {
         let harness = try ResidentStateHarness(Board.sample)
         let before = try #require(harness.resident.current)
