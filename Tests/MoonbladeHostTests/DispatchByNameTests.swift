@@ -70,6 +70,23 @@ struct DispatchByNameTests {
         #expect(host.state.counter == 0)
     }
 
+    @Test("a Lua updater sent to a store of another state fails with a type mismatch, and neither state changes")
+    func anotherStoresState() async throws {
+        struct Other: State, Equatable { var counter = 7 }
+        let (host, holder) = try hostHoldingAdd()
+        let item = try #require(holder.held.withLock { $0 })
+        let other = Store<Other, EmptySideEffectDependencyContainer>()
+        let error = try await #require(throws: StoreError.self) { _ = try await other.anyDispatch(item).value }
+        guard case .typeMismatch(let expected, let found) = error else {
+            Issue.record("expected a type mismatch, got \(error)")
+            return
+        }
+        #expect(expected.hasSuffix("AppState"))
+        #expect(found.hasSuffix("Other"))
+        #expect(other.state == Other())
+        #expect(host.state.counter == 0)
+    }
+
     @Test("an updater dispatched before a reload that failed runs the code that stayed")
     func failedReloadKeepsTheResolvedItem() async throws {
         let (host, holder) = try hostHoldingAdd()

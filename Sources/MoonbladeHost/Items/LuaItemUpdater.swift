@@ -29,12 +29,26 @@ struct LuaItemUpdater<S: State & Codable>: StateUpdater, LuaItem {
     }
 
     func updateState(_ state: inout S) throws {
+        state = try updated(state)
+    }
+
+    /// The store's entry point, implemented here rather than by `StateUpdater`, whose version looks up
+    /// this generic type's conformance to it on every call.
+    func updateAnyState<T: State>(_ state: inout T) throws {
+        guard T.self == S.self else {
+            throw StoreError.typeMismatch(expected: String(reflecting: S.self), found: String(reflecting: T.self))
+        }
+        // The types are the same, so these casts are identities.
+        state = unsafeBitCast(try updated(unsafeBitCast(state, to: S.self)), to: T.self)
+    }
+
+    /// `state` with the updater applied.
+    private func updated(_ state: S) throws -> S {
         // Called directly when nothing is traced or measured: no closure on the hottest path.
         guard runtime.instruments.isActive else {
-            state = try runtime.applyUpdater(item, resolved: fields.resolved, to: state, payload: payload, on: thread?.stack)
-            return
+            return try runtime.applyUpdater(item, resolved: fields.resolved, to: state, payload: payload, on: thread?.stack)
         }
-        state = try runtime.instrumentDispatch(item, kind: "updater", parent: traceParent) {
+        return try runtime.instrumentDispatch(item, kind: "updater", parent: traceParent) {
             try runtime.applyUpdater(item, resolved: fields.resolved, to: state, payload: payload, on: thread?.stack)
         }
     }
