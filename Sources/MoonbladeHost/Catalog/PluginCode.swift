@@ -41,7 +41,8 @@ final class PluginCode {
         slots = []
         var updaters: [String: ResolvedLuaItem] = [:]
         for (item, function) in functions.updaters {
-            updaters[item] = ResolvedLuaItem(plugin: pluginName(ofItem: item), install: installs, slot: slots.count)
+            updaters[item] = ResolvedLuaItem(
+                item: item, plugin: pluginName(ofItem: item), install: installs, slot: slots.count)
             slots.append(function)
         }
         return catalog.replacingPlugins(

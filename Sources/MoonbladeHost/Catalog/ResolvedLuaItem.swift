@@ -8,6 +8,8 @@
 /// ``PluginCode`` install that made it, valid while that install runs. After a reload the item is
 /// resolved by name again, so a dispatch queued across a reload runs the new code.
 package final class ResolvedLuaItem: Sendable {
+    /// The item name, `plugin.item`.
+    let item: String
     /// The plugin whose item it is.
     let plugin: String
     /// The install of ``PluginCode`` that made it.
@@ -15,7 +17,7 @@ package final class ResolvedLuaItem: Sendable {
     /// Where that install keeps the item's function.
     let slot: Int
 
-    init(plugin: String, install: Int, slot: Int) {
-        (self.plugin, self.install, self.slot) = (plugin, install, slot)
+    init(item: String, plugin: String, install: Int, slot: Int) {
+        (self.item, self.plugin, self.install, self.slot) = (item, plugin, install, slot)
     }
 }

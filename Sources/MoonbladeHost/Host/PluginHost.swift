@@ -199,7 +199,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
         let value = PluginValue(payload: payload)
         switch runtime.kind(of: name) {
         case .luaUpdater(let resolved):
-            let updater = LuaItemUpdater(runtime: runtime, item: name, resolved: resolved, payload: value)
+            let updater = LuaItemUpdater(runtime: runtime, resolved: resolved, payload: value)
             // The store's own `dispatch` when nothing is retried: `Dispatcher`'s goes through a witness
             // table and looks up the store's generic type metadata first.
             guard retries == 0 else { return store.dispatch(updater, retries: retries, delay: delay) }

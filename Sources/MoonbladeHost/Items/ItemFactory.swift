@@ -35,7 +35,7 @@ extension PluginRuntime {
         guard case .luaUpdater(let resolved) = kind else {
             return LuaItemSideEffect<S, LuaValue>(runtime: self, item: name, payload: payload)
         }
-        return LuaItemUpdater(runtime: self, item: name, resolved: resolved, payload: payload)
+        return LuaItemUpdater(runtime: self, resolved: resolved, payload: payload)
     }
 
     /// The payload Lua gives `name` at `index`: nothing for nil or no value, else a snapshot.

@@ -7,25 +7,71 @@ struct LuaItemUpdater<S: State & Codable>: StateUpdater, LuaItem {
     /// The rest, behind one reference: the store passes items on as `any AnyStateUpdater` and
     /// `any Dispatchable`, which hold a value this small inline instead of boxing it (a heap box at
     /// dispatch and another for the interceptors otherwise).
-    private var fields: LuaUpdaterFields
+    private var fields: Fields
 
-    var item: String { fields.item }
-    var payload: PluginValue { fields.payload }
-    /// The Lua thread of the interceptor that handed it on, if one did: it runs there.
-    var thread: InterceptorThread? { fields.thread }
-    var traceParent: InstrumentationContext? {
-        get { fields.traceParent }
-        set { fields = fields.with(traceParent: newValue) }
+    private enum Fields {
+        /// An item dispatched by name with no payload: all it carries is what the catalog resolved,
+        /// so dispatching it allocates nothing.
+        case resolved(ResolvedLuaItem)
+        case carried(LuaUpdaterFields)
     }
 
-    /// - Parameter resolved: the item as the catalog resolved it, when the dispatch looked it up
-    ///   (it then runs without looking its name up again).
+    var item: String {
+        switch fields {
+        case .resolved(let resolved): resolved.item
+        case .carried(let fields): fields.item
+        }
+    }
+
+    var payload: PluginValue {
+        guard case .carried(let fields) = fields else { return .none }
+        return fields.payload
+    }
+
+    /// The Lua thread of the interceptor that handed it on, if one did: it runs there.
+    var thread: InterceptorThread? {
+        guard case .carried(let fields) = fields else { return nil }
+        return fields.thread
+    }
+
+    var traceParent: InstrumentationContext? {
+        get {
+            guard case .carried(let fields) = fields else { return nil }
+            return fields.traceParent
+        }
+        set {
+            fields = .carried(
+                LuaUpdaterFields(item: item, resolved: resolved, payload: payload, thread: thread, traceParent: newValue))
+        }
+    }
+
+    /// The item as the catalog resolved it, if the dispatch looked it up: it then runs without looking
+    /// its name up again.
+    private var resolved: ResolvedLuaItem? {
+        switch fields {
+        case .resolved(let resolved): resolved
+        case .carried(let fields): fields.resolved
+        }
+    }
+
     init(
-        runtime: PluginRuntime<S>, item: String, resolved: ResolvedLuaItem? = nil, payload: PluginValue,
-        thread: InterceptorThread? = nil, traceParent: InstrumentationContext? = nil
+        runtime: PluginRuntime<S>, item: String, payload: PluginValue, thread: InterceptorThread? = nil,
+        traceParent: InstrumentationContext? = nil
     ) {
         self.runtime = runtime
-        fields = LuaUpdaterFields(item: item, resolved: resolved, payload: payload, thread: thread, traceParent: traceParent)
+        fields = .carried(
+            LuaUpdaterFields(item: item, resolved: nil, payload: payload, thread: thread, traceParent: traceParent))
+    }
+
+    /// The updater `resolved` stands for, dispatched by its name with `payload`.
+    init(runtime: PluginRuntime<S>, resolved: ResolvedLuaItem, payload: PluginValue) {
+        self.runtime = runtime
+        guard case .none = payload else {
+            fields = .carried(
+                LuaUpdaterFields(item: resolved.item, resolved: resolved, payload: payload, thread: nil, traceParent: nil))
+            return
+        }
+        fields = .resolved(resolved)
     }
 
     func updateState(_ state: inout S) throws {
@@ -46,10 +92,10 @@ struct LuaItemUpdater<S: State & Codable>: StateUpdater, LuaItem {
     private func updated(_ state: S) throws -> S {
         // Called directly when nothing is traced or measured: no closure on the hottest path.
         guard runtime.instruments.isActive else {
-            return try runtime.applyUpdater(item, resolved: fields.resolved, to: state, payload: payload, on: thread?.stack)
+            return try runtime.applyUpdater(item, resolved: resolved, to: state, payload: payload, on: thread?.stack)
         }
         return try runtime.instrumentDispatch(item, kind: "updater", parent: traceParent) {
-            try runtime.applyUpdater(item, resolved: fields.resolved, to: state, payload: payload, on: thread?.stack)
+            try runtime.applyUpdater(item, resolved: resolved, to: state, payload: payload, on: thread?.stack)
         }
     }
 
@@ -58,8 +104,8 @@ struct LuaItemUpdater<S: State & Codable>: StateUpdater, LuaItem {
     }
 }
 
-/// What a ``LuaItemUpdater`` carries besides its runtime. Not generic, so making one looks up no
-/// type metadata.
+/// What a ``LuaItemUpdater`` carries besides its runtime, when it carries more than what the catalog
+/// resolved. Not generic, so making one looks up no type metadata.
 private final class LuaUpdaterFields: Sendable {
     let item: String
     let resolved: ResolvedLuaItem?
@@ -73,10 +119,5 @@ private final class LuaUpdaterFields: Sendable {
     ) {
         (self.item, self.resolved, self.payload, self.thread, self.traceParent) =
             (item, resolved, payload, thread, traceParent)
-    }
-
-    /// These fields with `traceParent` in place of this one's.
-    func with(traceParent: InstrumentationContext?) -> LuaUpdaterFields {
-        LuaUpdaterFields(item: item, resolved: resolved, payload: payload, thread: thread, traceParent: traceParent)
     }
 }
