@@ -23,4 +23,26 @@ enum DispatchItem: Sendable {
         case .sideEffect(let sideEffect): sideEffect
         }
     }
+
+    /// The item's kind and concrete type.
+    var metatype: Metatype {
+        switch self {
+        case .updater(let updater): .updater(type(of: updater))
+        case .sideEffect(let sideEffect): .sideEffect(type(of: sideEffect))
+        }
+    }
+
+    /// A dispatched item's kind and concrete type, without the item.
+    enum Metatype {
+        case updater(any AnyStateUpdater.Type)
+        case sideEffect(any AnySideEffect.Type)
+
+        /// The type's full name.
+        var name: String {
+            switch self {
+            case .updater(let type): String(reflecting: type)
+            case .sideEffect(let type): String(reflecting: type)
+            }
+        }
+    }
 }

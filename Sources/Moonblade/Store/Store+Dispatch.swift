@@ -101,7 +101,7 @@ extension Store {
     func unservableWait(at place: String) -> StoreError? {
         guard isOnDrainingThread else { return nil }
         // This thread holds the draining role, so it may read what it is processing.
-        let processing = currentItem.map { String(reflecting: type(of: $0.dispatchable)) }
+        let processing = currentItemType.map(\.name)
         return .unservableWait(place: place, processing: processing ?? "a listener")
     }
 
@@ -112,10 +112,10 @@ extension Store {
 
     /// Runs one item through the interceptor chain and returns its status. Draining thread only.
     private func process(_ item: DispatchItem, cascadeDepth: Int) -> DispatchStatus {
-        currentItem = item
+        currentItemType = item.metatype
         currentCascadeDepth = cascadeDepth
         defer {
-            currentItem = nil
+            currentItemType = nil
             currentStatus = nil
         }
         do {
@@ -129,9 +129,9 @@ extension Store {
 
     /// The innermost `next` of the interceptor chain: handles the item the interceptors let through.
     func apply(_ dispatchable: any Dispatchable) throws {
-        // Usually the item itself or a replacement of its type, which a cast to the item's concrete
-        // type tells without the runtime conformance lookups of `DispatchItem(_:)`.
-        switch currentItem {
+        // Usually the item itself or a replacement of its type, which a compare with the item's
+        // concrete type tells without the runtime conformance lookups of `DispatchItem(_:)`.
+        switch currentItemType {
         case .updater(let original)?:
             if try applyUpdater(dispatchable, ifTypeOf: original) { return }
         case .sideEffect(let original)?:
@@ -139,7 +139,7 @@ extension Store {
         case nil:
             preconditionFailure("the interceptor chain ran outside of the store's drain")
         }
-        switch (currentItem, DispatchItem(dispatchable)) {
+        switch (currentItemType, DispatchItem(dispatchable)) {
         case (.updater?, .updater(let updater)?):
             try applyUpdater(updater)
         case (.sideEffect?, .sideEffect(let sideEffect)?):
@@ -152,20 +152,20 @@ extension Store {
         }
     }
 
-    /// Applies `dispatchable` if it has the type of `original`.
+    /// Applies `dispatchable` if it is an `Original`.
     private func applyUpdater<Original: AnyStateUpdater>(
         _ dispatchable: any Dispatchable,
-        ifTypeOf original: Original
+        ifTypeOf _: Original.Type
     ) throws -> Bool {
         guard type(of: dispatchable) == Original.self else { return false }
         try applyUpdater(Self.unwrap(dispatchable, as: Original.self))
         return true
     }
 
-    /// Starts `dispatchable` if it has the type of `original`.
+    /// Starts `dispatchable` if it is an `Original`.
     private func startSideEffect<Original: AnySideEffect>(
         _ dispatchable: any Dispatchable,
-        ifTypeOf original: Original
+        ifTypeOf _: Original.Type
     ) -> Bool {
         guard type(of: dispatchable) == Original.self else { return false }
         currentStatus = startSideEffect(Self.unwrap(dispatchable, as: Original.self))

@@ -23,7 +23,7 @@
 public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, @unchecked Sendable {
     // @unchecked Sendable: the mutable state shared between threads is only touched while holding
     // `lock`. `dependencyContainer` and `interceptorChain` are written only in `init`, before the
-    // store is ready. `currentItem` and `currentStatus` belong to the draining thread; the draining
+    // store is ready. `currentItemType` and `currentStatus` belong to the draining thread; the draining
     // role passes from thread to thread through `lock`, which orders those accesses.
 
     let lock = Lock()
@@ -58,8 +58,9 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
     /// The thread holding the draining role while ``isDraining`` is set, so that a blocking wait there,
     /// which could never be served, fails instead.
     @exclusivity(unchecked) var drainingThread = pthread_self()
-    /// The item being processed, to tell an in-place replacement from a re-dispatch.
-    @exclusivity(unchecked) var currentItem: DispatchItem?
+    /// The type of the item being processed, to tell an in-place replacement from a re-dispatch: a
+    /// metatype, which costs nothing to copy, where the item itself is copied through value witnesses.
+    @exclusivity(unchecked) var currentItemType: DispatchItem.Metatype?
     /// The status the innermost `next` produced for the item being processed, if not a plain success.
     @exclusivity(unchecked) var currentStatus: DispatchStatus?
     /// How many reactions down a chain the item being processed was dispatched.
