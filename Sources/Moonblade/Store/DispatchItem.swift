@@ -1,41 +1,27 @@
-/// A dispatched item, sorted by what the store does with it: apply it, or start it as a task.
-enum DispatchItem: Sendable {
-    case updater(any AnyStateUpdater)
-    case sideEffect(any AnySideEffect)
-
-    /// Sorts `dispatchable` with dynamic casts, or returns nil if the store cannot run it.
-    ///
-    /// Only for items whose kind is not known statically: the typed `dispatch` entry points and the
-    /// store's fast path build the cases directly, because each such cast is a runtime conformance
-    /// lookup that costs more than the rest of an updater dispatch.
-    init?(_ dispatchable: any Dispatchable) {
-        switch dispatchable {
-        case let updater as any AnyStateUpdater: self = .updater(updater)
-        case let sideEffect as any AnySideEffect: self = .sideEffect(sideEffect)
-        default: return nil
-        }
-    }
-
+/// A dispatched item, with what the store does with it: apply it, or start it as a task.
+struct DispatchItem: Sendable {
     /// The item as interceptors see it.
-    var dispatchable: any Dispatchable {
-        switch self {
-        case .updater(let updater): updater
-        case .sideEffect(let sideEffect): sideEffect
-        }
-    }
+    let dispatchable: any Dispatchable
+    /// Its kind and concrete type.
+    let metatype: Metatype
 
-    /// The item's kind and concrete type.
-    var metatype: Metatype {
-        switch self {
-        case .updater(let updater): .updater(type(of: updater))
-        case .sideEffect(let sideEffect): .sideEffect(type(of: sideEffect))
-        }
-    }
-
-    /// A dispatched item's kind and concrete type, without the item.
+    /// A dispatched item's kind and concrete type, without the item: free to copy, where the item is
+    /// copied through value witnesses.
     enum Metatype {
         case updater(any AnyStateUpdater.Type)
         case sideEffect(any AnySideEffect.Type)
+
+        var isUpdater: Bool {
+            if case .updater = self { true } else { false }
+        }
+
+        /// Whether `dispatchable` is of this type.
+        func isType(of dispatchable: any Dispatchable) -> Bool {
+            switch self {
+            case .updater(let type): Swift.type(of: dispatchable) == type
+            case .sideEffect(let type): Swift.type(of: dispatchable) == type
+            }
+        }
 
         /// The type's full name.
         var name: String {
@@ -43,6 +29,29 @@ enum DispatchItem: Sendable {
             case .updater(let type): String(reflecting: type)
             case .sideEffect(let type): String(reflecting: type)
             }
+        }
+    }
+
+    /// An updater, sorted statically.
+    static func updater(_ updater: some AnyStateUpdater) -> DispatchItem {
+        DispatchItem(dispatchable: updater, metatype: .updater(type(of: updater)))
+    }
+
+    private init(dispatchable: any Dispatchable, metatype: Metatype) {
+        (self.dispatchable, self.metatype) = (dispatchable, metatype)
+    }
+
+    /// Sorts `dispatchable` with dynamic casts, or returns nil if the store cannot run it.
+    ///
+    /// Only for items whose kind is not known statically: the typed `dispatch` entry points and the
+    /// store's fast path sort them without, because each such cast is a runtime conformance lookup
+    /// that costs more than the rest of an updater dispatch.
+    init?(_ dispatchable: any Dispatchable) {
+        switch dispatchable {
+        case let updater as any AnyStateUpdater: self.init(dispatchable: dispatchable, metatype: .updater(type(of: updater)))
+        case let sideEffect as any AnySideEffect:
+            self.init(dispatchable: dispatchable, metatype: .sideEffect(type(of: sideEffect)))
+        default: return nil
         }
     }
 }

@@ -129,47 +129,39 @@ extension Store {
 
     /// The innermost `next` of the interceptor chain: handles the item the interceptors let through.
     func apply(_ dispatchable: any Dispatchable) throws {
-        // Usually the item itself or a replacement of its type, which a compare with the item's
-        // concrete type tells without the runtime conformance lookups of `DispatchItem(_:)`.
-        switch currentItemType {
-        case .updater(let original)?:
-            if try applyUpdater(dispatchable, ifTypeOf: original) { return }
-        case .sideEffect(let original)?:
-            if startSideEffect(dispatchable, ifTypeOf: original) { return }
-        case nil:
+        guard let original = currentItemType else {
             preconditionFailure("the interceptor chain ran outside of the store's drain")
         }
-        switch (currentItemType, DispatchItem(dispatchable)) {
-        case (.updater?, .updater(let updater)?):
-            try applyUpdater(updater)
-        case (.sideEffect?, .sideEffect(let sideEffect)?):
-            currentStatus = startSideEffect(sideEffect)
-        case (_, let replacement?):
-            // Another kind: a dispatch of its own through the whole chain; the original handle follows it.
-            currentStatus = .pending(lock.withLock { enqueue(replacement, cascadeDepth: currentCascadeDepth + 1) })
-        case (_, nil):
-            throw StoreError.unsupportedDispatchable(String(reflecting: type(of: dispatchable)))
+        // Usually the item itself or a replacement of its type, which a compare with the item's
+        // concrete type tells without the runtime conformance lookups of `DispatchItem(_:)`.
+        var metatype = original
+        if !original.isType(of: dispatchable) {
+            guard let replacement = DispatchItem(dispatchable) else {
+                throw StoreError.unsupportedDispatchable(String(reflecting: type(of: dispatchable)))
+            }
+            guard replacement.metatype.isUpdater == original.isUpdater else {
+                // Another kind: a dispatch of its own through the whole chain; the original handle follows it.
+                currentStatus = .pending(lock.withLock { enqueue(replacement, cascadeDepth: currentCascadeDepth + 1) })
+                return
+            }
+            metatype = replacement.metatype
+        }
+        switch metatype {
+        case .updater(let type): try applyUpdater(dispatchable, as: type)
+        case .sideEffect(let type): currentStatus = startSideEffect(dispatchable, as: type)
         }
     }
 
-    /// Applies `dispatchable` if it is an `Original`.
-    private func applyUpdater<Original: AnyStateUpdater>(
-        _ dispatchable: any Dispatchable,
-        ifTypeOf _: Original.Type
-    ) throws -> Bool {
-        guard type(of: dispatchable) == Original.self else { return false }
+    /// Applies `dispatchable`, an `Original`.
+    private func applyUpdater<Original: AnyStateUpdater>(_ dispatchable: any Dispatchable, as _: Original.Type) throws {
         try applyUpdater(Self.unwrap(dispatchable, as: Original.self))
-        return true
     }
 
-    /// Starts `dispatchable` if it is an `Original`.
-    private func startSideEffect<Original: AnySideEffect>(
-        _ dispatchable: any Dispatchable,
-        ifTypeOf _: Original.Type
-    ) -> Bool {
-        guard type(of: dispatchable) == Original.self else { return false }
-        currentStatus = startSideEffect(Self.unwrap(dispatchable, as: Original.self))
-        return true
+    /// Starts `dispatchable`, an `Original`.
+    private func startSideEffect<Original: AnySideEffect>(_ dispatchable: any Dispatchable, as _: Original.Type)
+        -> DispatchStatus
+    {
+        startSideEffect(Self.unwrap(dispatchable, as: Original.self))
     }
 
     /// The value in `dispatchable`, whose dynamic type the caller has compared with `Original`.
