@@ -108,6 +108,18 @@ struct InterceptorTests {
         await #expect(throws: StoreError.self) { try await dropAll.dispatch(Square(value: 2)).value }
     }
 
+    @Test("an item an interceptor replaces with one that is neither updater nor side effect fails with unsupportedDispatchable")
+    func replacedByUnsupported() async {
+        let store = TestStore(interceptors: [intercepting { _, next in try next(PlainDispatchable()) }])
+        let calls = Recorder<Int>()
+        _ = store.addListener { _, new in calls.append(new.count) }
+        await #expect(throws: StoreError.unsupportedDispatchable(String(reflecting: PlainDispatchable.self))) {
+            try await store.dispatch(Increment()).value
+        }
+        #expect(store.state == TestState())
+        #expect(calls.values.isEmpty)
+    }
+
     @Test("an interceptor that throws before next stops the item; the error reaches .value")
     func throwBeforeNext() async {
         let inner = Recorder<String>()
