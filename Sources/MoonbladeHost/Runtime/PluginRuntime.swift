@@ -70,7 +70,10 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
 
     /// Runs `body` with the VM, on this thread alone.
     func withLua<Result, Failure: Error>(_ body: (LuaSide) throws(Failure) -> Result) throws(Failure) -> Result {
-        try vmLock.withLock { () throws(Failure) in try body(lua) }
+        // Locked by hand: one closure fewer on every Lua call (`withLock` is not specialised across modules).
+        vmLock.lock()
+        defer { vmLock.unlock() }
+        return try body(lua)
     }
 
     /// Connects Lua's `ctx.dispatch`, `ctx.state()` and rules to the store.
