@@ -102,7 +102,7 @@ final class LuaDecodingCache {
 
     /// The stack slots of one decode's cache tables, carried by the decoder.
     struct Session {
-        // Unowned and unchecked: a session lives only inside its cache's `decode`.
+        // Unchecked: a session lives in its cache's own decoder, which the cache outlives.
         unowned(unsafe) let cache: LuaDecodingCache
         let ids: Int32
         let tables: Int32
