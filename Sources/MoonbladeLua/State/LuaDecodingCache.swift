@@ -102,7 +102,8 @@ final class LuaDecodingCache {
 
     /// The stack slots of one decode's cache tables, carried by the decoder.
     struct Session {
-        unowned let cache: LuaDecodingCache
+        // Unchecked: a session lives in its cache's own decoder, which the cache outlives.
+        unowned(unsafe) let cache: LuaDecodingCache
         let ids: Int32
         let tables: Int32
         /// 0 when the value decoded has no change records.
