@@ -36,7 +36,7 @@ public final class LuaResidentState {
     private let cache: LuaDecodingCache
 
     /// The current version; nil until the first ``replace(with:version:encoder:)``.
-    public private(set) var current: LuaStateVersion?
+    @exclusivity(unchecked) public private(set) var current: LuaStateVersion?  // the VM's thread alone
 
     /// Sets up the draft machinery (C, in `LuaGuest`) in `vm`, once per resident state.
     public init(vm: LuaVM) throws(LuaError) {
