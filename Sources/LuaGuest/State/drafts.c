@@ -11,8 +11,9 @@
 // found in the weak-keyed table REC, holds `base` (the resident table, never written), `copy` (a
 // shallow copy made on the first write to this table or below it), `changes` (the change record
 // `{ base, key, key, ... }` listing the keys written, which finishing trims to those whose value
-// differs from `base`; a sequence, so one allocation holds it), `children` (the child draft handed out per key, so `d.a == d.a`) and
-// its `parent`/`key`. Writes go to `copy` and mark the path up to the root. Finishing turns every modified
+// differs from `base`; a sequence, so one allocation holds it), `children` (the child draft handed
+// out per key, so `d.a == d.a`) and, for a child, its `parent`, `key` and `proxy`. Writes go to
+// `copy` and mark the path up to the root. Finishing turns every modified
 // draft into its `copy` with child drafts resolved, every unmodified one into its `base` (so an
 // unchanged subtree keeps its identity), and deep-copies tables the plugin created, so the resident
 // tree is owned by the host. Copies keep the kind marker of their table (LuaTableKind), so an object
@@ -63,10 +64,11 @@ typedef struct draft_record {
     lua_Integer session;
     lua_Integer listed;       // keys in `changes`
     unsigned char has_copy, busy, finalized;
+    unsigned char final_is_copy;  // once finalized: it finished as its copy (something changed), else its base
     unsigned char reverted;   // a listed key was set back to its base value: `changes` may list it twice
 } draft_record;
 
-enum { R_BASE = 1, R_COPY, R_CHANGES, R_CHILDREN, R_PARENT, R_KEY, R_PROXY, R_FINAL, R_COUNT = R_FINAL };
+enum { R_BASE = 1, R_COPY, R_CHANGES, R_CHILDREN, R_PARENT, R_KEY, R_PROXY, R_COUNT = R_PROXY };
 
 #define MACHINE lua_upvalueindex(1)
 
@@ -236,13 +238,13 @@ static void new_draft(lua_State *L, int m, int base, int parent, int key, lua_In
     draft_record *record = lua_newuserdatauv(L, sizeof *record, R_COUNT);
     record->session = session;
     record->listed = 0;
-    record->has_copy = record->busy = record->finalized = record->reverted = 0;
+    record->has_copy = record->busy = record->finalized = record->final_is_copy = record->reverted = 0;
     int r = lua_gettop(L);
     lua_pushvalue(L, base);
     lua_setiuservalue(L, r, R_BASE);
-    lua_pushvalue(L, proxy);
-    lua_setiuservalue(L, r, R_PROXY);
-    if (parent) {
+    if (parent) {  // a child's proxy goes into its parent's copy when the child is first written
+        lua_pushvalue(L, proxy);
+        lua_setiuservalue(L, r, R_PROXY);
         lua_pushvalue(L, parent);
         lua_setiuservalue(L, r, R_PARENT);
         lua_pushvalue(L, key);
@@ -569,13 +571,11 @@ static void finalize(lua_State *L, int m, int r) {
     r = lua_absindex(L, r);
     draft_record *record = lua_touserdata(L, r);
     if (record->finalized) {
-        lua_getiuservalue(L, r, R_FINAL);
+        lua_getiuservalue(L, r, record->final_is_copy ? R_COPY : R_BASE);
         return;
     }
     if (!record->has_copy) {
         lua_getiuservalue(L, r, R_BASE);
-        lua_pushvalue(L, -1);
-        lua_setiuservalue(L, r, R_FINAL);
         record->finalized = 1;
         return;
     }
@@ -651,9 +651,8 @@ static void finalize(lua_State *L, int m, int r) {
         lua_remove(L, copy);
     }
     // The final table is now at top + 1, alone above what the caller had.
-    lua_pushvalue(L, -1);
-    lua_setiuservalue(L, r, R_FINAL);
     record->finalized = 1;
+    record->final_is_copy = kept > 0;
 }
 
 /// Pushes a copy of the table at `t` the plugin built (a payload, a returned state), with drafts,
