@@ -52,10 +52,11 @@ final class LuaValueDecoder: Decoder {
     /// Readies this root decoder for another decode, keeping its buffers (and what its memo learnt
     /// about types) but nothing of the last decode's state.
     func prepareForReuse(options: LuaDecoder) {
-        self.options = options
-        children.removeAll(keepingCapacity: true)
-        path.removeAll(keepingCapacity: true)
-        tables.removeAll(keepingCapacity: true)
+        if !options.hasSameSettings(as: self.options) { self.options = options }
+        // A decode that returned left no path or tables behind; one that threw may have.
+        if !children.isEmpty { children.removeAll(keepingCapacity: true) }
+        if !path.isEmpty { path.removeAll(keepingCapacity: true) }
+        if !tables.isEmpty { tables.removeAll(keepingCapacity: true) }
         depth = 0
         index = 0
         valueType = Never.self

@@ -7,8 +7,8 @@
 public final class LuaStateVersion: LuaReference {
     /// The stamp given by ``LuaResidentState/replace(with:version:encoder:)`` or
     /// ``LuaResidentState/commit(_:version:)`` (the host uses its store's state generation); 0 while
-    /// the version is a pending state's.
-    public internal(set) var version: UInt64
+    /// the version is a pending state's. Set once, on the VM's thread: no runtime exclusivity checks.
+    @exclusivity(unchecked) public internal(set) var version: UInt64
 
     /// Pops the root on top of `stack` into the registry.
     init(popping stack: LuaStack, version: UInt64) {

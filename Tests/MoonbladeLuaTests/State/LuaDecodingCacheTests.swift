@@ -137,6 +137,20 @@ struct LuaDecodingCacheTests {
         #expect(decoded == 1)  // listed twice, the growth would not add up and the list be decoded in full
     }
 
+    /// The cache keeps one decoder for every decode: each must still read with the settings it is given.
+    @Test func eachDecodeReadsWithTheSettingsItIsGiven() throws {
+        struct Seed: Encodable { var blob = "aGk=", n = 0 }
+        struct Blob: Decodable, Equatable { var blob: Data, n: Int }
+        let harness = try ResidentStateHarness(Seed())
+        var raw = LuaDecoder()
+        raw.dataDecodingStrategy = .luaString
+        for (n, decoder, blob) in [(1, LuaDecoder(), "hi"), (2, raw, "aGk="), (3, LuaDecoder(), "hi")] {
+            let pending = try harness.draft("state.n = \(n)")
+            #expect(try harness.resident.decode(Blob.self, of: pending, decoder: decoder) == Blob(blob: Data(blob.utf8), n: n))
+            harness.commit(pending)
+        }
+    }
+
     /// The machinery keeps one table of change records and empties it for the next updater (or makes
     /// it again after a large change): no record of an earlier dispatch may be read as a later one's.
     @Test func eachDispatchIsPatchedFromItsOwnChangeRecords() throws {
