@@ -68,7 +68,8 @@ typedef struct draft_record {
     unsigned char reverted;   // a listed key was set back to its base value: `changes` may list it twice
 } draft_record;
 
-enum { R_BASE = 1, R_COPY, R_CHANGES, R_CHILDREN, R_PARENT, R_KEY, R_PROXY, R_COUNT = R_PROXY };
+/// A record's user values; a root's record has only the first `R_ROOT_COUNT`.
+enum { R_BASE = 1, R_COPY, R_CHANGES, R_CHILDREN, R_PARENT, R_KEY, R_PROXY, R_ROOT_COUNT = R_CHILDREN, R_COUNT = R_PROXY };
 
 #define MACHINE lua_upvalueindex(1)
 
@@ -235,7 +236,7 @@ static void new_draft(lua_State *L, int m, int base, int parent, int key, lua_In
     int proxy = lua_gettop(L);
     lua_getiuservalue(L, m, M_DRAFT_MT);
     lua_setmetatable(L, proxy);
-    draft_record *record = lua_newuserdatauv(L, sizeof *record, R_COUNT);
+    draft_record *record = lua_newuserdatauv(L, sizeof *record, parent ? R_COUNT : R_ROOT_COUNT);
     record->session = session;
     record->listed = 0;
     record->has_copy = record->busy = record->finalized = record->final_is_copy = record->reverted = 0;
@@ -275,7 +276,7 @@ static int draft_write(lua_State *L, int r, int key, int value) {
     if (lua_rawequal(L, -1, -2)) {
         if (lua_getiuservalue(L, r, R_CHANGES) != LUA_TTABLE) {
             lua_pop(L, 1);
-            lua_createtable(L, 4, 0);
+            lua_createtable(L, 2, 0);  // the base and the first key
             lua_pushvalue(L, top + 2);
             lua_rawseti(L, -2, 1);
             lua_pushvalue(L, -1);
