@@ -38,6 +38,7 @@ typedef struct state_machine {
     lua_Integer fresh_count;   // how many tables `fresh` marks (0: no table made yet)
     lua_Integer change_count;  // entries in CHANGES, which the next session clears (or drops, if many)
     int open;                  // an `apply` started and neither it nor `abandon` has ended it
+    int made_session_tables;   // FRESH, OWNED or BUSY was made this session (ending it drops them)
 } state_machine;
 
 enum {
@@ -100,6 +101,7 @@ static void store(lua_State *L, int m, int which, int key, int value) {
 static void session_table(lua_State *L, int m, int which) {
     if (lua_getiuservalue(L, m, which) == LUA_TTABLE) return;
     lua_pop(L, 1);
+    if (which != M_CHANGES) ((state_machine *)lua_touserdata(L, m))->made_session_tables = 1;
     lua_createtable(L, 0, 4);
     lua_pushvalue(L, -1);
     lua_setiuservalue(L, m, which);
@@ -736,6 +738,8 @@ static void end_session(lua_State *L, int m) {
     machine->live_session = 0;
     machine->fresh_count = 0;
     machine->open = 0;
+    if (!machine->made_session_tables) return;
+    machine->made_session_tables = 0;
     for (int which = M_FRESH; which <= M_BUSY; which++) {
         if (which == M_CHANGES) continue;  // returned to Swift: emptied when the next session starts
         lua_pushnil(L);
