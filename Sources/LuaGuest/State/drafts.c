@@ -774,7 +774,7 @@ static void clear_changes(lua_State *L, int m) {
 
 /// `apply(root, updater, ...)`: runs `updater(draft, ...)` on a draft of `root` and finishes it.
 /// Returns the new root and the number of this session, whose change records
-/// `moonblade_state_push_changes` pushes (nil when no table came from an older one); or nil, nil and
+/// `moonblade_state_push_decoding_tables` pushes (nil when no table came from an older one); or nil, nil and
 /// the type's name when the updater of a table state returned neither a table nor nil.
 static int state_apply(lua_State *L) {
     int m = MACHINE;
@@ -884,29 +884,23 @@ int moonblade_open_state_machinery(lua_State *L) {
 
     static const luaL_Reg functions[] = {
         {"apply", state_apply}, {"abandon", state_abandon}, {"view", state_view}, {NULL, NULL}};
-    lua_createtable(L, 0, 5);
+    lua_createtable(L, 0, 4);
     lua_pushvalue(L, m);
     luaL_setfuncs(L, functions, 1);
-    lua_getiuservalue(L, m, M_IDS);
-    lua_setfield(L, -2, "ids");
-    lua_getiuservalue(L, m, M_TABLES);
-    lua_setfield(L, -2, "tables");
+    lua_pushvalue(L, m);
+    lua_setfield(L, -2, "machinery");
     return 1;
 }
 
-int moonblade_state_push_changes(lua_State *L, lua_Integer session) {
-    if (!lua_checkstack(L, 2)) return 0;
-    if (lua_rawgetp(L, LUA_REGISTRYINDEX, moonblade_state_machinery_key) != LUA_TUSERDATA) {
-        lua_pop(L, 1);
+int moonblade_state_push_decoding_tables(lua_State *L, int machinery, lua_Integer session) {
+    state_machine *machine = lua_touserdata(L, machinery);
+    lua_getiuservalue(L, machinery, M_IDS);
+    lua_getiuservalue(L, machinery, M_TABLES);
+    if (session == 0 || session != machine->last_session || machine->change_count == 0 || machine->open) {
+        lua_pushnil(L);
         return 0;
     }
-    state_machine *machine = lua_touserdata(L, -1);
-    if (session != machine->last_session || machine->change_count == 0 || machine->open) {
-        lua_pop(L, 1);
-        return 0;
-    }
-    lua_getiuservalue(L, -1, M_CHANGES);
-    lua_replace(L, -2);
+    lua_getiuservalue(L, machinery, M_CHANGES);
     return 1;
 }
 

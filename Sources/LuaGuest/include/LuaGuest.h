@@ -99,7 +99,7 @@ int moonblade_read_only(lua_State *L);
 const char *moonblade_state_chunk_name(void);
 
 /// The Lua function (a `lua_CFunction`) that sets up the resident state's machinery in its VM: called
-/// with the array and object kind markers, it returns `{ apply, abandon, view, ids, tables }` (see
+/// with the array and object kind markers, it returns `{ apply, abandon, view, machinery }` (see
 /// State/drafts.c and LuaResidentState). Raises only memory errors: call it protected.
 int moonblade_open_state_machinery(lua_State *L);
 
@@ -108,10 +108,12 @@ int moonblade_open_state_machinery(lua_State *L);
 /// pushes nothing and returns 0. Raw reads only: never raises.
 int moonblade_state_resolve_proxy(lua_State *L, int index);
 
-/// Pushes the change records the finish of the `apply` numbered `session` built (the second result
-/// `apply` returns) and returns 1; pushes nothing and returns 0 once a later `apply` has started
-/// (it empties them), or when there are none. Raw reads only: never raises.
-int moonblade_state_push_changes(lua_State *L, lua_Integer session);
+/// Pushes what a decode of the resident state reads beside it, given the machinery at `machinery`:
+/// the decoding cache's identities (table -> id, weak keys) and id -> table (weak values), then the
+/// change records the finish of the `apply` numbered `session` built (the second result `apply`
+/// returns), or nil once a later `apply` has started (it empties them) or when there are none (pass
+/// 0 for none). Returns whether it pushed change records. Needs 3 free slots; never raises.
+int moonblade_state_push_decoding_tables(lua_State *L, int machinery, lua_Integer session);
 
 // MARK: - Errors that carry their place (Errors/)
 

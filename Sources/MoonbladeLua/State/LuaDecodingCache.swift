@@ -23,8 +23,8 @@ final class LuaDecodingCache {
         let type: ObjectIdentifier
     }
 
-    private let ids: LuaReference
-    private let tables: LuaReference
+    /// The draft machinery (State/drafts.c), which keeps `ids`, `tables` and the change records.
+    private let machinery: LuaReference
     // The cache is used by the VM's one thread at a time, and its fields are never accessed while an
     // access to them is under way: the runtime exclusivity checks (a tenth of a small decode) guard
     // nothing here.
@@ -40,9 +40,8 @@ final class LuaDecodingCache {
     private static let sweepFloor = 256
     @exclusivity(unchecked) private var sweepThreshold = sweepFloor
 
-    init(ids: LuaReference, tables: LuaReference) {
-        self.ids = ids
-        self.tables = tables
+    init(machinery: LuaReference) {
+        self.machinery = machinery
     }
 
     /// Decodes the value `root` refers to, with the change records of the `apply` numbered
@@ -61,9 +60,9 @@ final class LuaDecodingCache {
         do { try stack.reserve(6) } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "the Lua stack cannot grow", underlyingError: error))
         }
-        ids.push(onto: stack)
-        tables.push(onto: stack)
-        if changeSession.map({ moonblade_state_push_changes(stack.state, $0) }) != 1 { stack.pushNil() }
+        // The machinery, then the tables it keeps for decoding, then the root.
+        machinery.push(onto: stack)
+        let hasChanges = moonblade_state_push_decoding_tables(stack.state, base + 1, changeSession ?? 0) != 0
         root.push(onto: stack)
         let decoder: LuaValueDecoder
         if let kept = self.decoder, kept.L == stack.state {
@@ -73,13 +72,12 @@ final class LuaDecodingCache {
             decoder = LuaValueDecoder(state: stack.state, options: options)
             self.decoder = decoder
         }
-        let hasChanges = stack.type(at: base + 3) == .table
         decoder.cache = Session(
-            cache: self, ids: base + 1, tables: base + 2, changes: hasChanges ? base + 3 : 0,
-            pendingRoot: hasChanges ? base + 4 : 0)
+            cache: self, ids: base + 2, tables: base + 3, changes: hasChanges ? base + 4 : 0,
+            pendingRoot: hasChanges ? base + 5 : 0)
         try decoder.reserve()
-        let value = try decoder.decodeValue(T.self, at: base + 4, key: nil)
-        sweepIfGrown(stack, tables: base + 2)
+        let value = try decoder.decodeValue(T.self, at: base + 5, key: nil)
+        sweepIfGrown(stack, tables: base + 3)
         return value
     }
 

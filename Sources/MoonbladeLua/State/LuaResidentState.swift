@@ -56,7 +56,7 @@ public final class LuaResidentState {
         applyFunction = field("apply")
         abandonFunction = field("abandon")
         viewFunction = field("view")
-        cache = LuaDecodingCache(ids: field("ids"), tables: field("tables"))
+        cache = LuaDecodingCache(machinery: field("machinery"))
     }
 
     // MARK: Versions
