@@ -64,6 +64,7 @@ enum {
 typedef struct draft_record {
     lua_Integer session;
     lua_Integer listed;       // keys in `changes`
+    lua_Integer base_length;  // once copied: the base's length if it is exactly a sequence, else -1
     unsigned char has_copy, busy, finalized;
     unsigned char final_is_copy;  // once finalized: it finished as its copy (something changed), else its base
     unsigned char reverted;   // a listed key was set back to its base value: `changes` may list it twice
@@ -181,11 +182,14 @@ static const char moonblade_copy_sequence_source[] =
     "return function(t, n) return { push(t, n) } end\n";
 
 /// Pushes a shallow copy of the table at `t`, keeping its kind; records in SEQ whether `t` is exactly
-/// a sequence, which makes the next copy of it a loop over 1...n.
-static void shallow_copy(lua_State *L, int m, int t) {
+/// a sequence, which makes the next copy of it a loop over 1...n. Returns the sequence's length, or
+/// -1 when `t` is not exactly a sequence.
+static lua_Integer shallow_copy(lua_State *L, int m, int t) {
     t = lua_absindex(L, t);
+    lua_Integer length = -1;
     if (lookup(L, m, M_SEQ, t) == LUA_TNUMBER) {
         lua_Integer n = lua_tointeger(L, -1);
+        length = n;
         lua_pop(L, 1);
         if (n <= moonblade_stack_copy_limit) {
             lua_getiuservalue(L, m, M_COPY_SEQUENCE);
@@ -223,9 +227,11 @@ static void shallow_copy(lua_State *L, int m, int t) {
             lua_pushinteger(L, n);
             store(L, m, M_SEQ, t, -1);
             lua_pop(L, 1);
+            length = n;
         }
     }
     keep_kind(L, m, t);
+    return length;
 }
 
 // MARK: - Drafts
@@ -304,7 +310,7 @@ static void prepare(lua_State *L, int m, int r) {
     draft_record *record = lua_touserdata(L, r);
     int top = lua_gettop(L);
     lua_getiuservalue(L, r, R_BASE);
-    shallow_copy(L, m, -1);
+    record->base_length = shallow_copy(L, m, -1);
     lua_setiuservalue(L, r, R_COPY);
     record->has_copy = 1;
     if (lua_getiuservalue(L, r, R_PARENT) == LUA_TUSERDATA) {
@@ -645,7 +651,7 @@ static void finalize(lua_State *L, int m, int r) {
         lua_rawset(L, -3);
         lua_pop(L, 1);
         machine->change_count++;
-        if (lookup(L, m, M_SEQ, base) == LUA_TNUMBER && sequence_length(L, copy, lua_tointeger(L, -1), list)) {
+        if (record->base_length >= 0 && sequence_length(L, copy, record->base_length, list)) {
             store(L, m, M_SEQ, copy, -1);
         }
         lua_settop(L, copy);
