@@ -37,6 +37,7 @@ typedef struct state_machine {
     int depth;                 // nesting followed by the finish under way
     lua_Integer fresh_count;   // how many tables `fresh` marks (0: no table made yet)
     lua_Integer change_count;  // entries in CHANGES, which the next session clears (or drops, if many)
+    int has_root_changes;      // ROOT_CHANGES holds the last session's root record
     int open;                  // an `apply` started and neither it nor `abandon` has ended it
     int made_session_tables;   // FRESH, OWNED or BUSY was made this session (ending it drops them)
 } state_machine;
@@ -57,7 +58,8 @@ enum {
     M_OWNED,       // plugin table -> its copy, during one finish
     M_BUSY,        // plugin tables being copied, during one finish (a cycle if met again)
     M_COPY_SEQUENCE,  // the Lua function `copy(t, n)`: `{ t[1], ..., t[n] }` built in one SETLIST
-    M_COUNT = M_COPY_SEQUENCE
+    M_ROOT_CHANGES,   // the change record of the new root, kept apart from CHANGES (often the only one)
+    M_COUNT = M_ROOT_CHANGES
 };
 
 /// One draft's record. Its user values are the tables below.
@@ -67,6 +69,7 @@ typedef struct draft_record {
     lua_Integer base_length;  // once copied: the base's length if it is exactly a sequence, else -1
     unsigned char has_copy, busy, finalized;
     unsigned char final_is_copy;  // once finalized: it finished as its copy (something changed), else its base
+    unsigned char is_root;        // the draft the updater was handed: `apply` files its change record
     unsigned char reverted;   // a listed key was set back to its base value: `changes` may list it twice
 } draft_record;
 
@@ -248,6 +251,7 @@ static void new_draft(lua_State *L, int m, int base, int parent, int key, lua_In
     record->session = session;
     record->listed = 0;
     record->has_copy = record->busy = record->finalized = record->final_is_copy = record->reverted = 0;
+    record->is_root = !parent;
     int r = lua_gettop(L);
     lua_pushvalue(L, base);
     lua_setiuservalue(L, r, R_BASE);
@@ -574,6 +578,16 @@ static int sequence_length(lua_State *L, int c, lua_Integer n, int list) {
     return 1;
 }
 
+/// Files the change record at `list` of the new table at `copy` in CHANGES.
+static void file_changes(lua_State *L, int m, int copy, int list) {
+    session_table(L, m, M_CHANGES);
+    lua_pushvalue(L, copy);
+    lua_pushvalue(L, list);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    ((state_machine *)lua_touserdata(L, m))->change_count++;
+}
+
 /// Pushes what the draft whose record is at `r` finishes as: its copy with every change resolved and
 /// a change record in CHANGES, or its base when nothing in it changed.
 static void finalize(lua_State *L, int m, int r) {
@@ -645,12 +659,7 @@ static void finalize(lua_State *L, int m, int r) {
     record->busy = 0;
     machine->depth--;
     if (kept > 0) {
-        session_table(L, m, M_CHANGES);
-        lua_pushvalue(L, copy);
-        lua_pushvalue(L, list);
-        lua_rawset(L, -3);
-        lua_pop(L, 1);
-        machine->change_count++;
+        if (!record->is_root) file_changes(L, m, copy, list);
         if (record->base_length >= 0 && sequence_length(L, copy, record->base_length, list)) {
             store(L, m, M_SEQ, copy, -1);
         }
@@ -757,6 +766,11 @@ static void end_session(lua_State *L, int m) {
 /// dropped by now), keeping the table when it held few.
 static void clear_changes(lua_State *L, int m) {
     state_machine *machine = lua_touserdata(L, m);
+    if (machine->has_root_changes) {
+        lua_pushnil(L);
+        lua_setiuservalue(L, m, M_ROOT_CHANGES);
+        machine->has_root_changes = 0;
+    }
     if (machine->change_count == 0) return;
     if (machine->change_count > moonblade_reused_changes_limit) {
         lua_pushnil(L);
@@ -774,6 +788,24 @@ static void clear_changes(lua_State *L, int m) {
         lua_pop(L, 1);
     }
     machine->change_count = 0;
+}
+
+/// Files the change record of the draft the updater was handed (record at `r`), if it finished as
+/// a new table: apart, in ROOT_CHANGES, when that table is the new root at `root` (the decoder then
+/// finds it without a look-up), else in CHANGES like any other.
+static void file_root_changes(lua_State *L, int m, int r, int root) {
+    draft_record *record = lua_touserdata(L, r);
+    if (!record->finalized || !record->final_is_copy) return;
+    lua_getiuservalue(L, r, R_COPY);
+    lua_getiuservalue(L, r, R_CHANGES);
+    if (lua_rawequal(L, -2, root)) {
+        lua_setiuservalue(L, m, M_ROOT_CHANGES);
+        ((state_machine *)lua_touserdata(L, m))->has_root_changes = 1;
+    } else {
+        file_changes(L, m, lua_gettop(L) - 1, lua_gettop(L));
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
 }
 
 // MARK: - The functions Swift calls
@@ -808,15 +840,21 @@ static int state_apply(lua_State *L) {
         end_session(L, m);
         return 3;
     }
+    int root_record = 0;
+    if (is_table) {
+        record_of(L, m, draft);
+        root_record = lua_gettop(L);
+    }
     if (!lua_isnil(L, result)) {
         resolve(L, m, result);
     } else if (is_table) {
-        record_of(L, m, draft);
-        finalize(L, m, -1);
+        finalize(L, m, root_record);
     } else {
         lua_pushvalue(L, 1);
     }
-    if (machine->change_count > 0) lua_pushinteger(L, machine->last_session); else lua_pushnil(L);
+    if (root_record) file_root_changes(L, m, root_record, lua_gettop(L));
+    int changed = machine->change_count > 0 || machine->has_root_changes;
+    if (changed) lua_pushinteger(L, machine->last_session); else lua_pushnil(L);
     end_session(L, m);
     return 2;
 }
@@ -902,12 +940,14 @@ int moonblade_state_push_decoding_tables(lua_State *L, int machinery, lua_Intege
     state_machine *machine = lua_touserdata(L, machinery);
     lua_getiuservalue(L, machinery, M_IDS);
     lua_getiuservalue(L, machinery, M_TABLES);
-    if (session == 0 || session != machine->last_session || machine->change_count == 0 || machine->open) {
+    if (session == 0 || session != machine->last_session || machine->open) {
+        lua_pushnil(L);
         lua_pushnil(L);
         return 0;
     }
-    lua_getiuservalue(L, machinery, M_CHANGES);
-    return 1;
+    if (machine->change_count > 0) lua_getiuservalue(L, machinery, M_CHANGES); else lua_pushnil(L);
+    if (machine->has_root_changes) lua_getiuservalue(L, machinery, M_ROOT_CHANGES); else lua_pushnil(L);
+    return machine->change_count > 0 || machine->has_root_changes;
 }
 
 int moonblade_state_resolve_proxy(lua_State *L, int index) {

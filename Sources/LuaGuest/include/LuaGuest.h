@@ -111,8 +111,9 @@ int moonblade_state_resolve_proxy(lua_State *L, int index);
 /// Pushes what a decode of the resident state reads beside it, given the machinery at `machinery`:
 /// the decoding cache's identities (table -> id, weak keys) and id -> table (weak values), then the
 /// change records the finish of the `apply` numbered `session` built (the second result `apply`
-/// returns), or nil once a later `apply` has started (it empties them) or when there are none (pass
-/// 0 for none). Returns whether it pushed change records. Needs 3 free slots; never raises.
+/// returns; pass 0 for none): the table of every changed table's record but the new root's, then the
+/// new root's record; each nil when there is none, or once a later `apply` has started (it empties
+/// them). Returns whether it pushed any record. Needs 4 free slots; never raises.
 int moonblade_state_push_decoding_tables(lua_State *L, int machinery, lua_Integer session);
 
 // MARK: - Errors that carry their place (Errors/)

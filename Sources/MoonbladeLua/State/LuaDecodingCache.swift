@@ -57,7 +57,7 @@ final class LuaDecodingCache {
                 supersededNow = [:]
             }
         }
-        do { try stack.reserve(6) } catch {
+        do { try stack.reserve(7) } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "the Lua stack cannot grow", underlyingError: error))
         }
         // The machinery, then the tables it keeps for decoding, then the root.
@@ -73,10 +73,12 @@ final class LuaDecodingCache {
             self.decoder = decoder
         }
         decoder.cache = Session(
-            cache: self, ids: base + 2, tables: base + 3, changes: hasChanges ? base + 4 : 0,
-            pendingRoot: hasChanges ? base + 5 : 0)
+            cache: self, ids: base + 2, tables: base + 3,
+            changes: stack.type(at: base + 4) == .table ? base + 4 : 0,
+            rootChanges: stack.type(at: base + 5) == .table ? base + 5 : 0,
+            pendingRoot: hasChanges ? base + 6 : 0)
         try decoder.reserve()
-        let value = try decoder.decodeValue(T.self, at: base + 5, key: nil)
+        let value = try decoder.decodeValue(T.self, at: base + 6, key: nil)
         sweepIfGrown(stack, tables: base + 3)
         return value
     }
@@ -107,8 +109,9 @@ final class LuaDecodingCache {
         unowned(unsafe) let cache: LuaDecodingCache
         let ids: Int32
         let tables: Int32
-        /// 0 when the value decoded has no change records.
+        /// The change records of changed tables but the root, and the root's own; 0 for none.
         let changes: Int32
+        let rootChanges: Int32
         /// The root of a pending version, or 0. A changed root is a new table every time (and an
         /// unchanged one is not decoded at all), so a cache entry for it would never be met again;
         /// only a patchable one is kept, for the next version to patch.
@@ -159,6 +162,10 @@ final class LuaDecodingCache {
         /// Pushes the change record of the table at `index` (`{ older table, key, key, … }`) and returns
         /// true, or pushes nothing and returns false when it has none.
         func pushChangeRecord(ofTableAt index: Int32, _ L: OpaquePointer) -> Bool {
+            if index == pendingRoot && rootChanges != 0 {
+                lua_pushvalue(L, rootChanges)
+                return true
+            }
             guard changes != 0 else { return false }
             lua_pushvalue(L, index)
             if lua_rawget(L, changes) == LUA_TTABLE { return true }

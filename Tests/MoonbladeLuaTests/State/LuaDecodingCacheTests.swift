@@ -219,4 +219,19 @@ struct LuaDecodingCacheTests {
             #expect(value == .object(["todos": .array(expected), "title": .string("t")]))
         }
     }
+
+    /// The change record of the draft an updater was handed is kept apart when that draft becomes the
+    /// new root, and filed with the others when the updater returns a new table holding it.
+    @Test func aDraftReturnedInsideANewTableIsPatchedLikeAnyOther() throws {
+        struct Seed: Encodable { var tags = ["a", "b", "c"], title = "t" }
+        let harness = try ResidentStateHarness(Seed())
+        _ = try harness.resident.decode(Dynamic.self, of: #require(harness.resident.current))
+        let tags = Dynamic.array([.string("a"), .string("b"), .string("c")])
+        var value = try harness.update(Dynamic.self, "state.title = 'u'; return { inner = state }")
+        #expect(value == .object(["inner": .object(["tags": tags, "title": .string("u")])]))
+        value = try harness.update(Dynamic.self, "state.inner.tags[2] = 'x'")
+        #expect(value == .object(["inner": .object(["tags": .array([.string("a"), .string("x"), .string("c")]), "title": .string("u")])]))
+        value = try harness.update(Dynamic.self, "return state.inner")
+        #expect(value == .object(["tags": .array([.string("a"), .string("x"), .string("c")]), "title": .string("u")]))
+    }
 }
