@@ -40,7 +40,7 @@ func profiledLoop(_ repetitions: Int, _ body: @escaping @Sendable () async throw
 }
 
 func usage() -> Never {
-    print("usage: Profiling dispatch native|lua [repetitions]")
+    print("usage: Profiling dispatch native|lua [repetitions] [items next to the counter (lua)]")
     print("       Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]")
     print("       Profiling resident field|item|native|memory <items> [repetitions]")
     print("       Profiling sideEffect native|noop|echo [repetitions]")
@@ -56,8 +56,14 @@ case ("dispatch", "native"):
     let store = BenchmarkStores.native(initialState: CounterState())
     profiledLoop(Int(argument(2) ?? "") ?? 10_000) { store.dispatch(Increment<CounterState>()) }
 case ("dispatch", "lua"):
-    let host = try BenchmarkStores.lua(initialState: CounterState())
-    try profiledLoop(Int(argument(2) ?? "") ?? 10_000) { try host.dispatch("bench.increment") }
+    let repetitions = Int(argument(2) ?? "") ?? 10_000
+    if let count = Int(argument(3) ?? "") {  // the counter next to `count` items, as in StateGrowth
+        let host = try BenchmarkStores.lua(initialState: ItemsState(count: count))
+        try profiledLoop(repetitions) { try host.dispatch("bench.increment") }
+    } else {
+        let host = try BenchmarkStores.lua(initialState: CounterState())
+        try profiledLoop(repetitions) { try host.dispatch("bench.increment") }
+    }
 case (let direction?, let wayName?) where direction == "into" || direction == "out":
     guard let way = MappingFixture.Way.allCases.first(where: { "\($0)" == wayName }),
         let count = Int(argument(2) ?? "")
