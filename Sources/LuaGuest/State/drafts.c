@@ -763,7 +763,7 @@ static void end_session(lua_State *L, int m) {
 }
 
 /// Empties CHANGES of the last session's records (the pending state they describe was decoded or
-/// dropped by now), keeping the table when it held few.
+/// dropped by now), keeping the table when it held few. Raises nothing: it only sets fields to nil.
 static void clear_changes(lua_State *L, int m) {
     state_machine *machine = lua_touserdata(L, m);
     if (machine->has_root_changes) {
@@ -948,6 +948,10 @@ int moonblade_state_push_decoding_tables(lua_State *L, int machinery, lua_Intege
     if (machine->change_count > 0) lua_getiuservalue(L, machinery, M_CHANGES); else lua_pushnil(L);
     if (machine->has_root_changes) lua_getiuservalue(L, machinery, M_ROOT_CHANGES); else lua_pushnil(L);
     return machine->change_count > 0 || machine->has_root_changes;
+}
+
+void moonblade_state_drop_changes(lua_State *L, int machinery) {
+    clear_changes(L, lua_absindex(L, machinery));
 }
 
 int moonblade_state_resolve_proxy(lua_State *L, int index) {

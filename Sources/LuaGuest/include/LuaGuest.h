@@ -116,6 +116,11 @@ int moonblade_state_resolve_proxy(lua_State *L, int index);
 /// them). Returns whether it pushed any record. Needs 4 free slots; never raises.
 int moonblade_state_push_decoding_tables(lua_State *L, int machinery, lua_Integer session);
 
+/// Drops the change records of the last `apply` (given the machinery at `machinery`), once the state
+/// they describe is decoded: they would otherwise keep the tables it replaced alive until the next
+/// `apply`. Needs 3 free slots; never raises.
+void moonblade_state_drop_changes(lua_State *L, int machinery);
+
 // MARK: - Errors that carry their place (Errors/)
 
 /// Pushes the message handler every protected call of the host uses: it replaces the error value

@@ -51,6 +51,7 @@ final class LuaDecodingCache {
     ) throws -> T {
         let base = stack.top
         defer {
+            if changeSession != nil { moonblade_state_drop_changes(stack.state, base + 1) }
             stack.top = base
             if !superseded.isEmpty || !supersededNow.isEmpty {
                 superseded = supersededNow
