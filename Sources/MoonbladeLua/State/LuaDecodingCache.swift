@@ -50,8 +50,10 @@ final class LuaDecodingCache {
         _ type: T.Type, root: LuaReference, changeSession: Int64?, on stack: LuaStack, options: LuaDecoder
     ) throws -> T {
         let base = stack.top
+        // Records read are dropped once the decode is done (they would keep replaced tables alive).
+        var readsRecords = false
         defer {
-            if changeSession != nil { moonblade_state_drop_changes(stack.state, base + 1) }
+            if readsRecords { moonblade_state_drop_changes(stack.state, base + 1) }
             stack.top = base
             if !superseded.isEmpty || !supersededNow.isEmpty {
                 superseded = supersededNow
@@ -64,6 +66,7 @@ final class LuaDecodingCache {
         // The machinery, then the tables it keeps for decoding, then the root.
         machinery.push(onto: stack)
         let hasChanges = moonblade_state_push_decoding_tables(stack.state, base + 1, changeSession ?? 0) != 0
+        readsRecords = hasChanges
         root.push(onto: stack)
         let decoder: LuaValueDecoder
         if let kept = self.decoder, kept.L == stack.state {
