@@ -53,20 +53,22 @@ static void keep(moonblade_limits *limits, void *block, size_t size) {
 }
 
 void *moonblade_pool_resize(moonblade_limits *limits, void *block, size_t old_size, size_t new_size) {
+    if (pool_capacity == 0) return realloc(block, new_size);  // exact sizes, for the sanitizer
     int new_small = new_size <= largest_pooled;
     if (block == NULL) return new_small ? take(limits, new_size) : malloc(new_size);
     int old_small = old_size <= largest_pooled;
     if (old_small && new_small && class_of(old_size) == class_of(new_size)) return block;
     if (!old_small && !new_small) return realloc(block, new_size);
     void *moved = new_small ? take(limits, new_size) : malloc(new_size);
-    if (moved == NULL) return NULL;
+    // Lua's manual: shrinking a block never fails. The old one is big enough.
+    if (moved == NULL) return new_size < old_size ? block : NULL;
     memcpy(moved, block, old_size < new_size ? old_size : new_size);
     moonblade_pool_free(limits, block, old_size);
     return moved;
 }
 
 void moonblade_pool_free(moonblade_limits *limits, void *block, size_t size) {
-    if (size <= largest_pooled) keep(limits, block, size); else free(block);
+    if (size <= largest_pooled && pool_capacity > 0) keep(limits, block, size); else free(block);
 }
 
 void moonblade_drain_block_pool(moonblade_limits *limits) {

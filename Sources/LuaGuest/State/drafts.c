@@ -659,7 +659,9 @@ static void finalize(lua_State *L, int m, int r) {
     record->busy = 0;
     machine->depth--;
     if (kept > 0) {
-        if (!record->is_root) file_changes(L, m, copy, list);
+        // The root of this session's `apply` is filed by `file_root_changes`; an older root, kept by
+        // the plugin from an `apply` that failed and finished only now, is filed like any other.
+        if (!record->is_root || record->session != machine->last_session) file_changes(L, m, copy, list);
         if (record->base_length >= 0 && sequence_length(L, copy, record->base_length, list)) {
             store(L, m, M_SEQ, copy, -1);
         }
@@ -756,7 +758,7 @@ static void end_session(lua_State *L, int m) {
     if (!machine->made_session_tables) return;
     machine->made_session_tables = 0;
     for (int which = M_FRESH; which <= M_BUSY; which++) {
-        if (which == M_CHANGES) continue;  // returned to Swift: emptied when the next session starts
+        if (which == M_CHANGES) continue;  // read by the decode that follows; emptied after it
         lua_pushnil(L);
         lua_setiuservalue(L, m, which);
     }

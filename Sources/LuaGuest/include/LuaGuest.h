@@ -112,13 +112,14 @@ int moonblade_state_resolve_proxy(lua_State *L, int index);
 /// the decoding cache's identities (table -> id, weak keys) and id -> table (weak values), then the
 /// change records the finish of the `apply` numbered `session` built (the second result `apply`
 /// returns; pass 0 for none): the table of every changed table's record but the new root's, then the
-/// new root's record; each nil when there is none, or once a later `apply` has started (it empties
-/// them). Returns whether it pushed any record. Needs 4 free slots; never raises.
+/// new root's record; each nil when there is none, once a decode has read them, or once a later `apply`
+/// has started (`moonblade_state_drop_changes` and `apply` empty them). Returns whether it pushed any
+/// record. Needs 4 free slots; never raises.
 int moonblade_state_push_decoding_tables(lua_State *L, int machinery, lua_Integer session);
 
 /// Drops the change records of the last `apply` (given the machinery at `machinery`), once the state
 /// they describe is decoded: they would otherwise keep the tables it replaced alive until the next
-/// `apply`. Needs 3 free slots; never raises.
+/// `apply`. Needs 4 free slots; never raises.
 void moonblade_state_drop_changes(lua_State *L, int machinery);
 
 // MARK: - Errors that carry their place (Errors/)

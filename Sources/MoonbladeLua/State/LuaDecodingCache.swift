@@ -33,8 +33,11 @@ final class LuaDecodingCache {
     @exclusivity(unchecked) private var superseded: [Key: Any] = [:]
     @exclusivity(unchecked) private var supersededNow: [Key: Any] = [:]
     @exclusivity(unchecked) private var nextID: Int64 = 1
-    /// The decoder of every decode, kept with its buffers (one thread uses the cache at a time).
+    /// The decoder of every decode, kept with its buffers (one thread uses the cache at a time), and
+    /// whether a decode is using it: a decode started inside another (from an `init(from:)`, say) gets
+    /// a decoder of its own.
     @exclusivity(unchecked) private var decoder: LuaValueDecoder?
+    @exclusivity(unchecked) private var decoderInUse = false
     /// Which types are ``LuaStatePatchable``: a state's few types, asked about on every decode.
     @exclusivity(unchecked) private var patchableTypes = LuaTypeMemo<any LuaStatePatchable.Type>()
     private static let sweepFloor = 256
@@ -52,8 +55,13 @@ final class LuaDecodingCache {
         let base = stack.top
         // Records read are dropped once the decode is done (they would keep replaced tables alive).
         var readsRecords = false
+        var usesKeptDecoder = false
         defer {
-            if readsRecords { moonblade_state_drop_changes(stack.state, base + 1) }
+            if usesKeptDecoder { decoderInUse = false }
+            if readsRecords {
+                stack.top = base + 1  // the machinery, with the slots reserved above it
+                moonblade_state_drop_changes(stack.state, base + 1)
+            }
             stack.top = base
             if !superseded.isEmpty || !supersededNow.isEmpty {
                 superseded = supersededNow
@@ -69,13 +77,15 @@ final class LuaDecodingCache {
         readsRecords = hasChanges
         root.push(onto: stack)
         let decoder: LuaValueDecoder
-        if let kept = self.decoder, kept.L == stack.state {
+        if let kept = self.decoder, kept.L == stack.state, !decoderInUse {
             kept.prepareForReuse(options: options)
             decoder = kept
         } else {
             decoder = LuaValueDecoder(state: stack.state, options: options)
-            self.decoder = decoder
+            if !decoderInUse { self.decoder = decoder }
         }
+        usesKeptDecoder = !decoderInUse
+        decoderInUse = true
         decoder.cache = Session(
             cache: self, ids: base + 2, tables: base + 3,
             changes: stack.type(at: base + 4) == .table ? base + 4 : 0,

@@ -8,9 +8,9 @@ public struct LuaPendingState {
     /// table of the version the draft was made from. Committing stamps it and makes it current.
     let root: LuaStateVersion
     /// The `apply` that made it, whose change records (each new table that came from an older one,
-    /// mapped to `{ older table, changedKey1, changedKey2, … }`) the machinery keeps until the next
-    /// `apply`; nil when no table came from an older one. Decoded after a later `apply`, the state is
-    /// read in full instead of patched.
+    /// mapped to `{ older table, changedKey1, changedKey2, … }`) the machinery keeps until the first
+    /// decode of it or the next `apply`; nil when no table came from an older one. Decoded after a
+    /// later `apply` (or a second time), the state is read in full instead of patched.
     let changeSession: Int64?
     /// Whether the root is the very table the draft was made from: the updater changed nothing, so
     /// the state it leaves is the one it was given (no need to decode it).

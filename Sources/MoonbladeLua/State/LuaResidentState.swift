@@ -87,6 +87,7 @@ public final class LuaResidentState {
     /// Makes `pending` the current version, stamped `version`.
     @discardableResult
     public func commit(_ pending: LuaPendingState, version: UInt64) -> LuaStateVersion {
+        precondition(pending.root.version == 0, "a pending state is committed once")
         pending.root.version = version
         current = pending.root
         return pending.root

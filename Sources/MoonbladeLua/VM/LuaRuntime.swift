@@ -29,7 +29,7 @@ final class LuaRuntime {
     }
 
     deinit {
-        moonblade_drain_block_pool(limits)
+        moonblade_drain_block_pool(limits)  // already empty once the VM closed; this covers a VM never closed
         limits.deallocate()
     }
 

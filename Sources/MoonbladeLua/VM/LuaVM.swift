@@ -82,6 +82,7 @@ public final class LuaVM {
         let state = runtime.state
         runtime.state = nil  // references released while closing must not touch the closing state
         lua_close(state)
+        moonblade_drain_block_pool(runtime.limits)  // nothing allocates after the close
     }
 
     /// Bytes the VM holds right now.

@@ -151,6 +151,35 @@ struct LuaDecodingCacheTests {
         }
     }
 
+    /// A decode started inside another (here from an `init(from:)`) gets a decoder of its own: the
+    /// cache's kept one is the outer decode's until it ends.
+    @Test func aDecodeInsideADecodeLeavesTheOuterOneWhole() throws {
+        final class NestedRead: @unchecked Sendable {
+            var read: (() throws -> Int)?
+            static let key = CodingUserInfoKey(rawValue: "nestedRead")!
+        }
+        struct Inner: Decodable, Equatable {
+            var counter: Int, nested: Int
+            enum CodingKeys: CodingKey { case counter }
+            init(counter: Int, nested: Int) { (self.counter, self.nested) = (counter, nested) }
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                nested = try (decoder.userInfo[NestedRead.key] as? NestedRead)?.read?() ?? -1
+                counter = try container.decode(Int.self, forKey: .counter)
+            }
+        }
+        struct Outer: Decodable, Equatable { var inner: Inner, n: Int }
+        struct Seed: Encodable { var inner = ["counter": 5], n = 1, counter = 3, items: [Int] = [], byName: [String: Int] = [:] }
+        let harness = try ResidentStateHarness(Seed())
+        let before = try #require(harness.resident.current)
+        let nested = NestedRead()
+        nested.read = { try harness.resident.decode(CountedState.self, of: before).counter }
+        var decoder = LuaDecoder()
+        decoder.userInfo[NestedRead.key] = nested
+        let pending = try harness.draft("state.n = 2; state.inner.counter = 6")
+        #expect(try harness.resident.decode(Outer.self, of: pending, decoder: decoder) == Outer(inner: Inner(counter: 6, nested: 3), n: 2))
+    }
+
     /// The machinery keeps one table of change records and empties it for the next updater (or makes
     /// it again after a large change): no record of an earlier dispatch may be read as a later one's.
     @Test func eachDispatchIsPatchedFromItsOwnChangeRecords() throws {
