@@ -14,6 +14,16 @@ public protocol Dispatcher: Sendable {
     /// Dispatches a state updater; the handle's value is `Void` once it has been applied.
     @discardableResult
     func dispatch(_ updater: some AnyStateUpdater) -> DispatchHandle<Void>
+
+    /// Dispatches a plain side effect; the handle's value is `Void` once it has finished. By default
+    /// through ``anyDispatch(_:)``; a store sorts it by its type instead.
+    @discardableResult
+    func dispatch(_ sideEffect: some AnySideEffect) -> DispatchHandle<Void>
+
+    /// Dispatches a side effect that returns a value: `try await dispatch(effect).value` is that value.
+    /// By default through ``anyDispatch(_:)``; a store sorts it by its type instead.
+    @discardableResult
+    func dispatch<Effect: ReturningSideEffect>(_ sideEffect: Effect) -> DispatchHandle<Effect.ReturnValue>
 }
 
 extension Dispatcher {

@@ -37,6 +37,11 @@ struct DispatchItem: Sendable {
         DispatchItem(dispatchable: updater, metatype: .updater(type(of: updater)))
     }
 
+    /// A side effect, sorted statically.
+    static func sideEffect(_ sideEffect: some AnySideEffect) -> DispatchItem {
+        DispatchItem(dispatchable: sideEffect, metatype: .sideEffect(type(of: sideEffect)))
+    }
+
     private init(dispatchable: any Dispatchable, metatype: Metatype) {
         (self.dispatchable, self.metatype) = (dispatchable, metatype)
     }

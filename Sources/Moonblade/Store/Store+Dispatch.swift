@@ -17,6 +17,18 @@ extension Store {
         DispatchHandle(status: submit(.updater(updater)))
     }
 
+    /// Dispatches a plain side effect; see ``Dispatcher``. Its type says what it is: no runtime casts.
+    @discardableResult
+    public func dispatch(_ sideEffect: some AnySideEffect) -> DispatchHandle<Void> {
+        DispatchHandle(status: submit(.sideEffect(sideEffect)))
+    }
+
+    /// Dispatches a side effect that returns a value; see ``Dispatcher``. No runtime casts either.
+    @discardableResult
+    public func dispatch<Effect: ReturningSideEffect>(_ sideEffect: Effect) -> DispatchHandle<Effect.ReturnValue> {
+        DispatchHandle(status: submit(.sideEffect(sideEffect)))
+    }
+
     /// Dispatches any item; see ``Dispatcher``. Runs it like the typed `dispatch` of an updater.
     @discardableResult
     public func anyDispatch(_ dispatchable: any Dispatchable) -> DispatchHandle<any Sendable> {
