@@ -53,15 +53,7 @@ final class LuaDecodingCache {
         _ type: T.Type, root: LuaReference, changeSession: Int64?, on stack: LuaStack, options: LuaDecoder
     ) throws -> T {
         let base = stack.top
-        // Records read are dropped once the decode is done (they would keep replaced tables alive).
-        var readsRecords = false
-        var usesKeptDecoder = false
         defer {
-            if usesKeptDecoder { decoderInUse = false }
-            if readsRecords {
-                stack.top = base + 1  // the machinery, with the slots reserved above it
-                moonblade_state_drop_changes(stack.state, base + 1)
-            }
             stack.top = base
             if !superseded.isEmpty || !supersededNow.isEmpty {
                 superseded = supersededNow
@@ -74,18 +66,16 @@ final class LuaDecodingCache {
         // The machinery, then the tables it keeps for decoding, then the root.
         machinery.push(onto: stack)
         let hasChanges = moonblade_state_push_decoding_tables(stack.state, base + 1, changeSession ?? 0) != 0
-        readsRecords = hasChanges
-        root.push(onto: stack)
-        let decoder: LuaValueDecoder
-        if let kept = self.decoder, kept.L == stack.state, !decoderInUse {
-            kept.prepareForReuse(options: options)
-            decoder = kept
-        } else {
-            decoder = LuaValueDecoder(state: stack.state, options: options)
-            if !decoderInUse { self.decoder = decoder }
+        defer {
+            // Records read are dropped once the decode is done (they would keep replaced tables alive).
+            if hasChanges {
+                stack.top = base + 1  // the machinery, with the slots reserved above it
+                moonblade_state_drop_changes(stack.state, base + 1)
+            }
         }
-        usesKeptDecoder = !decoderInUse
-        decoderInUse = true
+        root.push(onto: stack)
+        let decoder = takeDecoder(on: stack.state, options: options)
+        defer { if decoder === self.decoder { decoderInUse = false } }
         decoder.cache = Session(
             cache: self, ids: base + 2, tables: base + 3,
             changes: stack.type(at: base + 4) == .table ? base + 4 : 0,
@@ -95,6 +85,20 @@ final class LuaDecodingCache {
         let value = try decoder.decodeValue(T.self, at: base + 6, key: nil)
         sweepIfGrown(stack, tables: base + 3)
         return value
+    }
+
+    /// The kept decoder, readied for a decode; a fresh one while the kept one is busy (a decode started
+    /// inside another) or was made for another Lua state.
+    private func takeDecoder(on L: OpaquePointer, options: LuaDecoder) -> LuaValueDecoder {
+        guard !decoderInUse else { return LuaValueDecoder(state: L, options: options) }
+        decoderInUse = true
+        if let kept = decoder, kept.L == L {
+            kept.prepareForReuse(options: options)
+            return kept
+        }
+        let made = LuaValueDecoder(state: L, options: options)
+        decoder = made
+        return made
     }
 
     /// The number of cached values (for tests of the cache's bound).
