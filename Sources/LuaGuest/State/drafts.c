@@ -38,7 +38,6 @@ typedef struct state_machine {
     lua_Integer fresh_count;   // how many tables `fresh` marks (0: no table made yet)
     lua_Integer change_count;  // entries in CHANGES, which the next session clears (or drops, if many)
     int has_root_changes;      // ROOT_CHANGES holds the last session's root record
-    int open;                  // an `apply` started and neither it nor `abandon` has ended it
     int made_session_tables;   // FRESH, OWNED or BUSY was made this session (ending it drops them)
 } state_machine;
 
@@ -169,7 +168,8 @@ static int is_position(lua_State *L, int index, lua_Integer n) {
 }
 
 /// Up to this length a sequence is copied through the stack, in one SETLIST (what `{ table.unpack(t) }`
-/// does), a third of the cost of setting each item from C; longer ones would overflow the stack.
+/// does), a third of the cost of setting each item from C; longer ones, or any when the stack cannot
+/// grow that far, item by item.
 enum { moonblade_stack_copy_limit = 200000 };
 
 /// `push(t, n)`: pushes `t[1]`, ..., `t[n]`, raw; the C half of M_COPY_SEQUENCE.
@@ -194,7 +194,8 @@ static lua_Integer shallow_copy(lua_State *L, int m, int t) {
         lua_Integer n = lua_tointeger(L, -1);
         length = n;
         lua_pop(L, 1);
-        if (n <= moonblade_stack_copy_limit) {
+        // Room for the items here is room for them in the helper's frame, just above.
+        if (n <= moonblade_stack_copy_limit && lua_checkstack(L, (int)n + 8)) {
             lua_getiuservalue(L, m, M_COPY_SEQUENCE);
             lua_pushvalue(L, t);
             lua_pushinteger(L, n);
@@ -754,7 +755,6 @@ static void end_session(lua_State *L, int m) {
     state_machine *machine = lua_touserdata(L, m);
     machine->live_session = 0;
     machine->fresh_count = 0;
-    machine->open = 0;
     if (!machine->made_session_tables) return;
     machine->made_session_tables = 0;
     for (int which = M_FRESH; which <= M_BUSY; which++) {
@@ -821,9 +821,8 @@ static int state_apply(lua_State *L) {
     state_machine *machine = lua_touserdata(L, m);
     int arguments = lua_gettop(L);
     luaL_checkstack(L, arguments + 8, "too many arguments");
-    if (machine->open) end_session(L, m);  // a failed apply that `abandon` did not end
+    end_session(L, m);  // a failed apply that `abandon` did not end (nothing to do otherwise)
     clear_changes(L, m);
-    machine->open = 1;
     machine->live_session = ++machine->last_session;
     machine->depth = 0;
     int is_table = lua_type(L, 1) == LUA_TTABLE;
@@ -942,7 +941,7 @@ int moonblade_state_push_decoding_tables(lua_State *L, int machinery, lua_Intege
     state_machine *machine = lua_touserdata(L, machinery);
     lua_getiuservalue(L, machinery, M_IDS);
     lua_getiuservalue(L, machinery, M_TABLES);
-    if (session == 0 || session != machine->last_session || machine->open) {
+    if (session == 0 || session != machine->last_session) {
         lua_pushnil(L);
         lua_pushnil(L);
         return 0;

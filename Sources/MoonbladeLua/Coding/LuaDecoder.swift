@@ -66,23 +66,6 @@ public struct LuaDecoder: Sendable {
     /// Creates a decoder with the default strategies.
     public init() {}
 
-    /// Whether `other` certainly decodes as this one does: neither has `userInfo`, and both have the
-    /// same strategies, none custom (closures cannot be compared). Cheaper than copying the settings.
-    func hasSameSettings(as other: LuaDecoder) -> Bool {
-        guard userInfo.isEmpty, other.userInfo.isEmpty else { return false }
-        switch (dateDecodingStrategy, other.dateDecodingStrategy) {
-        case (.deferredToDate, .deferredToDate), (.secondsSince1970, .secondsSince1970),
-            (.millisecondsSince1970, .millisecondsSince1970), (.iso8601, .iso8601):
-            break
-        default:
-            return false
-        }
-        switch (dataDecodingStrategy, other.dataDecodingStrategy) {
-        case (.deferredToData, .deferredToData), (.base64, .base64), (.luaString, .luaString): return true
-        default: return false
-        }
-    }
-
     /// Reads a `T` from the value at `index`.
     ///
     /// The stack is the same afterwards, on success and on failure. Errors are `DecodingError`s

@@ -52,7 +52,7 @@ final class LuaValueDecoder: Decoder {
     /// Readies this root decoder for another decode, keeping its buffers (and what its memo learnt
     /// about types) but nothing of the last decode's state.
     func prepareForReuse(options: LuaDecoder) {
-        if !options.hasSameSettings(as: self.options) { self.options = options }
+        self.options = options
         // A decode that returned left no path or tables behind; one that threw may have.
         if !children.isEmpty { children.removeAll(keepingCapacity: true) }
         if !path.isEmpty { path.removeAll(keepingCapacity: true) }
@@ -63,6 +63,15 @@ final class LuaValueDecoder: Decoder {
         cache = nil
         collectionDepth = 0
         cacheSuspension = 0
+        keyStrings = nil
+    }
+
+    /// Lets go of what the last decode held (child decoders, the settings and their `userInfo`), so a
+    /// kept decoder keeps nothing of a caller's alive between decodes.
+    func releaseAfterDecode() {
+        if !children.isEmpty { children.removeAll(keepingCapacity: true) }
+        options = LuaDecoder()
+        cache = nil
         keyStrings = nil
     }
 

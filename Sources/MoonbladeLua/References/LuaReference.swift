@@ -4,8 +4,8 @@ import CLua
 ///
 /// Use it to hold functions, tables and coroutines across calls. A reference belongs to its VM's
 /// thread like the VM itself (it is not `Sendable`); if the VM is closed first, releasing it is a
-/// no-op. Not final: a ``LuaStateVersion`` is a reference to its root with a stamp, one object.
-public class LuaReference {
+/// no-op.
+public final class LuaReference {
     private let runtime: LuaRuntime
     private let slot: Int32
 

@@ -75,7 +75,12 @@ final class LuaDecodingCache {
         }
         root.push(onto: stack)
         let decoder = takeDecoder(on: stack.state, options: options)
-        defer { if decoder === self.decoder { decoderInUse = false } }
+        defer {
+            if decoder === self.decoder {
+                decoder.releaseAfterDecode()
+                decoderInUse = false
+            }
+        }
         decoder.cache = Session(
             cache: self, ids: base + 2, tables: base + 3,
             changes: stack.type(at: base + 4) == .table ? base + 4 : 0,

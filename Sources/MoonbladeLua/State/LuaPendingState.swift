@@ -5,8 +5,8 @@
 /// it was, since nothing of the current version was written to make it.
 public struct LuaPendingState {
     /// The new root: tables on the paths the updater wrote are new, every other table is the very
-    /// table of the version the draft was made from. Committing stamps it and makes it current.
-    let root: LuaStateVersion
+    /// table of the version the draft was made from.
+    let root: LuaReference
     /// The `apply` that made it, whose change records (each new table that came from an older one,
     /// mapped to `{ older table, changedKey1, changedKey2, … }`) the machinery keeps until the first
     /// decode of it or the next `apply`; nil when no table came from an older one. Decoded after a

@@ -81,16 +81,15 @@ public final class LuaResidentState {
         -> LuaStateVersion
     {
         try encoder.push(value, onto: vm.stack)
-        return LuaStateVersion(popping: vm.stack, version: version)
+        return LuaStateVersion(version: version, root: vm.stack.popReference())
     }
 
     /// Makes `pending` the current version, stamped `version`.
     @discardableResult
     public func commit(_ pending: LuaPendingState, version: UInt64) -> LuaStateVersion {
-        precondition(pending.root.version == 0, "a pending state is committed once")
-        pending.root.version = version
-        current = pending.root
-        return pending.root
+        let committed = LuaStateVersion(version: version, root: pending.root)
+        current = committed
+        return committed
     }
 
     /// Pushes a read-only view of the current version (see ``pushReadOnlyView(of:onto:)``).
@@ -103,7 +102,7 @@ public final class LuaResidentState {
     /// A non-table state is pushed as it is.
     public func pushReadOnlyView(of version: LuaStateVersion, onto stack: LuaStack) throws(LuaError) {
         try stack.reserve(3)
-        version.push(onto: stack)
+        version.root.push(onto: stack)
         try stack.call(arguments: 1, results: 1, function: viewFunction)
     }
 
@@ -119,7 +118,7 @@ public final class LuaResidentState {
     public func apply(
         _ updater: LuaReference, on stack: LuaStack, pushArguments: (LuaStack) throws -> Int32
     ) throws -> LuaPendingState {
-        let root = try requireCurrent()
+        let root = try requireCurrent().root
         let base = stack.top
         try stack.reserve(4)
         applyFunction.push(onto: stack)
@@ -143,7 +142,7 @@ public final class LuaResidentState {
         root.push(onto: stack)
         let isUnchanged = lua_rawequal(stack.state, -1, -2) != 0
         stack.pop()
-        return LuaPendingState(root: LuaStateVersion(popping: stack, version: 0), changeSession: changeSession, isUnchanged: isUnchanged)
+        return LuaPendingState(root: stack.popReference(), changeSession: changeSession, isUnchanged: isUnchanged)
     }
 
     // MARK: Decoding
@@ -163,7 +162,7 @@ public final class LuaResidentState {
     public func decode<T: Decodable>(_ type: T.Type, of version: LuaStateVersion, decoder: LuaDecoder = LuaDecoder())
         throws -> T
     {
-        try cache.decode(T.self, root: version, changeSession: nil, on: vm.stack, options: decoder)
+        try cache.decode(T.self, root: version.root, changeSession: nil, on: vm.stack, options: decoder)
     }
 
     /// How many decoded values the decoding cache holds (entries of collected tables are swept once

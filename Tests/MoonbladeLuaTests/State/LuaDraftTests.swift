@@ -228,4 +228,19 @@ struct LuaDraftTests {
         let board = try update("local ids = { 4 }; state.byOwner = { a = ids, b = ids }")
         #expect(board.byOwner == ["a": [4], "b": [4]])
     }
+
+    /// Sequences up to 200,000 items are copied in one go through the stack, longer ones item by item:
+    /// both give the same list.
+    @Test func longSequencesAreCopiedWhole() throws {
+        struct Numbers: Codable, Equatable { var items: [Int] }
+        for count in [200_000, 200_001] {
+            let harness = try ResidentStateHarness(Numbers(items: Array(1...count)))
+            harness.commit(try harness.draft("local n = #state.items"))  // learns it is a sequence
+            var expected = Numbers(items: Array(1...count))
+            expected.items[4] = 0
+            #expect(try harness.update(Numbers.self, "state.items[5] = 0") == expected)
+            expected.items[count - 1] = -1
+            #expect(try harness.update(Numbers.self, "state.items[#state.items] = -1") == expected)
+        }
+    }
 }
