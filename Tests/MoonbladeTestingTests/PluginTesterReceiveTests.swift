@@ -18,6 +18,18 @@ import Testing
         await tester.finish()
     }
 
+    /// An empty Lua table is both an empty list and an empty object: Lua cannot tell them apart.
+    @Test func anEmptyTableMatchesAnEmptyListOrObject() async throws {
+        for wanted: any Encodable & Sendable in [["todos": [Todo]()], ["todos": [String: String]()]] {
+            var dependencies = PluginDependencies()
+            dependencies.stub("storage", "read") { (_: ReadRequest) in [Todo]() }
+            let tester = try PluginTester(plugins: [try ListPlugin.directory()], initialState: TodoState(), dependencies: dependencies)
+            await tester.dispatch("list.load")
+            await tester.receive("list.replace", wanted)
+            await tester.finish()
+        }
+    }
+
     @Test func aDifferentPayloadFailsNamingBoth() async throws {
         let tester = try await loadingTester()
         await withKnownIssue {

@@ -167,13 +167,29 @@ extension PluginTester {
         if let payload {
             let wanted = try? JSONValue(encoding: payload)
             let received = host.payload(of: record.item)
-            if wanted != received {
+            if !(received.map { Self.isLuaPayload($0, matching: wanted) } ?? (wanted == nil)) {
                 let shown = received.map { $0.jsonString() } ?? "no Lua payload"
                 fail("received \(name) with payload \(shown), expected \(wanted?.jsonString() ?? "?")", at: sourceLocation)
                 return
             }
         }
         check(record, named: name, expected, sourceLocation: sourceLocation)
+    }
+
+    /// Whether `received`, a Lua payload as JSON, is `wanted`: an empty Lua table has no JSON kind of
+    /// its own, so it is both `[]` and `{}`.
+    private static func isLuaPayload(_ received: JSONValue, matching wanted: JSONValue?) -> Bool {
+        switch (received, wanted) {
+        case (.array(let items), .array(let expected)?):
+            return items.count == expected.count && zip(items, expected).allSatisfy { isLuaPayload($0, matching: $1) }
+        case (.object(let members), .object(let expected)?):
+            return members.count == expected.count
+                && members.allSatisfy { key, value in expected[key].map { isLuaPayload(value, matching: $0) } ?? false }
+        case (.array(let items), .object(let expected)?):
+            return items.isEmpty && expected.isEmpty
+        default:
+            return received == wanted
+        }
     }
 
     /// Ends the test: waits up to `timeout` for the store to be idle (every side effect finished, every
