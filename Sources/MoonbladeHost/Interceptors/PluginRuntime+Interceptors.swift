@@ -17,9 +17,8 @@ extension PluginRuntime {
     private func intercept(
         _ dispatchable: any Dispatchable, context: InterceptorContext, next: @escaping StoreInterceptorNext
     ) throws {
-        let kinds = rules
-        guard kinds.interceptors || kinds.observers else { return try next(dispatchable) }
-        let catalog = catalog
+        guard let catalog = catalogWithRules else { return try next(dispatchable) }
+        let kinds = catalog.rules
         let cascadeDepth = context.cascadeDepth
         // The state is read, and the VM entered, only for an item some rule can react to.
         let deliver: (any Dispatchable, LuaStack?) throws -> Void = { item, stack in

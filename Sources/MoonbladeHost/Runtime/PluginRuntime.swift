@@ -91,9 +91,10 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
         catalogLock.withLock { published.kind(of: name) }
     }
 
-    /// Which kinds of rules the loaded plugins have (every item asks).
-    var rules: RuleKinds {
-        catalogLock.withLock { published.rules }
+    /// The catalog if the loaded plugins have any rule, nil otherwise (every item asks: one read of
+    /// the lock, and no copy of the catalog for an item no rule can see).
+    var catalogWithRules: PluginCatalog? {
+        catalogLock.withLock { published.rules.interceptors || published.rules.observers ? published : nil }
     }
 
     /// Loads a plugin folder and makes its items dispatchable by name.

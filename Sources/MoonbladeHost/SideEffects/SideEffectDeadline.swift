@@ -15,9 +15,7 @@ final class SideEffectDeadline: DeadlineTimer.Client, @unchecked Sendable {
     // @unchecked Sendable: every stored var is touched only inside `lock`.
 
     /// The deadline passed while the run awaited Swift work: the run is abandoned.
-    struct Passed: Error {
-        let deadline: LuaDeadline
-    }
+    struct Passed: Error {}
 
     /// Where the run is, as far as the deadline is concerned.
     private enum Phase {
@@ -101,7 +99,7 @@ final class SideEffectDeadline: DeadlineTimer.Client, @unchecked Sendable {
         }
         guard let abandoned else { return }
         worker?.cancel()
-        abandoned.resume(throwing: Passed(deadline: deadline))
+        abandoned.resume(throwing: Passed())
     }
 
     /// Tells the waiter how the run ended, unless the deadline told it first.
