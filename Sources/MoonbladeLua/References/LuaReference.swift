@@ -6,24 +6,16 @@ import CLua
 /// thread like the VM itself (it is not `Sendable`); if the VM is closed first, releasing it is a
 /// no-op.
 public final class LuaReference {
-    private let runtime: LuaRuntime
-    private let slot: Int32
+    private let slot: LuaRegistrySlot
 
     /// Pops the top value of `stack` into the registry.
     init(popping stack: LuaStack) {
-        runtime = stack.runtime
-        slot = luaL_ref(stack.state, moonblade_registryindex)
-    }
-
-    deinit {
-        if let state = runtime.state {
-            luaL_unref(state, moonblade_registryindex, slot)
-        }
+        slot = LuaRegistrySlot(popping: stack)
     }
 
     /// Pushes the referenced value onto `stack` (a stack of the same VM).
     public func push(onto stack: LuaStack) {
-        lua_rawgeti(stack.state, moonblade_registryindex, lua_Integer(slot))
+        slot.push(onto: stack)
     }
 }
 

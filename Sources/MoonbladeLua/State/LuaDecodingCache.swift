@@ -50,7 +50,7 @@ final class LuaDecodingCache {
     /// Decodes the value `root` refers to, with the change records of the `apply` numbered
     /// `changeSession` (a pending version's) to patch collections from, if the machinery still has them.
     func decode<T: Decodable>(
-        _ type: T.Type, root: LuaReference, changeSession: Int64?, on stack: LuaStack, options: LuaDecoder
+        _ type: T.Type, root: LuaStateVersion, changeSession: Int64?, on stack: LuaStack, options: LuaDecoder
     ) throws -> T {
         let base = stack.top
         defer {
@@ -73,7 +73,7 @@ final class LuaDecodingCache {
                 moonblade_state_drop_changes(stack.state, base + 1)
             }
         }
-        root.push(onto: stack)
+        root.pushRoot(onto: stack)
         let decoder = takeDecoder(on: stack.state, options: options)
         defer {
             if decoder === self.decoder {

@@ -81,13 +81,17 @@ public final class LuaResidentState {
         -> LuaStateVersion
     {
         try encoder.push(value, onto: vm.stack)
-        return LuaStateVersion(version: version, root: vm.stack.popReference())
+        return LuaStateVersion(popping: vm.stack, stamp: version)
     }
 
     /// Makes `pending` the current version, stamped `version`.
     @discardableResult
     public func commit(_ pending: LuaPendingState, version: UInt64) -> LuaStateVersion {
-        let committed = LuaStateVersion(version: version, root: pending.root)
+        var committed = pending.next
+        if !committed.stampOnce(version) {  // committed before: a version of its own, on the same tables
+            pending.next.pushRoot(onto: vm.stack)
+            committed = LuaStateVersion(popping: vm.stack, stamp: version)
+        }
         current = committed
         return committed
     }
@@ -102,7 +106,7 @@ public final class LuaResidentState {
     /// A non-table state is pushed as it is.
     public func pushReadOnlyView(of version: LuaStateVersion, onto stack: LuaStack) throws(LuaError) {
         try stack.reserve(3)
-        version.root.push(onto: stack)
+        version.pushRoot(onto: stack)
         try stack.call(arguments: 1, results: 1, function: viewFunction)
     }
 
@@ -118,11 +122,11 @@ public final class LuaResidentState {
     public func apply(
         _ updater: LuaReference, on stack: LuaStack, pushArguments: (LuaStack) throws -> Int32
     ) throws -> LuaPendingState {
-        let root = try requireCurrent().root
+        let current = try requireCurrent()
         let base = stack.top
         try stack.reserve(4)
         applyFunction.push(onto: stack)
-        root.push(onto: stack)
+        current.pushRoot(onto: stack)
         updater.push(onto: stack)
         do {
             let count = try pushArguments(stack)
@@ -139,10 +143,11 @@ public final class LuaResidentState {
         stack.pop()
         let changeSession = stack.integer(at: -1)
         stack.pop()
-        root.push(onto: stack)
+        current.pushRoot(onto: stack)
         let isUnchanged = lua_rawequal(stack.state, -1, -2) != 0
         stack.pop()
-        return LuaPendingState(root: stack.popReference(), changeSession: changeSession, isUnchanged: isUnchanged)
+        return LuaPendingState(
+            next: LuaStateVersion(popping: stack, stamp: nil), changeSession: changeSession, isUnchanged: isUnchanged)
     }
 
     // MARK: Decoding
@@ -155,14 +160,14 @@ public final class LuaResidentState {
     public func decode<T: Decodable>(_ type: T.Type, of pending: LuaPendingState, decoder: LuaDecoder = LuaDecoder())
         throws -> T
     {
-        try cache.decode(T.self, root: pending.root, changeSession: pending.changeSession, on: vm.stack, options: decoder)
+        try cache.decode(T.self, root: pending.next, changeSession: pending.changeSession, on: vm.stack, options: decoder)
     }
 
     /// Decodes `version` as a `T`, reusing the values cached for its tables.
     public func decode<T: Decodable>(_ type: T.Type, of version: LuaStateVersion, decoder: LuaDecoder = LuaDecoder())
         throws -> T
     {
-        try cache.decode(T.self, root: version.root, changeSession: nil, on: vm.stack, options: decoder)
+        try cache.decode(T.self, root: version, changeSession: nil, on: vm.stack, options: decoder)
     }
 
     /// How many decoded values the decoding cache holds (entries of collected tables are swept once

@@ -6,11 +6,31 @@
 public final class LuaStateVersion {
     /// The stamp given by ``LuaResidentState/replace(with:version:encoder:)`` or
     /// ``LuaResidentState/commit(_:version:)`` (the host uses its store's state generation).
-    public let version: UInt64
-    let root: LuaReference
+    public var version: UInt64 {
+        guard let stamp else { preconditionFailure("a pending state has no version until it is committed") }
+        return stamp
+    }
 
-    init(version: UInt64, root: LuaReference) {
-        self.version = version
-        self.root = root
+    /// Nil while this is the root of a ``LuaPendingState``: the version it becomes when committed,
+    /// so a dispatch makes one object for its new version.
+    private(set) var stamp: UInt64?
+    private let root: LuaRegistrySlot
+
+    /// Pops the top value of `stack`, the root, into the registry.
+    init(popping stack: LuaStack, stamp: UInt64?) {
+        root = LuaRegistrySlot(popping: stack)
+        self.stamp = stamp
+    }
+
+    /// Pushes the root onto `stack`: for the machinery and the decoder, never for a plugin to write.
+    func pushRoot(onto stack: LuaStack) {
+        root.push(onto: stack)
+    }
+
+    /// Stamps a pending state's root as a version; false when it was stamped already.
+    func stampOnce(_ version: UInt64) -> Bool {
+        guard stamp == nil else { return false }
+        stamp = version
+        return true
     }
 }
