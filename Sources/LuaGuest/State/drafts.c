@@ -268,11 +268,27 @@ static void new_draft(lua_State *L, int m, int base, int parent, int key, lua_In
     lua_pop(L, 1);
 }
 
+/// Lists `key` in the change record of the draft whose record is at `r` (its base at `base`), making
+/// the record on its first key.
+static void list_key(lua_State *L, int r, int base, int key) {
+    draft_record *record = lua_touserdata(L, r);
+    if (lua_getiuservalue(L, r, R_CHANGES) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 2, 0);  // the base and the first key
+        lua_pushvalue(L, base);
+        lua_rawseti(L, -2, 1);
+        lua_pushvalue(L, -1);
+        lua_setiuservalue(L, r, R_CHANGES);
+    }
+    lua_pushvalue(L, key);
+    lua_rawseti(L, -2, 1 + ++record->listed);
+    lua_pop(L, 1);
+}
+
 /// Sets `key` to `value` in the copy of the draft whose record is at `r` (made writable before),
 /// listing the key in its change record unless it is listed already. Returns 0 when the copy held
 /// `value` there already (nothing written).
 static int draft_write(lua_State *L, int r, int key, int value) {
-    draft_record *record = lua_touserdata(L, r);
     int top = lua_gettop(L);
     lua_getiuservalue(L, r, R_COPY);
     int copy = top + 1;
@@ -287,18 +303,9 @@ static int draft_write(lua_State *L, int r, int key, int value) {
     }
     // A key is listed from its first write on; until then its copy still holds the base's value.
     if (lua_rawequal(L, -1, -2)) {
-        if (lua_getiuservalue(L, r, R_CHANGES) != LUA_TTABLE) {
-            lua_pop(L, 1);
-            lua_createtable(L, 2, 0);  // the base and the first key
-            lua_pushvalue(L, top + 2);
-            lua_rawseti(L, -2, 1);
-            lua_pushvalue(L, -1);
-            lua_setiuservalue(L, r, R_CHANGES);
-        }
-        lua_pushvalue(L, key);
-        lua_rawseti(L, -2, 1 + ++record->listed);
+        list_key(L, r, top + 2, key);
     } else if (lua_rawequal(L, value, -2)) {
-        record->reverted = 1;
+        ((draft_record *)lua_touserdata(L, r))->reverted = 1;
     }
     lua_settop(L, copy);
     lua_pushvalue(L, key);
@@ -309,20 +316,20 @@ static int draft_write(lua_State *L, int r, int key, int value) {
 }
 
 /// Makes the draft whose record is at `r` writable: a shallow copy of its base, put in place of the
-/// base in its parent's copy (made writable first).
+/// base in its parent's copy (made writable first). Pushes the copy.
 static void prepare(lua_State *L, int m, int r) {
     luaL_checkstack(L, 8, "the state is nested too deep");
     draft_record *record = lua_touserdata(L, r);
     int top = lua_gettop(L);
     lua_getiuservalue(L, r, R_BASE);
     record->base_length = shallow_copy(L, m, -1);
+    lua_pushvalue(L, -1);
     lua_setiuservalue(L, r, R_COPY);
     record->has_copy = 1;
     if (lua_getiuservalue(L, r, R_PARENT) == LUA_TUSERDATA) {
         int p = lua_gettop(L);
         draft_record *parent = lua_touserdata(L, p);
-        if (!parent->has_copy) prepare(L, m, p);
-        lua_getiuservalue(L, p, R_COPY);
+        if (!parent->has_copy) prepare(L, m, p); else lua_getiuservalue(L, p, R_COPY);
         int siblings = lua_gettop(L);
         lua_getiuservalue(L, r, R_KEY);
         int key = lua_gettop(L);
@@ -335,7 +342,8 @@ static void prepare(lua_State *L, int m, int r) {
             draft_write(L, p, key, lua_gettop(L));
         }
     }
-    lua_settop(L, top);
+    lua_settop(L, top + 2);
+    lua_remove(L, top + 1);
 }
 
 /// Pushes what reading `key` from the draft whose record is at `r` gives: a value, or for a table of
@@ -401,15 +409,20 @@ static int draft_newindex(lua_State *L) {
         return luaL_error(L, "index is NaN");
     }
     if (!record->has_copy) {
-        // Writing back what the base holds copies nothing.
-        lua_getiuservalue(L, 4, R_BASE);
+        lua_getiuservalue(L, 4, R_BASE);  // at 5
         lua_pushvalue(L, 2);
-        lua_rawget(L, -2);
-        if (lua_rawequal(L, -1, 3)) return 0;
-        lua_settop(L, 4);
-        prepare(L, m, 4);
+        lua_rawget(L, 5);
+        if (lua_rawequal(L, -1, 3)) return 0;  // writing back what the base holds copies nothing
+        lua_pop(L, 1);
+        // The first write: the new copy holds the base's value at `key`, which nothing listed yet.
+        prepare(L, m, 4);  // at 6
+        list_key(L, 4, 5, 2);
+        lua_pushvalue(L, 2);
+        lua_pushvalue(L, 3);
+        lua_rawset(L, 6);
+    } else if (!draft_write(L, 4, 2, 3)) {
+        return 0;
     }
-    if (!draft_write(L, 4, 2, 3)) return 0;
     if (lua_type(L, 3) == LUA_TTABLE && !is_proxy(L, m, 3)) {
         session_table(L, m, M_FRESH);
         lua_pushvalue(L, 3);
