@@ -76,6 +76,8 @@ typedef struct draft_record {
 enum { R_BASE = 1, R_COPY, R_CHANGES, R_CHILDREN, R_PARENT, R_KEY, R_PROXY, R_ROOT_COUNT = R_CHILDREN, R_COUNT = R_PROXY };
 
 #define MACHINE lua_upvalueindex(1)
+/// Every machinery function's upvalue 2: REC, read on every access to a draft (no user value look-up).
+#define RECORDS lua_upvalueindex(2)
 
 // MARK: - Small helpers
 
@@ -128,9 +130,10 @@ static int is_proxy(lua_State *L, int m, int index) {
     return proxy;
 }
 
-/// Pushes the record of the draft proxy at `proxy` and returns it.
-static draft_record *record_of(lua_State *L, int m, int proxy) {
-    lookup(L, m, M_REC, proxy);
+/// Pushes the record of the draft proxy at `proxy` and returns it (in a machinery function).
+static draft_record *record_of(lua_State *L, int proxy) {
+    lua_pushvalue(L, proxy);
+    lua_rawget(L, RECORDS);
     return lua_touserdata(L, -1);
 }
 
@@ -189,8 +192,9 @@ static const char moonblade_copy_sequence_source[] =
 /// -1 when `t` is not exactly a sequence.
 static lua_Integer shallow_copy(lua_State *L, int m, int t) {
     t = lua_absindex(L, t);
-    lua_Integer length = -1;
-    if (lookup(L, m, M_SEQ, t) == LUA_TNUMBER) {
+    lua_Integer length = -1, border = (lua_Integer)lua_rawlen(L, t);
+    // Only a table with a border past 0 can be a known non-empty sequence (objects skip the look-up).
+    if (border > 0 && lookup(L, m, M_SEQ, t) == LUA_TNUMBER) {
         lua_Integer n = lua_tointeger(L, -1);
         length = n;
         lua_pop(L, 1);
@@ -209,8 +213,8 @@ static lua_Integer shallow_copy(lua_State *L, int m, int t) {
         }
         moonblade_count_steps(L, n);
     } else {
-        lua_pop(L, 1);
-        lua_Integer n = (lua_Integer)lua_rawlen(L, t), count = 0, positions = 0;
+        if (border > 0) lua_pop(L, 1);
+        lua_Integer n = border, count = 0, positions = 0;
         lua_pushnil(L);
         while (lua_next(L, t)) {
             lua_pop(L, 1);
@@ -228,9 +232,11 @@ static lua_Integer shallow_copy(lua_State *L, int m, int t) {
         }
         moonblade_count_steps(L, count);
         if (others == 0 && positions == n) {
-            lua_pushinteger(L, n);
-            store(L, m, M_SEQ, t, -1);
-            lua_pop(L, 1);
+            if (n > 0) {
+                lua_pushinteger(L, n);
+                store(L, m, M_SEQ, t, -1);
+                lua_pop(L, 1);
+            }
             length = n;
         }
     }
@@ -241,7 +247,7 @@ static lua_Integer shallow_copy(lua_State *L, int m, int t) {
 // MARK: - Drafts
 
 /// Pushes a new draft of the table at `base`, the child at `key` of the draft whose record is at
-/// `parent` (both 0 for a root).
+/// `parent` (both 0 for a root), then its record.
 static void new_draft(lua_State *L, int m, int base, int parent, int key, lua_Integer session) {
     base = lua_absindex(L, base);
     lua_createtable(L, 0, 0);
@@ -264,16 +270,18 @@ static void new_draft(lua_State *L, int m, int base, int parent, int key, lua_In
         lua_pushvalue(L, key);
         lua_setiuservalue(L, r, R_KEY);
     }
-    store(L, m, M_REC, proxy, r);
-    lua_pop(L, 1);
+    lua_pushvalue(L, proxy);
+    lua_pushvalue(L, r);
+    lua_rawset(L, RECORDS);
 }
 
 /// Lists `key` in the change record of the draft whose record is at `r` (its base at `base`), making
 /// the record on its first key.
 static void list_key(lua_State *L, int r, int base, int key) {
     draft_record *record = lua_touserdata(L, r);
-    if (lua_getiuservalue(L, r, R_CHANGES) != LUA_TTABLE) {
-        lua_pop(L, 1);
+    if (record->listed > 0) {
+        lua_getiuservalue(L, r, R_CHANGES);
+    } else {
         lua_createtable(L, 2, 0);  // the base and the first key
         lua_pushvalue(L, base);
         lua_rawseti(L, -2, 1);
@@ -326,7 +334,7 @@ static void prepare(lua_State *L, int m, int r) {
     lua_pushvalue(L, -1);
     lua_setiuservalue(L, r, R_COPY);
     record->has_copy = 1;
-    if (lua_getiuservalue(L, r, R_PARENT) == LUA_TUSERDATA) {
+    if (!record->is_root && lua_getiuservalue(L, r, R_PARENT) == LUA_TUSERDATA) {
         int p = lua_gettop(L);
         draft_record *parent = lua_touserdata(L, p);
         if (!parent->has_copy) prepare(L, m, p); else lua_getiuservalue(L, p, R_COPY);
@@ -372,7 +380,7 @@ static void draft_read(lua_State *L, int m, int r, int key) {
     int children = lua_gettop(L);
     lua_pushvalue(L, key);
     if (lua_rawget(L, children) == LUA_TTABLE) {
-        record_of(L, m, -1);
+        record_of(L, -1);
         lua_getiuservalue(L, -1, R_BASE);
         if (lua_rawequal(L, -1, value)) {
             lua_pop(L, 2);
@@ -384,6 +392,7 @@ static void draft_read(lua_State *L, int m, int r, int key) {
     }
     lua_pop(L, 1);
     new_draft(L, m, value, r, key, record->session);
+    lua_pop(L, 1);
     lua_pushvalue(L, key);
     lua_pushvalue(L, -2);
     lua_rawset(L, children);
@@ -392,7 +401,7 @@ static void draft_read(lua_State *L, int m, int r, int key) {
 }
 
 static int draft_index(lua_State *L) {
-    record_of(L, MACHINE, 1);
+    record_of(L, 1);
     draft_read(L, MACHINE, 3, 2);
     return 1;
 }
@@ -400,12 +409,13 @@ static int draft_index(lua_State *L) {
 static int draft_newindex(lua_State *L) {
     int m = MACHINE;
     state_machine *machine = lua_touserdata(L, m);
-    draft_record *record = record_of(L, m, 1);  // at 4
+    draft_record *record = record_of(L, 1);  // at 4
     if (record->session != machine->live_session) {
         return luaL_error(L, "this state draft is no longer writable: its updater has returned");
     }
-    if (lua_isnil(L, 2)) return luaL_error(L, "index is nil");
-    if (lua_type(L, 2) == LUA_TNUMBER && !lua_isinteger(L, 2) && isnan(lua_tonumber(L, 2))) {
+    int key_type = lua_type(L, 2);
+    if (key_type == LUA_TNIL) return luaL_error(L, "index is nil");
+    if (key_type == LUA_TNUMBER && !lua_isinteger(L, 2) && isnan(lua_tonumber(L, 2))) {
         return luaL_error(L, "index is NaN");
     }
     if (!record->has_copy) {
@@ -435,19 +445,19 @@ static int draft_newindex(lua_State *L) {
 }
 
 static int draft_len(lua_State *L) {
-    draft_record *record = record_of(L, MACHINE, 1);
+    draft_record *record = record_of(L, 1);
     lua_getiuservalue(L, -1, record->has_copy ? R_COPY : R_BASE);
     lua_pushinteger(L, (lua_Integer)lua_rawlen(L, -1));
     return 1;
 }
 
 /// The iterator of `pairs(draft)`: walks the table the draft read from when the loop started
-/// (upvalue 2), yielding current values (child drafts for tables) and skipping fields set to nil.
+/// (upvalue 3), yielding current values (child drafts for tables) and skipping fields set to nil.
 static int draft_next(lua_State *L) {
     lua_settop(L, 2);
-    record_of(L, MACHINE, 1);  // at 3
+    record_of(L, 1);  // at 3
     lua_pushvalue(L, 2);
-    while (lua_next(L, lua_upvalueindex(2))) {
+    while (lua_next(L, lua_upvalueindex(3))) {
         lua_pop(L, 1);
         int key = lua_gettop(L);
         draft_read(L, MACHINE, 3, key);
@@ -459,10 +469,11 @@ static int draft_next(lua_State *L) {
 }
 
 static int draft_pairs(lua_State *L) {
-    draft_record *record = record_of(L, MACHINE, 1);
+    draft_record *record = record_of(L, 1);
     lua_pushvalue(L, MACHINE);
-    lua_getiuservalue(L, -2, record->has_copy ? R_COPY : R_BASE);
-    lua_pushcclosure(L, draft_next, 2);
+    lua_pushvalue(L, RECORDS);
+    lua_getiuservalue(L, -3, record->has_copy ? R_COPY : R_BASE);
+    lua_pushcclosure(L, draft_next, 3);
     lua_pushvalue(L, 1);
     lua_pushnil(L);
     return 3;
@@ -537,10 +548,10 @@ static int view_len(lua_State *L) {
     return 1;
 }
 
-/// The iterator of `pairs(view)`: walks the resident table (upvalue 2), handing out views of tables.
+/// The iterator of `pairs(view)`: walks the resident table (upvalue 3), handing out views of tables.
 static int view_next(lua_State *L) {
     lua_settop(L, 2);
-    if (!lua_next(L, lua_upvalueindex(2))) {
+    if (!lua_next(L, lua_upvalueindex(3))) {
         lua_pushnil(L);
         return 1;
     }
@@ -553,8 +564,9 @@ static int view_next(lua_State *L) {
 
 static int view_pairs(lua_State *L) {
     lua_pushvalue(L, MACHINE);
+    lua_pushvalue(L, RECORDS);
     lookup(L, MACHINE, M_VIEW, 1);
-    lua_pushcclosure(L, view_next, 2);
+    lua_pushcclosure(L, view_next, 3);
     lua_pushvalue(L, 1);
     lua_pushnil(L);
     return 3;
@@ -750,7 +762,7 @@ static void resolve(lua_State *L, int m, int value) {
     if (lua_type(L, value) != LUA_TTABLE) {
         lua_pushvalue(L, value);
     } else if (has_metatable(L, m, value, M_DRAFT_MT)) {
-        record_of(L, m, value);
+        record_of(L, value);
         finalize(L, m, -1);
         lua_replace(L, -2);
     } else if (has_metatable(L, m, value, M_VIEW_MT)) {
@@ -839,8 +851,13 @@ static int state_apply(lua_State *L) {
     machine->live_session = ++machine->last_session;
     machine->depth = 0;
     int is_table = lua_type(L, 1) == LUA_TTABLE;
-    if (is_table) new_draft(L, m, 1, 0, 0, machine->live_session); else lua_pushvalue(L, 1);
-    int draft = lua_gettop(L);
+    if (is_table) {
+        new_draft(L, m, 1, 0, 0, machine->live_session);
+    } else {  // a state that is not a table is handed over as it is, with no record
+        lua_pushvalue(L, 1);
+        lua_pushnil(L);
+    }
+    int draft = lua_gettop(L) - 1, root_record = is_table ? draft + 1 : 0;
     lua_pushvalue(L, 2);
     lua_pushvalue(L, draft);
     for (int i = 3; i <= arguments; i++) lua_pushvalue(L, i);
@@ -853,11 +870,6 @@ static int state_apply(lua_State *L) {
         lua_pushstring(L, luaL_typename(L, result));
         end_session(L, m);
         return 3;
-    }
-    int root_record = 0;
-    if (is_table) {
-        record_of(L, m, draft);
-        root_record = lua_gettop(L);
     }
     if (!lua_isnil(L, result)) {
         resolve(L, m, result);
@@ -900,7 +912,8 @@ static void proxy_metatable(lua_State *L, int m, int which, const char *name, co
     lua_pushstring(L, name);
     lua_setfield(L, -2, "__metatable");
     lua_pushvalue(L, m);
-    luaL_setfuncs(L, methods, 1);
+    lua_getiuservalue(L, m, M_REC);
+    luaL_setfuncs(L, methods, 2);
     lua_setiuservalue(L, m, which);
 }
 
@@ -944,7 +957,8 @@ int moonblade_open_state_machinery(lua_State *L) {
         {"apply", state_apply}, {"abandon", state_abandon}, {"view", state_view}, {NULL, NULL}};
     lua_createtable(L, 0, 4);
     lua_pushvalue(L, m);
-    luaL_setfuncs(L, functions, 1);
+    lua_getiuservalue(L, m, M_REC);
+    luaL_setfuncs(L, functions, 2);
     lua_pushvalue(L, m);
     lua_setfield(L, -2, "machinery");
     return 1;
@@ -980,7 +994,8 @@ int moonblade_state_resolve_proxy(lua_State *L, int index) {
     if (has_metatable(L, m, index, M_VIEW_MT)) {
         lookup(L, m, M_VIEW, index);
     } else if (has_metatable(L, m, index, M_DRAFT_MT)) {
-        draft_record *record = record_of(L, m, index);
+        lookup(L, m, M_REC, index);
+        draft_record *record = lua_touserdata(L, -1);
         if (!record) {
             lua_settop(L, top);
             return 0;
