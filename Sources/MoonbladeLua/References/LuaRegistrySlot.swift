@@ -5,6 +5,11 @@ import CLua
 /// Non-copyable so that exactly one owner releases it: ``LuaReference`` for any value, and
 /// ``LuaStateVersion`` for a state's root (one object per version, not a version and a reference).
 /// If the VM is closed first, releasing it is a no-op.
+///
+/// Slots are the registry's integer keys past `LUA_RIDX_LAST`, handed out by the VM's ``LuaRuntime``
+/// from a free list it keeps in Swift: `luaL_ref` keeps that list in the registry itself, four table
+/// accesses per reference and three per release, and a dispatch makes and drops one. Nothing else
+/// may use `luaL_ref` on the registry (both would hand out the same keys).
 struct LuaRegistrySlot: ~Copyable {
     private let runtime: LuaRuntime
     private let slot: Int32
@@ -12,13 +17,15 @@ struct LuaRegistrySlot: ~Copyable {
     /// Pops the top value of `stack` into the registry.
     init(popping stack: LuaStack) {
         runtime = stack.runtime
-        slot = luaL_ref(stack.state, moonblade_registryindex)
+        slot = runtime.takeRegistrySlot()
+        lua_rawseti(stack.state, moonblade_registryindex, lua_Integer(slot))
     }
 
     deinit {
-        if let state = runtime.state {
-            luaL_unref(state, moonblade_registryindex, slot)
-        }
+        guard let state = runtime.state else { return }
+        lua_pushnil(state)
+        lua_rawseti(state, moonblade_registryindex, lua_Integer(slot))  // a slot of the array part: no allocation
+        runtime.releaseRegistrySlot(slot)
     }
 
     /// Pushes the value onto `stack` (a stack of the same VM).

@@ -19,6 +19,11 @@ final class LuaRuntime {
     var callTimeLimit: Double?
     /// The ``LuaAwaitingCoroutine``s alive in this VM, by the identity of their threads.
     var awaitingCoroutines: [UnsafeRawPointer: AnyObject] = [:]
+    /// Registry slots ``LuaRegistrySlot``s gave back, handed out again first, and the lowest never used.
+    /// Touched on the VM's thread alone, never across a call that touches them again: the runtime
+    /// exclusivity checks would guard nothing (and cost more than the rest of taking a slot).
+    @exclusivity(unchecked) private var freeRegistrySlots: [Int32] = []
+    @exclusivity(unchecked) private var unusedRegistrySlot = Int32(LUA_RIDX_LAST) + 1
 
     init(configuration: LuaVM.Configuration) {
         callTimeLimit = configuration.callTimeLimit.map(LuaDeadline.seconds(of:))
@@ -31,6 +36,18 @@ final class LuaRuntime {
     deinit {
         moonblade_drain_block_pool(limits)  // already empty once the VM closed; this covers a VM never closed
         limits.deallocate()
+    }
+
+    /// A registry slot no live ``LuaRegistrySlot`` holds.
+    func takeRegistrySlot() -> Int32 {
+        if let slot = freeRegistrySlots.popLast() { return slot }
+        defer { unusedRegistrySlot += 1 }
+        return unusedRegistrySlot
+    }
+
+    /// Takes back a slot its ``LuaRegistrySlot`` emptied.
+    func releaseRegistrySlot(_ slot: Int32) {
+        freeRegistrySlots.append(slot)
     }
 
     /// The runtime of the VM that `state` (any of its threads) belongs to.
