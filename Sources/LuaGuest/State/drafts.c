@@ -838,9 +838,10 @@ static void file_root_changes(lua_State *L, int m, int r, int root) {
 // MARK: - The functions Swift calls
 
 /// `apply(root, updater, ...)`: runs `updater(draft, ...)` on a draft of `root` and finishes it.
-/// Returns the new root and the number of this session, whose change records
-/// `moonblade_state_push_decoding_tables` pushes (nil when no table came from an older one); or nil, nil and
-/// the type's name when the updater of a table state returned neither a table nor nil.
+/// Returns the new root, the number of this session, whose change records
+/// `moonblade_state_push_decoding_tables` pushes (nil when no table came from an older one), and
+/// whether the new root is `root` itself (nothing changed); or nil, nil and the type's name when the
+/// updater of a table state returned neither a table nor nil.
 static int state_apply(lua_State *L) {
     int m = MACHINE;
     state_machine *machine = lua_touserdata(L, m);
@@ -881,8 +882,9 @@ static int state_apply(lua_State *L) {
     if (root_record) file_root_changes(L, m, root_record, lua_gettop(L));
     int changed = machine->change_count > 0 || machine->has_root_changes;
     if (changed) lua_pushinteger(L, machine->last_session); else lua_pushnil(L);
+    lua_pushboolean(L, lua_rawequal(L, -2, 1));
     end_session(L, m);
-    return 2;
+    return 3;
 }
 
 /// `abandon()`: after an updater failed, makes its drafts read-only.

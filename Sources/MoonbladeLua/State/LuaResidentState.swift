@@ -140,12 +140,9 @@ public final class LuaResidentState {
             stack.top = base
             throw LuaStateReturnError(returned: returned)
         }
-        stack.pop()
-        let changeSession = stack.integer(at: -1)
-        stack.pop()
-        current.pushRoot(onto: stack)
-        let isUnchanged = lua_rawequal(stack.state, -1, -2) != 0
-        stack.pop()
+        let isUnchanged = lua_toboolean(stack.state, -1) != 0
+        let changeSession = stack.integer(at: -2)
+        stack.pop(2)
         return LuaPendingState(
             next: LuaStateVersion(popping: stack, stamp: nil), changeSession: changeSession, isUnchanged: isUnchanged)
     }
