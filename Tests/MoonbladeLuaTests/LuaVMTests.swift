@@ -69,6 +69,24 @@ struct LuaVMTests {
         #expect(weakToken == nil)
     }
 
+    @Test func referencesKeepTheirOwnValuesWhileOthersComeAndGo() throws {
+        let vm = try LuaVM()
+        func reference(to n: Int) throws -> LuaReference {
+            try vm.stack.load("return \(n)", chunkName: "value.lua")
+            try vm.stack.call(results: 1)
+            return vm.stack.popReference()
+        }
+        var kept: [Int: LuaReference] = [:]
+        for n in 0..<50 { kept[n] = try reference(to: n) }
+        for n in stride(from: 0, to: 50, by: 3) { kept[n] = nil }  // their slots are handed out again below
+        for n in 50..<80 { kept[n] = try reference(to: n) }
+        for (n, reference) in kept {
+            reference.push(onto: vm.stack)
+            #expect(vm.stack.integer(at: -1) == Int64(n))
+            vm.stack.pop()
+        }
+    }
+
     @Test func referencesOutlivingTheirVMAreHarmless() throws {
         var vm: LuaVM? = try LuaVM()
         let reference = try vm!.load("return 1", chunkName: "orphan.lua")

@@ -34,6 +34,18 @@ struct LuaResidentStateTests {
         #expect(try !harness.draft("local copy = {}; for k, v in pairs(state) do copy[k] = v end; return copy").isUnchanged)
     }
 
+    @Test func aPendingStateCommittedTwiceGivesTwoVersionsWithTheirOwnStamps() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        let pending = try harness.draft("state.counter = 41")
+        let first = harness.resident.commit(pending, version: 7)
+        let second = harness.resident.commit(pending, version: 8)
+        #expect(first !== second)
+        #expect((first.version, second.version) == (7, 8))
+        #expect(harness.resident.current === second)
+        #expect(try harness.share(first, second, at: "todos"))
+        #expect(try harness.resident.decode(Board.self, of: first).counter == 41)
+    }
+
     @Test func theOldVersionIsUnchangedAfterACommitAndAfterADiscard() throws {
         let harness = try ResidentStateHarness(Board.sample)
         let before = try #require(harness.resident.current)
