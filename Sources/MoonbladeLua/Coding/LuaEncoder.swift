@@ -107,7 +107,9 @@ public struct LuaEncoder: Sendable {
             }
         }
         let base = lua_gettop(L)
-        let encoder = LuaValueEncoder(state: L, options: self)
+        let runtime = stack.runtime
+        let encoder = runtime.takeEncoder(state: L, options: self)
+        defer { runtime.giveBack(encoder) }
         do {
             try encoder.reserve()
             try encoder.pushValue(value, key: nil)

@@ -9,14 +9,16 @@ import Foundation
 /// The `Encoder` behind ``LuaEncoder``: writes straight onto the Lua stack.
 ///
 /// One instance serves a whole `push`: nested values reuse it, saving and restoring the few fields
-/// that describe "the value being encoded now". Its stack discipline: encoding one value pushes
-/// exactly one value at `slot`; tables for nested containers may sit above it until the value is
-/// done, then the stack is cut back to `slot`.
+/// that describe "the value being encoded now". Each VM keeps one root encoder for its pushes
+/// (``LuaRuntime/takeEncoder(state:options:)``), so a small push allocates nothing of its own and
+/// what it learnt about types lasts. Its stack discipline: encoding one value pushes exactly one
+/// value at `slot`; tables for nested containers may sit above it until the value is done, then the
+/// stack is cut back to `slot`.
 final class LuaValueEncoder: Encoder {
-    let L: OpaquePointer
-    let options: LuaEncoder
     // One encoder is used by one thread at a time (the VM's), and its fields are only touched in
     // place: the runtime exclusivity checks guard nothing here.
+    @exclusivity(unchecked) private(set) var L: OpaquePointer
+    @exclusivity(unchecked) private(set) var options: LuaEncoder
 
     /// Keeps child encoders (nested containers, super encoders) alive; containers hold them unowned.
     @exclusivity(unchecked) private var children: [LuaValueEncoder] = []
@@ -49,6 +51,30 @@ final class LuaValueEncoder: Encoder {
         self.options = options
         path = []
         superTarget = nil
+    }
+
+    /// Readies this root encoder for another push onto `state` (any thread of its VM), keeping its
+    /// buffers and what it learnt about types (field counts, sequence types) but nothing of the last
+    /// push's state.
+    func prepareForReuse(state: OpaquePointer, options: LuaEncoder) {
+        L = state
+        self.options = options
+        // A push that returned left no path behind; one that threw may have.
+        if !path.isEmpty { path.removeAll(keepingCapacity: true) }
+        depth = 0
+        slot = 0
+        valuePointer = nil
+        valueType = Never.self
+        uncountedKeyType = nil
+        keyStrings = nil
+        stackFailure = nil
+    }
+
+    /// Lets go of what the last push held (child encoders, the settings and their `userInfo`), so a
+    /// kept encoder keeps nothing of a caller's alive between pushes.
+    func releaseAfterPush() {
+        if !children.isEmpty { children.removeAll(keepingCapacity: true) }
+        options = LuaEncoder()
     }
 
     /// A child encoder for a nested container or a super encoder, with its own materialized path.

@@ -290,6 +290,61 @@ struct LuaEncoderTests {
         #expect(message?.contains("nested more than 512 levels deep") == true)
     }
 
+    /// Pushes onto one VM share its kept encoder: each must encode with its own settings, after a
+    /// failed push as after a good one, and let go of its settings' `userInfo` when done.
+    @Test func eachPushOnAVMEncodesWithTheSettingsItIsGiven() throws {
+        struct Stamp: Encodable { var at = Date(timeIntervalSince1970: 2), deep: [[UInt64]] = [[1]] }
+        final class Token: Sendable {}
+        let vm = try LuaVM()
+        var (milliseconds, seconds) = (LuaEncoder(), LuaEncoder())
+        milliseconds.dateEncodingStrategy = .millisecondsSince1970
+        seconds.dateEncodingStrategy = .secondsSince1970
+        weak var weakToken: Token?
+        do {
+            let token = Token()
+            weakToken = token
+            milliseconds.userInfo[CodingUserInfoKey(rawValue: "token")!] = token
+        }
+        try expectBalanced(vm) {
+            for (encoder, expected) in [(milliseconds, 2_000.0), (seconds, 2.0), (milliseconds, 2_000.0)] {
+                #expect(throws: EncodingError.self) { try encoder.push(Stamp(deep: [[1], [.max]]), onto: vm.stack) }
+                try encoder.push(Stamp(), onto: vm.stack)
+                vm.stack.rawGet(table: -1, field: "at")
+                #expect(vm.stack.number(at: -1) == expected)
+                vm.stack.pop(2)
+            }
+        }
+        milliseconds.userInfo = [:]
+        #expect(weakToken == nil, "the kept encoder let go of the last push's settings")
+    }
+
+    /// An `encode(to:)` that pushes onto the same VM (and pops what it pushed) gets an encoder of its
+    /// own: the outer push's kept encoder is untouched.
+    @Test func aPushInsideAPushLeavesTheOuterOneWhole() throws {
+        struct Inner: Encodable { var word = "inner" }
+        struct Outer: Encodable {
+            let stack: LuaStack
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: LuaCodingKey.self)
+                try LuaEncoder().push(Inner(), onto: stack)
+                stack.rawGet(table: -1, field: "word")
+                let word = stack.string(at: -1)
+                stack.pop(2)
+                try container.encode(word, forKey: LuaCodingKey(stringValue: "seen"))
+                try container.encode([1, 2], forKey: LuaCodingKey(stringValue: "list"))
+            }
+        }
+        let vm = try LuaVM()
+        try expectBalanced(vm) {
+            try LuaEncoder().push(Outer(stack: vm.stack), onto: vm.stack)
+            vm.stack.pushGlobals()
+            vm.stack.insert(at: -2)
+            vm.stack.rawSet(table: -2, field: "state")
+            vm.stack.pop()
+        }
+        #expect(try vm.run("return state.seen, #state.list, state.list[2]") == ["inner", 2, 2])
+    }
+
     @Test func presizedTablesStillGrowForLaterLargerValues() throws {
         struct Item: Codable, Equatable { var a: Int?; var b: Int?; var c: Int? }
         let items = [Item(a: 1, b: nil, c: nil), Item(a: 1, b: 2, c: 3), Item(a: nil, b: nil, c: nil)]
