@@ -234,11 +234,13 @@ public final class PluginHost<S: State & Codable>: Sendable {
     private static func bindingInterceptor(_ runtime: PluginRuntime<S>) -> StoreInterceptor {
         // Items dispatched by name come bound: told by their type's identity, taken once here (an `is`
         // test of a generic type is a dynamic cast and a metadata look-up per item). Every other item
-        // pays one conformance check, and only typed faces pay for telling their kind.
+        // pays a look-up of its type's remembered answer, and only typed faces pay for telling their kind.
         let (updater, sideEffect) = (ObjectIdentifier(LuaItemUpdater<S>.self), ObjectIdentifier(LuaItemSideEffect<S, Void>.self))
+        let faces = LuaItemFaceTypes()
         return { _ in { next in { item in
-            let itemType = ObjectIdentifier(type(of: item))
-            guard itemType != updater, itemType != sideEffect, item is any LuaItemFace else { return try next(item) }
+            let itemType = type(of: item)
+            guard ObjectIdentifier(itemType) != updater, ObjectIdentifier(itemType) != sideEffect, faces.contains(itemType)
+            else { return try next(item) }
             switch item {
             case let updater as any LuaStateUpdater:
                 try next(LuaItemUpdater(runtime: runtime, item: type(of: updater).luaItem, payload: .encodable(updater)))
