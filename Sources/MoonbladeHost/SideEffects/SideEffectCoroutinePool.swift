@@ -5,7 +5,8 @@ import MoonbladeLua
 ///
 /// Reused only within a plugin: a plugin that kept an earlier run's thread (`coroutine.running()`)
 /// can reach only its own later runs with it, as it can reach its own concurrent runs already; never
-/// another plugin's. Lives in the VM (``LuaSide``), so it is touched with the VM held.
+/// another plugin's. Lives in the VM (``LuaSide``), so it is touched with the VM held: the runtime
+/// exclusivity checks (a third of taking and keeping a coroutine) would guard nothing.
 final class SideEffectCoroutinePool {
     /// How many idle coroutines a plugin keeps: enough for the runs of a burst to reuse each other's.
     static let limitPerPlugin = 8
@@ -13,10 +14,10 @@ final class SideEffectCoroutinePool {
     /// The idle coroutines of each plugin, in a class so that taking and keeping one mutates no
     /// dictionary value (a dictionary's `_modify` allocates its coroutine frame).
     private final class Idle {
-        var coroutines: [SideEffectCoroutine] = []
+        @exclusivity(unchecked) var coroutines: [SideEffectCoroutine] = []
     }
 
-    private var idle: [String: Idle] = [:]
+    @exclusivity(unchecked) private var idle: [String: Idle] = [:]
 
     /// An idle coroutine of `run`'s plugin, ready for `run`, if there is one.
     func take(for run: SideEffectRun) -> SideEffectCoroutine? {

@@ -369,9 +369,9 @@ final class LuaValueEncoder: Encoder {
     // MARK: A stack that cannot grow
 
     /// Set on the root when a container could not be made for lack of stack; `push` then fails.
-    private(set) var stackFailure: EncodingError?
+    @exclusivity(unchecked) private(set) var stackFailure: EncodingError?
     /// A dead encoder's containers have table 0 and throw ``overflow()`` from every method.
-    private(set) var isDead = false
+    @exclusivity(unchecked) private(set) var isDead = false
 
     private func deadEncoder(path: [any CodingKey]) -> LuaValueEncoder {
         let child = LuaValueEncoder(parent: self, path: path, slot: 0, superTarget: nil)

@@ -26,8 +26,11 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
         case awaiting(Work)
     }
 
+    // Touched on the VM's thread alone (its one-thread rule), never across a call that touches them
+    // again: the runtime exclusivity checks guard nothing here.
+
     /// What its owner keeps about this run.
-    public private(set) var context: Context
+    @exclusivity(unchecked) public private(set) var context: Context
     private let coroutine: LuaCoroutine
     /// Pushes an awaited value for Lua.
     private let pushValue: (Value, LuaStack) throws -> Void
@@ -35,10 +38,10 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
     private let glueChunks: Set<String>
     /// What the error says when Lua code yields without awaiting anything.
     private let strayYieldMessage: String
-    private var pending: Work?
-    private var hasStarted = false
+    @exclusivity(unchecked) private var pending: Work?
+    @exclusivity(unchecked) private var hasStarted = false
     /// Whether its function has returned: the Lua thread is then fit for another function.
-    private var hasReturned = false
+    @exclusivity(unchecked) private var hasReturned = false
 
     /// The coroutine's own stack: push the function and its arguments here before the first resume.
     public var stack: LuaStack { coroutine.stack }
