@@ -455,7 +455,10 @@ static int draft_len(lua_State *L) {
 /// (upvalue 3), yielding current values (child drafts for tables) and skipping fields set to nil.
 static int draft_next(lua_State *L) {
     lua_settop(L, 2);
-    record_of(L, 1);  // at 3
+    // Called by hand, it may be given any value: only a draft has a record to read through.
+    if (!record_of(L, 1)) {  // at 3
+        return luaL_error(L, "the iterator of pairs(draft) needs a state draft, got a %s", luaL_typename(L, 1));
+    }
     lua_pushvalue(L, 2);
     while (lua_next(L, lua_upvalueindex(3))) {
         lua_pop(L, 1);

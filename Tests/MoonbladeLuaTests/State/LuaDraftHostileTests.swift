@@ -137,4 +137,14 @@ struct LuaDraftHostileTests {
         expected.todos[0] = Chore(title: "F", done: false, tags: ["y", "z"])
         #expect(after == expected)
     }
+
+    /// The iterator `pairs` gives for a draft may be called by hand with anything: a table that is
+    /// not the draft is an error at the plugin's line, not a crash.
+    @Test func aDraftsPairsIteratorCalledWithAnotherTableIsAnError() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        let before = try #require(harness.resident.current)
+        let error = expectLuaError { _ = try harness.draft("local step = pairs(state.todos)\nstep({}, nil)") }
+        #expect(error?.message == "updater.lua:3: the iterator of pairs(draft) needs a state draft, got a table")
+        #expect(harness.resident.current === before)
+    }
 }
