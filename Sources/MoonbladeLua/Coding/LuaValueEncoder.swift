@@ -208,6 +208,10 @@ final class LuaValueEncoder: Encoder {
         }
     }
 
+    /// The most fields a learnt count presizes: a struct's fields, not a table whose keys are made at
+    /// run time, whose first size says nothing of the next (and the count lasts as long as the VM).
+    private static let largestPresize: Int32 = 64
+
     /// Counts the fields of the first table built for a key type, to presize the next ones.
     private func learnFieldCount(of keyType: ObjectIdentifier) {
         var count: Int32 = 0
@@ -216,7 +220,7 @@ final class LuaValueEncoder: Encoder {
             count += 1
             lua_settop(L, -2)
         }
-        if fieldCounts.count < 64 { fieldCounts.append((keyType, count)) }
+        if fieldCounts.count < 64 { fieldCounts.append((keyType, min(count, Self.largestPresize))) }
     }
 
     /// The presizing hint and key kind for the value being encoded, when it is a collection.

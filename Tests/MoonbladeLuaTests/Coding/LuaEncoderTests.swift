@@ -345,6 +345,39 @@ struct LuaEncoderTests {
         #expect(try vm.run("return state.seen, #state.list, state.list[2]") == ["inner", 2, 2])
     }
 
+    /// The field count a VM's pushes learn for a key type presizes later tables of that type: one
+    /// huge table of a key type whose fields vary (keys made at run time) must not make every later
+    /// small table of that type as large.
+    @Test func oneHugeTableDoesNotPresizeLaterSmallOnesOfItsKeyType() throws {
+        struct Name: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+        struct Fields: Encodable {
+            var count: Int
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Name.self)
+                for i in 0..<count { try container.encode(i, forKey: Name(stringValue: "f\(i)")) }
+            }
+        }
+        let vm = try LuaVM()
+        try LuaEncoder().push(Fields(count: 50_000), onto: vm.stack)
+        vm.stack.pop()
+        try vm.run("collectgarbage(); kept = {}; before = collectgarbage('count')")
+        for _ in 0..<20 {
+            vm.stack.pushGlobals()
+            try LuaEncoder().push(Fields(count: 1), onto: vm.stack)
+            vm.stack.rawSet(table: -2, field: "latest")
+            vm.stack.pop()
+            try vm.run("kept[#kept + 1] = latest; latest = nil")
+        }
+        let grown = try vm.run("collectgarbage(); return math.floor(collectgarbage('count') - before)")
+        guard case .integer(let kilobytes) = grown.first else { Issue.record("no count: \(grown)"); return }
+        #expect(kilobytes < 100, "20 one-field tables took \(kilobytes) KB")
+    }
+
     @Test func presizedTablesStillGrowForLaterLargerValues() throws {
         struct Item: Codable, Equatable { var a: Int?; var b: Int?; var c: Int? }
         let items = [Item(a: 1, b: nil, c: nil), Item(a: 1, b: 2, c: 3), Item(a: nil, b: nil, c: nil)]
