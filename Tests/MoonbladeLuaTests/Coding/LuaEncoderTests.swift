@@ -345,6 +345,28 @@ struct LuaEncoderTests {
         #expect(try vm.run("return state.seen, #state.list, state.list[2]") == ["inner", 2, 2])
     }
 
+    /// A push that fails deep inside nested containers leaves the VM's kept encoder fit for the next
+    /// push, onto another thread of the same VM as onto the main one.
+    @Test func aPushFailingHalfwayLeavesTheNextOneOnACoroutineWhole() throws {
+        struct Leaf: Encodable { var name: String; var id: UInt64 }
+        struct Tree: Encodable { var leaves: [String: [Leaf]] }
+        let vm = try LuaVM()
+        let coroutine = LuaCoroutine(in: vm.stack)
+        let bad = Tree(leaves: ["a": [Leaf(name: "x", id: 1), Leaf(name: "y", id: .max)]])
+        let good = Tree(leaves: ["b": [Leaf(name: "z", id: 2)]])
+        for stack in [coroutine.stack, vm.stack, coroutine.stack] {
+            let base = stack.top
+            #expect(throws: EncodingError.self) { try LuaEncoder().push(bad, onto: stack) }
+            #expect(stack.top == base)
+            try LuaEncoder().push(good, onto: stack)
+            #expect(stack.top == base + 1)
+            #expect(try stack.value(at: -1) == .table([
+                "leaves": .table(["b": .table([1: .table(["name": "z", "id": 2])])]),
+            ]))
+            stack.top = base
+        }
+    }
+
     /// The field count a VM's pushes learn for a key type presizes later tables of that type: one
     /// huge table of a key type whose fields vary (keys made at run time) must not make every later
     /// small table of that type as large.
