@@ -11,35 +11,9 @@ struct LuaDraftHostileTests {
     func expectSameAsPlainCopies(_ dispatches: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
         let harness = try ResidentStateHarness(Board.sample)
         let vm = harness.vm
-        vm.stack.pushGlobals()
-        try LuaEncoder().push(Board.sample, onto: vm.stack)
-        vm.stack.rawSet(table: -2, field: "plain")
-        vm.stack.pop()
-        try vm.run("""
-            local function deep_copy(value)
-              if type(value) ~= "table" then return value end
-              local copy = {}
-              for k, v in pairs(value) do copy[k] = deep_copy(v) end
-              return copy
-            end
-            function run_plain(updater)
-              local copy = deep_copy(plain)
-              candidate = updater(copy) or copy
-              return candidate
-            end
-            """)
+        let plain = try PlainCopyRunner(harness, initial: Board.sample)
         for (number, source) in dispatches.enumerated() {
-            let updater = try vm.load("local state = ...\n" + source, chunkName: "updater.lua")
-            vm.stack.pushGlobals()
-            vm.stack.rawGet(table: -1, field: "run_plain")
-            vm.stack.remove(at: -2)
-            updater.push(onto: vm.stack)
-            var plainResult: Board?
-            if (try? vm.stack.call(arguments: 1, results: 1)) != nil {
-                plainResult = try? LuaDecoder().decode(Board.self, from: vm.stack, at: -1)
-                vm.stack.pop()
-            }
-            if plainResult != nil { try vm.run("plain = candidate") }
+            let plainResult = try plain.run(source)
             var residentResult: Board?
             if let pending = try? harness.draft(source) {
                 residentResult = try? harness.resident.decode(Board.self, of: pending)

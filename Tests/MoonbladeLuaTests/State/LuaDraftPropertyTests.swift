@@ -52,24 +52,7 @@ struct LuaDraftPropertyTests {
         let dispatches = Mutation.gen.array(of: 1...6).array(of: 1...10)
         await propertyCheck(count: 150, input: dispatches, Gen.int(in: 0...3)) { dispatches, gcEvery in
             let harness = try ResidentStateHarness(Board.sample)
-            let vm = harness.vm
-            vm.stack.pushGlobals()
-            try LuaEncoder().push(Board.sample, onto: vm.stack)
-            vm.stack.rawSet(table: -2, field: "plain")
-            vm.stack.pop()
-            try vm.run("""
-                local function deep_copy(value)
-                  if type(value) ~= "table" then return value end
-                  local copy = {}
-                  for k, v in pairs(value) do copy[k] = deep_copy(v) end
-                  return copy
-                end
-                function run_plain(updater)
-                  local copy = deep_copy(plain)
-                  candidate = updater(copy) or copy
-                  return candidate
-                end
-                """)
+            let plain = try PlainCopyRunner(harness, initial: Board.sample)
             var expected = Board.sample
             _ = try harness.resident.decode(Board.self, of: #require(harness.resident.current))
             for (number, mutations) in dispatches.enumerated() {
@@ -77,17 +60,7 @@ struct LuaDraftPropertyTests {
                 let before = try #require(harness.resident.current)
 
                 // The plain copy: run on a deep copy, decode in full, keep it if it decodes.
-                let updater = try vm.load("local state = ...\n" + source, chunkName: "updater.lua")
-                vm.stack.pushGlobals()
-                vm.stack.rawGet(table: -1, field: "run_plain")
-                vm.stack.remove(at: -2)
-                updater.push(onto: vm.stack)
-                var plainResult: Board?
-                if (try? vm.stack.call(arguments: 1, results: 1)) != nil {
-                    plainResult = try? LuaDecoder().decode(Board.self, from: vm.stack, at: -1)
-                    vm.stack.pop()
-                }
-                if plainResult != nil { try vm.run("plain = candidate") }
+                let plainResult = try plain.run(source)
 
                 // The resident state: draft, decode what changed, commit.
                 var residentResult: Board?
@@ -102,9 +75,9 @@ struct LuaDraftPropertyTests {
                 } else {
                     #expect(harness.resident.current === before, "dispatch \(number) failed but committed")
                 }
-                if gcEvery > 0 && number % gcEvery == 0 { try vm.run("collectgarbage()") }
+                if gcEvery > 0 && number % gcEvery == 0 { try harness.vm.run("collectgarbage()") }
             }
-            try vm.run("collectgarbage(); collectgarbage()")
+            try harness.vm.run("collectgarbage(); collectgarbage()")
             #expect(try harness.resident.decode(Board.self, of: #require(harness.resident.current)) == expected)
         }
     }

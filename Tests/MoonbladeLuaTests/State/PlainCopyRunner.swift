@@ -1,0 +1,47 @@
+import MoonbladeLua
+
+/// Runs updaters on plain deep copies of the last state that decoded, in a harness's VM: what the
+/// same updaters on drafts must agree with.
+struct PlainCopyRunner {
+    let vm: LuaVM
+
+    /// Readies `harness`'s VM, `initial` (the harness's first state) being the first plain state.
+    init(_ harness: ResidentStateHarness, initial: Board) throws {
+        vm = harness.vm
+        vm.stack.pushGlobals()
+        try LuaEncoder().push(initial, onto: vm.stack)
+        vm.stack.rawSet(table: -2, field: "plain")
+        vm.stack.pop()
+        try vm.run("""
+            local function deep_copy(value)
+              if type(value) ~= "table" then return value end
+              local copy = {}
+              for k, v in pairs(value) do copy[k] = deep_copy(v) end
+              return copy
+            end
+            function run_plain(updater)
+              local copy = deep_copy(plain)
+              candidate = updater(copy) or copy
+              return candidate
+            end
+            """)
+    }
+
+    /// Runs `source` (an updater body, as ``ResidentStateHarness/draft(_:)`` takes it) on a deep copy
+    /// of the plain state and decodes what it leaves in full; that becomes the plain state if it
+    /// decodes. Nil when the updater raises or its result is not a `Board`.
+    func run(_ source: String) throws -> Board? {
+        let updater = try vm.load("local state = ...\n" + source, chunkName: "updater.lua")
+        vm.stack.pushGlobals()
+        vm.stack.rawGet(table: -1, field: "run_plain")
+        vm.stack.remove(at: -2)
+        updater.push(onto: vm.stack)
+        var result: Board?
+        if (try? vm.stack.call(arguments: 1, results: 1)) != nil {
+            result = try? LuaDecoder().decode(Board.self, from: vm.stack, at: -1)
+            vm.stack.pop()
+        }
+        if result != nil { try vm.run("plain = candidate") }
+        return result
+    }
+}
