@@ -53,6 +53,19 @@ struct DispatchByNameTests {
         #expect(host.state.counter == 100)
     }
 
+    @Test("a side effect dispatched before a reload and run after it runs the new code")
+    func aSideEffectRunsTheNewCode() async throws {
+        let holder = Holder()
+        let folder = try scratch.write("p", #"return { name = "p", side_effects = { answer = function(ctx) return 1 end } }"#)
+        let host = try PluginHost<AppState>(plugins: [folder], interceptors: [holder.interceptor])
+        _ = try host.dispatch("p.answer", returning: Int.self)
+        let others = (1...9).map { "s\($0) = function(ctx) return -\($0) end," }.joined()
+        _ = try scratch.write("p", "return { name = \"p\", side_effects = { \(others) answer = function(ctx) return 100 end } }")
+        _ = try await host.reload(plugin: "p")
+        let item = try #require(holder.held.withLock { $0 })
+        #expect(try await host.store.anyDispatch(item).value as? Int == 100)
+    }
+
     @Test(
         "an updater a reload took away, or made a side effect, fails as unknown or of the wrong kind; the state stays",
         arguments: [

@@ -1,3 +1,4 @@
+import Moonblade
 import MoonbladeHost
 import MoonbladeTesting
 import Testing
@@ -26,6 +27,28 @@ import Testing
             let tester = try PluginTester(plugins: [try ListPlugin.directory()], initialState: TodoState(), dependencies: dependencies)
             await tester.dispatch("list.load")
             await tester.receive("list.replace", wanted)
+            await tester.finish()
+        }
+    }
+
+    /// A Swift item a side effect dispatched by its registered name is compared by its own fields.
+    @Test func aSwiftItemsPayloadIsItsFields() async throws {
+        struct Archive: StateUpdater, Codable, Sendable {
+            var title: String
+            func updateState(_ state: inout TodoState) {}
+        }
+        let folder = try ListPlugin.directory(
+            named: "shelf",
+            source: #"return { name = "shelf", side_effects = { file = function(ctx) ctx.dispatch("app.archive", { title = "milk" }) end } }"#)
+        for (wanted, matches) in [(Archive(title: "milk"), true), (Archive(title: "eggs"), false)] {
+            let tester = try PluginTester(plugins: [folder], initialState: TodoState())
+            tester.host.register(Archive.self, as: "app.archive")
+            await tester.dispatch("shelf.file")
+            await withKnownIssue(isIntermittent: matches) {
+                await tester.receive("app.archive", wanted)
+            } matching: { issue in
+                message(of: issue).contains(#"received app.archive with payload {"title":"milk"}, expected {"title":"eggs"}"#)
+            }
             await tester.finish()
         }
     }

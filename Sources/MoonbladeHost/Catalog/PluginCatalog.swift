@@ -28,9 +28,10 @@ struct PluginCatalog: Sendable {
     }
 
     /// This catalog with the Lua items and rules of `code`'s plugins in place of the earlier ones, the
-    /// updaters as `updaters` resolves them.
+    /// items as `updaters` and `sideEffects` resolve them.
     func replacingPlugins(
-        with infos: [PluginInfo], updaters: [String: ResolvedLuaItem], rules: RuleKinds
+        with infos: [PluginInfo], updaters: [String: ResolvedLuaItem], sideEffects: [String: ResolvedLuaItem],
+        rules: RuleKinds
     ) -> PluginCatalog {
         var catalog = self
         for plugin in plugins {
@@ -38,7 +39,7 @@ struct PluginCatalog: Sendable {
         }
         for plugin in infos {
             for item in plugin.updaters { catalog.kinds[item] = updaters[item].map(PluginItemKind.luaUpdater) }
-            for item in plugin.sideEffects { catalog.kinds[item] = .luaSideEffect }
+            for item in plugin.sideEffects { catalog.kinds[item] = sideEffects[item].map(PluginItemKind.luaSideEffect) }
         }
         catalog.plugins = infos
         catalog.rules = rules

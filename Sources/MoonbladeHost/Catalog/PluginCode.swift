@@ -39,18 +39,22 @@ final class PluginCode {
         interceptors = chain.isEmpty ? nil : stack.makeList(chain)
         installs += 1
         slots = []
-        var updaters: [String: ResolvedLuaItem] = [:]
-        for (item, function) in functions.updaters {
-            updaters[item] = ResolvedLuaItem(
-                item: item, plugin: pluginName(ofItem: item), install: installs, slot: slots.count)
-            slots.append(function)
-        }
         return catalog.replacingPlugins(
-            with: plugins.map(\.info), updaters: updaters,
+            with: plugins.map(\.info), updaters: resolve(functions.updaters), sideEffects: resolve(functions.sideEffects),
             rules: RuleKinds(interceptors: !chain.isEmpty, observers: observers))
     }
 
-    /// The function of the updater `item` resolved, or nil when a reload has installed other code since.
+    /// `functions` resolved for this install: each function takes the next slot.
+    private func resolve(_ functions: [String: LuaReference]) -> [String: ResolvedLuaItem] {
+        var resolved: [String: ResolvedLuaItem] = [:]
+        for (item, function) in functions {
+            resolved[item] = ResolvedLuaItem(item: item, plugin: pluginName(ofItem: item), install: installs, slot: slots.count)
+            slots.append(function)
+        }
+        return resolved
+    }
+
+    /// The function of the item `item` resolved, or nil when a reload has installed other code since.
     func function(of item: ResolvedLuaItem) -> LuaReference? {
         item.install == installs ? slots[item.slot] : nil
     }

@@ -5,7 +5,8 @@ import MoonbladeLua
 package enum PluginItemKind: Sendable {
     /// A Lua updater, as the running install of its plugin resolved it.
     case luaUpdater(ResolvedLuaItem)
-    case luaSideEffect
+    /// A Lua side effect, as the running install of its plugin resolved it.
+    case luaSideEffect(ResolvedLuaItem)
     /// A Swift `Decodable` dispatchable: builds it from the payload Lua passes at `payloadIndex`.
     case swift(
         isUpdater: Bool,

@@ -1,7 +1,8 @@
-/// A Lua updater as one install of the plugins resolved it: its plugin, and where its function is.
+/// A Lua updater or side effect as one install of the plugins resolved it: its plugin, and where its
+/// function is.
 ///
 /// The catalog hands it out with the item's kind, so a dispatch by name looks the name up once: running
-/// the updater then takes its function from a slot and its plugin from here, not from a second
+/// the item then takes its function from a slot and its plugin from here, not from a second
 /// dictionary look-up and a plugin name cut from the item name on every dispatch.
 ///
 /// It holds no Lua reference, so any thread may release it: its function is a slot of the

@@ -204,9 +204,10 @@ public final class PluginHost<S: State & Codable>: Sendable {
             // table and looks up the store's generic type metadata first.
             guard retries == 0 else { return store.dispatch(updater, retries: retries, delay: delay) }
             return store.dispatch(updater)
-        case .luaSideEffect:
+        case .luaSideEffect(let resolved):
             return store.dispatch(
-                LuaItemSideEffect<S, Void>(runtime: runtime, item: name, payload: value), retries: retries, delay: delay)
+                LuaItemSideEffect<S, Void>(runtime: runtime, item: name, resolved: resolved, payload: value),
+                retries: retries, delay: delay)
         case .swift, nil: throw unknownItemError(name)
         }
     }
@@ -218,9 +219,9 @@ public final class PluginHost<S: State & Codable>: Sendable {
         retries: Int = 0, delay: Duration = .zero
     ) throws(PluginError) -> DispatchHandle<Result> {
         switch runtime.kind(of: name) {
-        case .luaSideEffect:
+        case .luaSideEffect(let resolved):
             return store.dispatch(
-                LuaItemSideEffect<S, Result>(runtime: runtime, item: name, payload: PluginValue(payload: payload)),
+                LuaItemSideEffect<S, Result>(runtime: runtime, item: name, resolved: resolved, payload: PluginValue(payload: payload)),
                 retries: retries, delay: delay)
         case .luaUpdater:
             throw PluginError(.wrongKind, plugin: pluginName(ofItem: name), item: name, message: "is an updater; it returns nothing")

@@ -13,16 +13,18 @@ struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEff
     private final class Fields: Sendable {
         let runtime: PluginRuntime<S>
         let item: String
+        /// The item as the catalog resolved it, when it was dispatched by name.
+        let resolved: ResolvedLuaItem?
         let payload: PluginValue
         let readResult: ResultReader
         let traceParent: InstrumentationContext?
 
         init(
-            runtime: PluginRuntime<S>, item: String, payload: PluginValue, readResult: @escaping ResultReader,
-            traceParent: InstrumentationContext?
+            runtime: PluginRuntime<S>, item: String, resolved: ResolvedLuaItem?, payload: PluginValue,
+            readResult: @escaping ResultReader, traceParent: InstrumentationContext?
         ) {
-            (self.runtime, self.item, self.payload, self.readResult, self.traceParent) =
-                (runtime, item, payload, readResult, traceParent)
+            (self.runtime, self.item, self.resolved, self.payload, self.readResult, self.traceParent) =
+                (runtime, item, resolved, payload, readResult, traceParent)
         }
     }
 
@@ -34,14 +36,21 @@ struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEff
     var readResult: ResultReader { fields.readResult }
     var traceParent: InstrumentationContext? {
         get { fields.traceParent }
-        set { fields = Fields(runtime: runtime, item: item, payload: payload, readResult: readResult, traceParent: newValue) }
+        set {
+            fields = Fields(
+                runtime: runtime, item: item, resolved: fields.resolved, payload: payload, readResult: readResult,
+                traceParent: newValue)
+        }
     }
 
+    /// The side effect `item`, or the one `resolved` stands for (its name looked up once, by the caller).
     init(
-        runtime: PluginRuntime<S>, item: String, payload: PluginValue, readResult: @escaping ResultReader,
-        traceParent: InstrumentationContext? = nil
+        runtime: PluginRuntime<S>, item: String, resolved: ResolvedLuaItem? = nil, payload: PluginValue,
+        readResult: @escaping ResultReader, traceParent: InstrumentationContext? = nil
     ) {
-        fields = Fields(runtime: runtime, item: item, payload: payload, readResult: readResult, traceParent: traceParent)
+        fields = Fields(
+            runtime: runtime, item: resolved?.item ?? item, resolved: resolved, payload: payload, readResult: readResult,
+            traceParent: traceParent)
     }
 
     func sideEffect(_ context: any AnySideEffectContext) async throws -> Result {
@@ -49,10 +58,12 @@ struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEff
         let cascadeDepth = (context as? SideEffectContext<S, PluginHostDependencies>)?.cascadeDepth ?? 0
         // Called directly when nothing is traced or measured: no closure, one async frame less.
         guard runtime.instruments.isActive else {
-            return try await runtime.runSideEffect(item, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
+            return try await runtime.runSideEffect(
+                item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
         }
-        return try await runtime.instrumentDispatch(item, kind: "side_effect", parent: traceParent) {
-            try await runtime.runSideEffect(item, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
+        return try await runtime.instrumentDispatch(item, kind: "side_effect", parent: traceParent) { [fields] in
+            try await runtime.runSideEffect(
+                item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
         }
     }
 
@@ -62,21 +73,21 @@ struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEff
 }
 
 extension LuaItemSideEffect where Result: Decodable {
-    init(runtime: PluginRuntime<S>, item: String, payload: PluginValue) {
-        self.init(runtime: runtime, item: item, payload: payload) { stack, index, decoder in
+    init(runtime: PluginRuntime<S>, item: String, resolved: ResolvedLuaItem? = nil, payload: PluginValue) {
+        self.init(runtime: runtime, item: item, resolved: resolved, payload: payload) { stack, index, decoder in
             try decoder.decode(Result.self, from: stack, at: index)
         }
     }
 }
 
 extension LuaItemSideEffect where Result == LuaValue {
-    init(runtime: PluginRuntime<S>, item: String, payload: PluginValue) {
-        self.init(runtime: runtime, item: item, payload: payload) { stack, index, _ in try stack.value(at: index) }
+    init(runtime: PluginRuntime<S>, item: String, resolved: ResolvedLuaItem? = nil, payload: PluginValue) {
+        self.init(runtime: runtime, item: item, resolved: resolved, payload: payload) { stack, index, _ in try stack.value(at: index) }
     }
 }
 
 extension LuaItemSideEffect where Result == Void {
-    init(runtime: PluginRuntime<S>, item: String, payload: PluginValue) {
-        self.init(runtime: runtime, item: item, payload: payload) { _, _, _ in }
+    init(runtime: PluginRuntime<S>, item: String, resolved: ResolvedLuaItem? = nil, payload: PluginValue) {
+        self.init(runtime: runtime, item: item, resolved: resolved, payload: payload) { _, _, _ in }
     }
 }

@@ -9,11 +9,13 @@ extension PluginRuntime {
     /// Inlined: an `async` frame of its own would cost the side effect's task a slab allocation.
     @inline(__always)
     func runSideEffect<Result: Sendable>(
-        _ item: String, payload: PluginValue, cascadeDepth: Int,
+        _ item: String, resolved: ResolvedLuaItem? = nil, payload: PluginValue, cascadeDepth: Int,
         readResult: @escaping @Sendable (LuaStack, Int32, LuaDecoder) throws -> Result
     ) async throws(PluginError) -> Result {
         var result: Result?
-        guard let awaiting = try startSideEffect(item, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult, into: &result)
+        guard
+            let awaiting = try startSideEffect(
+                item, resolved: resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult, into: &result)
         else { return result! }
         return try await finishSideEffect(awaiting, readResult: readResult)
     }
@@ -22,14 +24,14 @@ extension PluginRuntime {
     /// an `async` frame (most side effects never await: they cost no task allocation then). Returns
     /// the run awaiting, or nil once it has returned with its first result read into `result`.
     func startSideEffect<Result>(
-        _ item: String, payload: PluginValue, cascadeDepth: Int,
+        _ item: String, resolved: ResolvedLuaItem?, payload: PluginValue, cascadeDepth: Int,
         readResult: (LuaStack, Int32, LuaDecoder) throws -> Result, into result: inout Result?
     ) throws(PluginError) -> AwaitingSideEffect? {
-        let run = SideEffectRun(item: item, plugin: pluginName(ofItem: item), cascadeDepth: cascadeDepth)
+        let run = SideEffectRun(item: item, plugin: resolved?.plugin ?? pluginName(ofItem: item), cascadeDepth: cascadeDepth)
         let deadline = sideEffectTimeLimit(of: run.plugin).map(LuaDeadline.init(after:))
         return try instruments.span("lua") { () throws(PluginError) in
             try withLua { lua throws(PluginError) in
-                let coroutine = try start(run, payload: payload, lua)
+                let coroutine = try start(run, resolved: resolved, payload: payload, lua)
                 guard let work = try step(coroutine, with: nil, lua, deadline: deadline, readResult: readResult, into: &result)
                 else { return nil }
                 return AwaitingSideEffect(coroutine, awaiting: work, deadline: deadline)
@@ -110,9 +112,17 @@ extension PluginRuntime {
         }
     }
 
-    /// Creates the run's coroutine with `(ctx, payload)` ready as the function's arguments.
-    private func start(_ run: SideEffectRun, payload: PluginValue, _ lua: LuaSide) throws(PluginError) -> SideEffectCoroutine {
-        let function = try lua.code.function(of: run.item, isUpdater: false)
+    /// Creates the run's coroutine with `(ctx, payload)` ready as the function's arguments; the function
+    /// taken from `resolved`'s slot unless a reload has installed other code since.
+    private func start(
+        _ run: SideEffectRun, resolved: ResolvedLuaItem?, payload: PluginValue, _ lua: LuaSide
+    ) throws(PluginError) -> SideEffectCoroutine {
+        let function: LuaReference
+        if let resolved, let current = lua.code.function(of: resolved) {
+            function = current
+        } else {
+            function = try lua.code.function(of: run.item, isUpdater: false)
+        }
         let coroutine =
             lua.idleSideEffects.take(for: run)
             ?? SideEffectCoroutine(

@@ -165,11 +165,17 @@ extension PluginTester {
             return
         }
         if let payload {
-            let wanted = try? JSONValue(encoding: payload)
-            let received = host.payload(of: record.item)
-            if !(received.map { Self.isLuaPayload($0, matching: wanted) } ?? (wanted == nil)) {
-                let shown = received.map { $0.jsonString() } ?? "no Lua payload"
-                fail("received \(name) with payload \(shown), expected \(wanted?.jsonString() ?? "?")", at: sourceLocation)
+            let wanted: JSONValue
+            do { wanted = try JSONValue(encoding: payload) } catch {
+                fail("the expected payload of \(name) has no JSON form: \(error)", at: sourceLocation)
+                return
+            }
+            // A Lua item's payload as Lua passed it; a Swift item (one a plugin dispatched by a registered
+            // name) as its own fields encode.
+            let received = host.payload(of: record.item) ?? (record.item as? any Encodable).flatMap { try? JSONValue(encoding: $0) }
+            if !(received.map { Self.isLuaPayload($0, matching: wanted) } ?? false) {
+                let shown = received.map { "with payload \($0.jsonString())" } ?? "with a payload that has no JSON form"
+                fail("received \(name) \(shown), expected \(wanted.jsonString())", at: sourceLocation)
                 return
             }
         }

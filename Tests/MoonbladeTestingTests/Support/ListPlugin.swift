@@ -3,10 +3,10 @@ import Foundation
 /// A plugin built for the tester's own tests, written to a temporary folder: each item exercises one
 /// thing ``PluginTester`` checks, on a `TodoState`.
 enum ListPlugin {
-    /// A fresh copy of the plugin's folder.
-    static func directory() throws -> String {
+    /// A fresh copy of the plugin's folder, or of a plugin `named` with its own `source`.
+    static func directory(named name: String = "list", source: String = source) throws -> String {
         let folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("moonblade-tester-\(UUID().uuidString)").appendingPathComponent("list")
+            .appendingPathComponent("moonblade-tester-\(UUID().uuidString)").appendingPathComponent(name)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try source.write(to: folder.appendingPathComponent("plugin.lua"), atomically: true, encoding: .utf8)
         return folder.path
