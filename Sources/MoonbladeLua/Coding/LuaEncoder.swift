@@ -94,6 +94,11 @@ public struct LuaEncoder: Sendable {
     /// whose context names the coding path; ``describe(_:root:)`` renders it for people. A stack
     /// that cannot grow is an `EncodingError` too, with the ``LuaError`` as its underlying error.
     public func push<T: Encodable>(_ value: T, onto stack: LuaStack) throws {
+        try push(value, onto: stack, reusing: nil)
+    }
+
+    /// ``push(_:onto:)``, pushing the tables `reusable` offers for collections decoded from them.
+    func push<T: Encodable>(_ value: T, onto stack: LuaStack, reusing reusable: LuaDecodingCache.ReusableTables?) throws {
         let L = stack.state
         // A lone scalar (the result of a side effect's Swift dependency, say) needs no encoder; without
         // a free slot the full way reports the overflow.
@@ -110,6 +115,7 @@ public struct LuaEncoder: Sendable {
         let runtime = stack.runtime
         let encoder = runtime.takeEncoder(state: L, options: self)
         defer { runtime.giveBack(encoder) }
+        encoder.reusableTables = reusable
         do {
             try encoder.reserve()
             try encoder.pushValue(value, key: nil)

@@ -45,6 +45,9 @@ final class LuaValueEncoder: Encoder {
     @exclusivity(unchecked) var keyStrings: LuaKeyStrings?
     /// Which types met so far are ``LuaSequenceEncodable`` (see ``sequenceEncodable(_:)``).
     @exclusivity(unchecked) var sequenceTypes = LuaTypeMemo<any LuaSequenceEncodable.Type>()
+    /// When pushing a resident version: the tables of collections decoded before, pushed instead of
+    /// encoding a collection that still has the same storage.
+    @exclusivity(unchecked) var reusableTables: LuaDecodingCache.ReusableTables?
 
     init(state: OpaquePointer, options: LuaEncoder) {
         L = state
@@ -68,6 +71,7 @@ final class LuaValueEncoder: Encoder {
         uncountedKeyType = nil
         keyStrings = nil
         stackFailure = nil
+        reusableTables = nil
     }
 
     /// Lets go of what the last push held (child encoders, the settings and their `userInfo`), so a
@@ -75,6 +79,7 @@ final class LuaValueEncoder: Encoder {
     func releaseAfterPush() {
         if !children.isEmpty { children.removeAll(keepingCapacity: true) }
         options = LuaEncoder()
+        reusableTables = nil
     }
 
     /// A child encoder for a nested container or a super encoder, with its own materialized path.
@@ -88,6 +93,7 @@ final class LuaValueEncoder: Encoder {
         self.slot = slot
         self.superTarget = superTarget
         keyStrings = parent.keyStrings
+        reusableTables = parent.reusableTables
         let root = parent.root ?? parent
         self.root = root
         root.children.append(self)
@@ -160,6 +166,7 @@ final class LuaValueEncoder: Encoder {
 
     /// Encodes a value through its own `encode(to:)` with this encoder pointed at a fresh slot.
     func pushNested<T: Encodable>(_ value: T, key: (any CodingKey)?) throws {
+        if let reusableTables, reusableTables.pushTable(for: value, L) { return }
         guard depth < LuaCoding.maximumDepth else {
             throw invalid(value, key: key, "nested more than \(LuaCoding.maximumDepth) levels deep (a cycle?)")
         }

@@ -17,6 +17,10 @@ import LuaGuest
 /// What is cached: every table decoded outside arrays and dictionaries (the state's struct skeleton),
 /// and every table decoded as a ``LuaStatePatchable`` type. Items of a collection that are not
 /// patchable (a struct per array element) are not: the collection's own entry holds them.
+///
+/// It also works the other way: the tables of cached arrays and dictionaries are found by the
+/// collection's storage (``LuaStorageKey``), so that pushing a state Swift code changed reuses the
+/// table of every collection it left untouched (``LuaResidentState/replace(with:version:encoder:)``).
 final class LuaDecodingCache {
     struct Key: Hashable {
         let id: Int64
@@ -33,6 +37,11 @@ final class LuaDecodingCache {
     @exclusivity(unchecked) private var superseded: [Key: Any] = [:]
     @exclusivity(unchecked) private var supersededNow: [Key: Any] = [:]
     @exclusivity(unchecked) private var nextID: Int64 = 1
+    /// The table of each cached collection by its storage, with the collection, which keeps the
+    /// storage alive and shared; dropped with the entries when the table has been collected.
+    @exclusivity(unchecked) private var tablesByStorage: [LuaStorageKey: (id: Int64, value: Any)] = [:]
+    /// Which types met so far are arrays or dictionaries of values.
+    @exclusivity(unchecked) private var sharedCollectionTypes = LuaTypeMemo<Bool>()
     /// The decoder of every decode, kept with its buffers (one thread uses the cache at a time), and
     /// whether a decode is using it: a decode started inside another (from an `init(from:)`, say) gets
     /// a decoder of its own.
@@ -109,21 +118,59 @@ final class LuaDecodingCache {
     /// The number of cached values (for tests of the cache's bound).
     var count: Int { entries.count + superseded.count }
 
-    /// Forgets every value (the state was pushed whole: none of its tables were decoded yet).
-    func removeAll() {
-        entries = [:]
-        superseded = [:]
-        sweepThreshold = Self.sweepFloor
+    private func sweepIfGrown(_ stack: LuaStack, tables: Int32) {
+        guard entries.count + tablesByStorage.count > sweepThreshold else { return }
+        let L = stack.state
+        func isAlive(_ id: Int64) -> Bool {
+            defer { lua_settop(L, -2) }
+            return lua_rawgeti(L, tables, id) != LUA_TNIL
+        }
+        entries = entries.filter { key, _ in isAlive(key.id) }
+        tablesByStorage = tablesByStorage.filter { _, entry in isAlive(entry.id) }
+        sweepThreshold = max(Self.sweepFloor, (entries.count + tablesByStorage.count) * 2)
     }
 
-    private func sweepIfGrown(_ stack: LuaStack, tables: Int32) {
-        guard entries.count > sweepThreshold else { return }
+    /// The storage key of `value` if it is an array or dictionary of values.
+    fileprivate func storageKey<T>(of value: T) -> LuaStorageKey? {
+        let isShared = sharedCollectionTypes.answer(for: T.self) { ($0 as? any LuaSharedCollection.Type)?.holdsValues }
+        return LuaStorageKey(value, isSharedCollection: isShared == true)
+    }
+
+    /// Runs `push`, which pushes one value, with the tables of cached collections offered for reuse
+    /// (the weak id-to-table table sits below the value meanwhile, and is taken away after).
+    func withReusableTables(on stack: LuaStack, _ push: (ReusableTables) throws -> Void) throws {
+        try stack.reserve(5)
         let L = stack.state
-        entries = entries.filter { key, _ in
-            defer { lua_settop(L, -2) }
-            return lua_rawgeti(L, tables, key.id) != LUA_TNIL
+        let base = stack.top
+        machinery.push(onto: stack)
+        moonblade_state_push_decoding_tables(L, base + 1, 0)  // ids, tables, nil, nil above the machinery
+        lua_copy(L, base + 3, base + 1)
+        stack.top = base + 1
+        do {
+            try push(ReusableTables(cache: self, tables: base + 1))
+        } catch {
+            stack.top = base
+            throw error
         }
-        sweepThreshold = max(Self.sweepFloor, entries.count * 2)
+        lua_copy(L, base + 2, base + 1)
+        stack.top = base + 1
+    }
+
+    /// The tables of cached collections, offered to an encoder pushing a resident version.
+    struct ReusableTables {
+        // Unchecked: used inside `withReusableTables`, which the cache outlives.
+        unowned(unsafe) let cache: LuaDecodingCache
+        /// The stack slot of the weak id-to-table table.
+        let tables: Int32
+
+        /// Pushes the table `value` was decoded from and returns true, if it is a cached collection
+        /// whose table is alive; pushes nothing and returns false otherwise.
+        func pushTable<T>(for value: T, _ L: OpaquePointer) -> Bool {
+            guard let key = cache.storageKey(of: value), let entry = cache.tablesByStorage[key] else { return false }
+            if lua_rawgeti(L, tables, entry.id) == LUA_TTABLE { return true }
+            lua_settop(L, -2)
+            return false
+        }
     }
 
     /// The stack slots of one decode's cache tables, carried by the decoder.
@@ -166,7 +213,7 @@ final class LuaDecodingCache {
         }
 
         /// Caches `value` for the table at `index`, giving the table an id if it has none.
-        func store(_ value: Any, type: Any.Type, id existing: Int64?, tableAt index: Int32, _ L: OpaquePointer) {
+        func store<T>(_ value: T, id existing: Int64?, tableAt index: Int32, _ L: OpaquePointer) {
             let id: Int64
             if let existing {
                 id = existing
@@ -179,7 +226,8 @@ final class LuaDecodingCache {
                 lua_pushvalue(L, index)
                 lua_rawseti(L, tables, id)
             }
-            cache.entries[Key(id: id, type: ObjectIdentifier(type))] = value
+            cache.entries[Key(id: id, type: ObjectIdentifier(T.self))] = value
+            if let storage = cache.storageKey(of: value) { cache.tablesByStorage[storage] = (id, value) }
         }
 
         /// Pushes the change record of the table at `index` (`{ older table, key, key, … }`) and returns

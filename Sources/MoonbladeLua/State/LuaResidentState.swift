@@ -61,26 +61,27 @@ public final class LuaResidentState {
 
     // MARK: Versions
 
-    /// Pushes `value` whole as the new current version (when Swift code changed the state).
+    /// Pushes `value` as the new current version (when Swift code changed the state).
     ///
-    /// Host work: the VM's limits do not apply. On an encoding error the current version stays. The
-    /// decoding cache starts over: the next decode reads the new tables in full once.
+    /// Every array or dictionary of `value` that still has the storage of one decoded from a resident
+    /// table (Swift code left it untouched: a change would have copied it) is that table, not encoded
+    /// again; so a Swift updater that changed one field costs the fields around it, not the state.
+    /// Host work: the VM's limits do not apply. On an encoding error the current version stays.
     @discardableResult
     public func replace<T: Encodable>(with value: T, version: UInt64, encoder: LuaEncoder = LuaEncoder()) throws
         -> LuaStateVersion
     {
         let replaced = try self.version(of: value, stamped: version, encoder: encoder)
-        cache.removeAll()
         current = replaced
         return replaced
     }
 
-    /// Pushes `value` whole as a version of its own, without making it current: a state Swift code
-    /// made that Lua must see (an observer's old state, say).
+    /// Pushes `value` as a version of its own, without making it current: a state Swift code made
+    /// that Lua must see (an observer's old state, say). Reuses tables as ``replace(with:version:encoder:)`` does.
     public func version<T: Encodable>(of value: T, stamped version: UInt64, encoder: LuaEncoder = LuaEncoder()) throws
         -> LuaStateVersion
     {
-        try encoder.push(value, onto: vm.stack)
+        try cache.withReusableTables(on: vm.stack) { try encoder.push(value, onto: vm.stack, reusing: $0) }
         return LuaStateVersion(popping: vm.stack, stamp: version)
     }
 

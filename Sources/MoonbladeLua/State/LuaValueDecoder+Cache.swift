@@ -45,7 +45,7 @@ extension LuaValueDecoder {
         } else {
             value = try decodeNested(T.self, at: index, key: key) { try T(from: $0) }
         }
-        cache.store(value, type: T.self, id: id, tableAt: index, L)
+        cache.store(value, id: id, tableAt: index, L)
         if let baseID { cache.supersede(id: baseID, type: T.self) }
         return value
     }

@@ -34,6 +34,60 @@ struct LuaResidentStateTests {
         #expect(try !harness.draft("local copy = {}; for k, v in pairs(state) do copy[k] = v end; return copy").isUnchanged)
     }
 
+    /// A state Swift code changed is pushed with the tables of the collections it left untouched: they
+    /// still have the storage of the values decoded from those tables.
+    @Test func aStateSwiftChangedReusesTheTablesOfWhatItLeftUntouched() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        var board = try harness.update(Board.self, "state.counter = state.counter + 1")
+        let before = try #require(harness.resident.current)
+        board.counter += 10
+        board.byOwner["ann"]?.append(9)  // copied: the decoded dictionary shares its storage
+        let after = try harness.resident.replace(with: board, version: 100)
+        #expect(try harness.share(before, after, at: "todos"))
+        #expect(try harness.share(before, after, at: "todos.3.tags"))
+        #expect(try !harness.share(before, after, at: "byOwner"))
+        #expect(try harness.resident.decode(Board.self, of: after) == board)
+        // And what Lua sees is the new state, the reused tables included.
+        #expect(try harness.update(Board.self, "state.name = #state.todos .. ':' .. state.byOwner.ann[3] .. ':' .. state.counter").name == "3:9:12")
+    }
+
+    /// Swift and Lua changes in turn: each version decodes to the state that made it, however its
+    /// tables were reused.
+    @Test func swiftAndLuaChangesInTurnKeepTheResidentCopyExact() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        var expected = Board.sample
+        for round in 1...30 {
+            switch round % 3 {
+            case 0:
+                expected.todos[round % expected.todos.count].done.toggle()
+                expected.byOwner["r\(round % 4)"] = [round]
+            case 1:
+                expected.counter += round
+            default:
+                expected = try harness.update(Board.self, "table.insert(state.todos, { title = 't\(round)', done = false, tags = {} }); state.byOwner.ann = nil")
+                continue
+            }
+            try harness.resident.replace(with: expected, version: UInt64(1_000 + round))
+            #expect(try harness.resident.decode(Board.self, of: #require(harness.resident.current)) == expected)
+        }
+        #expect(try harness.update(Board.self, "state.counter = state.counter") == expected)
+    }
+
+    /// A collection of objects is pushed in full every time: its objects may have changed in place.
+    @Test func aCollectionOfObjectsIsNeverReused() throws {
+        final class Cell: Codable, Equatable {
+            var n: Int
+            init(n: Int) { self.n = n }
+            static func == (a: Cell, b: Cell) -> Bool { a.n == b.n }
+        }
+        struct Grid: Codable, Equatable { var cells: [Cell] }
+        let harness = try ResidentStateHarness(Grid(cells: [Cell(n: 1)]))
+        let grid = try harness.update(Grid.self, "state.cells[1].n = 2")
+        grid.cells[0].n = 3  // in place: the array's storage is the same
+        try harness.resident.replace(with: grid, version: 100)
+        #expect(try harness.update(Grid.self, "state.cells[1].n = state.cells[1].n * 10").cells[0].n == 30)
+    }
+
     @Test func aPendingStateCommittedTwiceGivesTwoVersionsWithTheirOwnStamps() throws {
         let harness = try ResidentStateHarness(Board.sample)
         let pending = try harness.draft("state.counter = 41")
