@@ -41,7 +41,7 @@ final class LuaDecodingCache {
     /// storage alive and shared; dropped with the entries when the table has been collected.
     @exclusivity(unchecked) private var tablesByStorage: [LuaStorageKey: (id: Int64, value: Any)] = [:]
     /// Which types met so far are arrays or dictionaries of values.
-    @exclusivity(unchecked) private var sharedCollectionTypes = LuaTypeMemo<Bool>()
+    @exclusivity(unchecked) private var sharedCollectionTypes = LuaTypeMemo<any LuaSharedCollection.Type>()
     /// The decoder of every decode, kept with its buffers (one thread uses the cache at a time), and
     /// whether a decode is using it: a decode started inside another (from an `init(from:)`, say) gets
     /// a decoder of its own.
@@ -130,10 +130,12 @@ final class LuaDecodingCache {
         sweepThreshold = max(Self.sweepFloor, (entries.count + tablesByStorage.count) * 2)
     }
 
-    /// The storage key of `value` if it is an array or dictionary of values.
+    /// The storage key of `value` if it is a nonempty array or dictionary of values.
     fileprivate func storageKey<T>(of value: T) -> LuaStorageKey? {
-        let isShared = sharedCollectionTypes.answer(for: T.self) { ($0 as? any LuaSharedCollection.Type)?.holdsValues }
-        return LuaStorageKey(value, isSharedCollection: isShared == true)
+        let collection = sharedCollectionTypes.answer(for: T.self) { type in
+            (type as? any LuaSharedCollection.Type).flatMap { $0.holdsValues ? $0 : nil }
+        }
+        return LuaStorageKey(value, collection: collection)
     }
 
     /// Runs `push`, which pushes one value, with the tables of cached collections offered for reuse

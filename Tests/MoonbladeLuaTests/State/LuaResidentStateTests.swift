@@ -88,6 +88,37 @@ struct LuaResidentStateTests {
         #expect(try harness.update(Grid.self, "state.cells[1].n = state.cells[1].n * 10").cells[0].n == 30)
     }
 
+    /// An empty array or dictionary is encoded, never reused: every empty one of a type has the same
+    /// storage, so the table found would be another field's, kind marker and all.
+    @Test func anEmptyCollectionIsNotTheTableOfAnotherField() throws {
+        struct Lists: Codable, Equatable { var a: [Int], b: [Int] }
+        struct Kinds: Decodable { var b: TableKindProbe }
+        let harness = try ResidentStateHarness(Lists(a: [1], b: [2]))
+        let stack = harness.vm.stack
+        stack.pushGlobals()
+        try stack.pushTableKindLibrary()
+        stack.rawSet(table: -2, field: "moonblade")
+        stack.pop()
+        var lists = try harness.update(Lists.self, "state.a = moonblade.object()")  // an empty list all the same
+        lists.b.removeAll()
+        let after = try harness.resident.replace(with: lists, version: 100)
+        #expect(try harness.resident.decode(Kinds.self, of: after).b.kind == .array)  // as `[]` is pushed
+    }
+
+    /// A collection of optional objects is pushed in full every time, as one of objects is.
+    @Test func aCollectionOfOptionalObjectsIsNeverReused() throws {
+        final class Cell: Codable {
+            var n: Int
+            init(n: Int) { self.n = n }
+        }
+        struct Grid: Codable { var cells: [Cell?] }
+        let harness = try ResidentStateHarness(Grid(cells: [Cell(n: 1)]))
+        let grid = try harness.update(Grid.self, "state.cells[1].n = 2")
+        if let cell = grid.cells[0] { cell.n = 3 }  // in place: the array's storage is the same
+        try harness.resident.replace(with: grid, version: 100)
+        #expect(try harness.update(Grid.self, "state.cells[1].n = state.cells[1].n * 10").cells[0]?.n == 30)
+    }
+
     @Test func aPendingStateCommittedTwiceGivesTwoVersionsWithTheirOwnStamps() throws {
         let harness = try ResidentStateHarness(Board.sample)
         let pending = try harness.draft("state.counter = 41")
@@ -218,5 +249,13 @@ struct LuaResidentStateTests {
         let error = expectLuaError { _ = try resident.apply(updater, on: vm.stack) { _ in 0 } }
         #expect(error?.message == "the resident state has no version yet")
         #expect(vm.stack.top == 0)
+    }
+}
+
+/// The kind the decoder tells of a table (LuaTableKind), for tests of what a push marked.
+private struct TableKindProbe: Decodable {
+    let kind: LuaTableKind?
+    init(from decoder: any Decoder) throws {
+        kind = (decoder as? any LuaTableKindDecoding)?.tableKind
     }
 }
