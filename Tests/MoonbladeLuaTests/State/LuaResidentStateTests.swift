@@ -119,6 +119,24 @@ struct LuaResidentStateTests {
         #expect(try harness.update(Grid.self, "state.cells[1].n = state.cells[1].n * 10").cells[0]?.n == 30)
     }
 
+    /// A push that fails after reusing a table leaves the stack and the current version as they were,
+    /// and the reused table is still offered to the next push.
+    @Test func aPushThatFailsAfterReusingATableChangesNothing() throws {
+        struct Ledger: Codable, Equatable { var items: [Int], total: UInt64 }
+        let harness = try ResidentStateHarness(Ledger(items: [1], total: 0))
+        var ledger = try harness.update(Ledger.self, "state.items[2] = 2")
+        let before = try #require(harness.resident.current)
+        let top = harness.vm.stack.top
+        ledger.total = .max  // past Lua's integers: fails after `items` was pushed
+        #expect(throws: EncodingError.self) { try harness.resident.replace(with: ledger, version: 100) }
+        #expect(harness.vm.stack.top == top)
+        #expect(harness.resident.current === before)
+        ledger.total = 3
+        let after = try harness.resident.replace(with: ledger, version: 101)
+        #expect(try harness.share(before, after, at: "items"))
+        #expect(try harness.update(Ledger.self, "state.total = state.total + #state.items") == Ledger(items: [1, 2], total: 5))
+    }
+
     @Test func aPendingStateCommittedTwiceGivesTwoVersionsWithTheirOwnStamps() throws {
         let harness = try ResidentStateHarness(Board.sample)
         let pending = try harness.draft("state.counter = 41")
