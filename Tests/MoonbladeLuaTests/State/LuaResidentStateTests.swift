@@ -137,6 +137,36 @@ struct LuaResidentStateTests {
         #expect(try harness.update(Ledger.self, "state.total = state.total + #state.items") == Ledger(items: [1, 2], total: 5))
     }
 
+    /// Every way Swift code can change a decoded collection in place copies it first (the cache shares
+    /// its storage), so none of them is pushed as the old table.
+    @Test(arguments: [
+        "removeAll(keepingCapacity:)", "reserveCapacity", "withUnsafeMutableBufferPointer", "swapAt",
+        "the same item again", "merge", "updateValue",
+    ])
+    func aCollectionChangedInPlaceIsPushedAsChanged(_ change: String) throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        var board = try harness.update(Board.self, "state.counter = 2")
+        switch change {
+        case "removeAll(keepingCapacity:)": board.todos.removeAll(keepingCapacity: true)
+        case "reserveCapacity":
+            board.todos[1].tags.reserveCapacity(100)
+            board.todos[1].tags.append("new")
+        case "withUnsafeMutableBufferPointer": board.todos.withUnsafeMutableBufferPointer { $0[0].title = "z" }
+        case "swapAt": board.todos.swapAt(0, 2)
+        case "the same item again": board.byOwner["ann"]![0] = 1
+        case "merge": board.settings.limits.merge(["min": 1]) { $1 }
+        default: board.settings.limits.updateValue(4, forKey: "max")
+        }
+        let after = try harness.resident.replace(with: board, version: 100)
+        #expect(try harness.resident.decode(Board.self, of: after) == board)
+        // Lua reads the changed state too, and a Lua change on top of it decodes right.
+        #expect(try harness.update(Board.self, "state.name = tostring(#state.todos)") == {
+            var expected = board
+            expected.name = "\(board.todos.count)"
+            return expected
+        }())
+    }
+
     @Test func aPendingStateCommittedTwiceGivesTwoVersionsWithTheirOwnStamps() throws {
         let harness = try ResidentStateHarness(Board.sample)
         let pending = try harness.draft("state.counter = 41")
