@@ -131,6 +131,22 @@ struct ResidentStateTests {
         #expect(host.state == ListState(counter: 41, items: [.init(name: "a"), .init(name: "b"), .init(name: "c", done: true)]))
     }
 
+    /// After a Swift updater, Lua works on the tables of the collections it left untouched (no item is
+    /// decoded again) and sees the ones it changed in place as changed.
+    @Test func aSwiftUpdaterKeepsTheTablesOfWhatItLeftUntouched() async throws {
+        let host = try listHost(50)
+        try await host.dispatch("list.bump").value
+        host.store.dispatch(ChangeList(finish: nil))  // the counter only
+        #expect(try await decodes { try await host.dispatch("list.finish", ["at": 2]).value } == 1)
+        host.store.dispatch(ChangeList(finish: 3))  // an item, in place
+        try await host.dispatch("list.bump").value
+        #expect(host.state.counter == 22)
+        #expect(host.state.items.indices.filter { host.state.items[$0].done } == [1, 3])
+        try await host.dispatch("list.remove", ["at": 1]).value
+        #expect(host.state.items.indices.filter { host.state.items[$0].done } == [0, 2])
+        #expect(host.state.items.count == 49)
+    }
+
     @Test func onStateChangeSeesTwoVersionsSharingWhatDidNotChange() async throws {
         let list = try scratch.write("shared", """
             return {
@@ -216,5 +232,15 @@ private struct SetList: StateUpdater {
     func updateState(_ state: inout ListState) {
         state.counter = counter
         state.items = names.map { CountedItem(name: $0) }
+    }
+}
+
+/// Adds 10 to the counter and, with `finish`, marks that item (0-based) done.
+private struct ChangeList: StateUpdater {
+    var finish: Int?
+
+    func updateState(_ state: inout ListState) {
+        state.counter += 10
+        if let finish { state.items[finish].done = true }
     }
 }
