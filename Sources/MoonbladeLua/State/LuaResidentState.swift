@@ -63,9 +63,9 @@ public final class LuaResidentState {
 
     /// Pushes `value` as the new current version (when Swift code changed the state).
     ///
-    /// Every array or dictionary of `value` that still has the storage of one decoded from a resident
-    /// table (Swift code left it untouched: a change would have copied it) is that table, not encoded
-    /// again; so a Swift updater that changed one field costs the fields around it, not the state.
+    /// Every nonempty array or dictionary of values in `value` that still has the storage of one
+    /// decoded from a resident table (Swift code left it untouched: a change would have copied it) is
+    /// that table, not encoded again; so a Swift updater that changed one field costs the fields around it, not the state.
     /// Host work: the VM's limits do not apply. On an encoding error the current version stays.
     @discardableResult
     public func replace<T: Encodable>(with value: T, version: UInt64, encoder: LuaEncoder = LuaEncoder()) throws
