@@ -59,6 +59,15 @@ final class PluginCode {
         item.install == installs ? slots[item.slot] : nil
     }
 
+    /// The function and plugin of `item`: from `resolved` while the install that resolved it runs,
+    /// else looked up by name (a dispatch queued across a reload runs the new code).
+    func function(
+        of item: String, resolved: ResolvedLuaItem?, isUpdater: Bool
+    ) throws(PluginError) -> (function: LuaReference, plugin: String) {
+        if let resolved, let function = function(of: resolved) { return (function, resolved.plugin) }
+        return (try function(of: item, isUpdater: isUpdater), pluginName(ofItem: item))
+    }
+
     /// The function of `item`, which must be of the kind asked for.
     func function(of item: String, isUpdater: Bool) throws(PluginError) -> LuaReference {
         let (own, other) = isUpdater ? (functions.updaters, functions.sideEffects) : (functions.sideEffects, functions.updaters)

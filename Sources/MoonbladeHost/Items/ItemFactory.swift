@@ -22,7 +22,8 @@ extension PluginRuntime {
     func makeItem(
         _ name: String, kind: PluginItemKind, payloadAt payloadIndex: Int32, of stack: LuaStack
     ) throws(ItemError) -> any Dispatchable {
-        if case .swift(_, let make) = kind {
+        switch kind {
+        case .swift(_, let make):
             do {
                 return try make(stack, payloadIndex, LuaDecoder())
             } catch let error as DecodingError {
@@ -30,12 +31,12 @@ extension PluginRuntime {
             } catch {
                 throw ItemError(message: "\(name): \(error)")
             }
+        case .luaUpdater(let resolved):
+            return LuaItemUpdater(runtime: self, resolved: resolved, payload: try luaPayload(of: name, at: payloadIndex, stack))
+        case .luaSideEffect(let resolved):
+            return LuaItemSideEffect<S, LuaValue>(
+                runtime: self, item: name, resolved: resolved, payload: try luaPayload(of: name, at: payloadIndex, stack))
         }
-        let payload = try luaPayload(of: name, at: payloadIndex, stack)
-        guard case .luaUpdater(let resolved) = kind else {
-            return LuaItemSideEffect<S, LuaValue>(runtime: self, item: name, payload: payload)
-        }
-        return LuaItemUpdater(runtime: self, resolved: resolved, payload: payload)
     }
 
     /// The payload Lua gives `name` at `index`: nothing for nil or no value, else a snapshot.

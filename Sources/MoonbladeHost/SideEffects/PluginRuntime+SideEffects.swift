@@ -117,12 +117,7 @@ extension PluginRuntime {
     private func start(
         _ run: SideEffectRun, resolved: ResolvedLuaItem?, payload: PluginValue, _ lua: LuaSide
     ) throws(PluginError) -> SideEffectCoroutine {
-        let function: LuaReference
-        if let resolved, let current = lua.code.function(of: resolved) {
-            function = current
-        } else {
-            function = try lua.code.function(of: run.item, isUpdater: false)
-        }
+        let function = try lua.code.function(of: run.item, resolved: resolved, isUpdater: false).function
         let coroutine =
             lua.idleSideEffects.take(for: run)
             ?? SideEffectCoroutine(

@@ -23,13 +23,7 @@ extension PluginRuntime {
             let stack = thread ?? lua.stack
             let base = stack.top
             defer { stack.top = base }
-            let function: LuaReference
-            let plugin: String
-            if let resolved, let current = lua.code.function(of: resolved) {
-                (function, plugin) = (current, resolved.plugin)
-            } else {
-                (function, plugin) = (try lua.code.function(of: item, isUpdater: true), pluginName(ofItem: item))
-            }
+            let (function, plugin) = try lua.code.function(of: item, resolved: resolved, isUpdater: true)
             let start: LuaStateVersion
             do {
                 start = try instruments.span("state to lua") { try lua.residentVersion(of: state, generation: generation) }
