@@ -233,15 +233,14 @@ public final class PluginHost<S: State & Codable>: Sendable {
     /// The innermost interceptor: turns typed Swift faces of Lua items into the items that run them,
     /// after every user interceptor has seen the typed value.
     private static func bindingInterceptor(_ runtime: PluginRuntime<S>) -> StoreInterceptor {
-        // Items dispatched by name come bound: told by their type's identity, taken once here (an `is`
-        // test of a generic type is a dynamic cast and a metadata look-up per item). Every other item
-        // pays a look-up of its type's remembered answer, and only typed faces pay for telling their kind.
-        let (updater, sideEffect) = (ObjectIdentifier(LuaItemUpdater<S>.self), ObjectIdentifier(LuaItemSideEffect<S, Void>.self))
+        // Whether an item is a typed face is remembered per type; a Lua updater dispatched by name, the
+        // hottest item, is told by its type's identity first (taken once here), without the memo's lock.
+        // Only typed faces pay for telling their kind.
+        let updater = ObjectIdentifier(LuaItemUpdater<S>.self)
         let faces = LuaItemFaceTypes()
         return { _ in { next in { item in
             let itemType = type(of: item)
-            guard ObjectIdentifier(itemType) != updater, ObjectIdentifier(itemType) != sideEffect, faces.contains(itemType)
-            else { return try next(item) }
+            guard ObjectIdentifier(itemType) != updater, faces.contains(itemType) else { return try next(item) }
             switch item {
             case let updater as any LuaStateUpdater:
                 try next(LuaItemUpdater(runtime: runtime, item: type(of: updater).luaItem, payload: .encodable(updater)))
