@@ -71,7 +71,7 @@ let package = Package(
         .target(
             name: "MoonbladeJournal",
             dependencies: [
-                "MoonbladeHost", "Moonblade", .product(name: "GRDB", package: "GRDB.swift"),
+                "MoonbladeHost", "MoonbladeLua", "Moonblade", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

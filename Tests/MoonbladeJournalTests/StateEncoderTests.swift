@@ -82,6 +82,15 @@ import Testing
         #expect(try encoder.encode(cells) == [["value": 1], ["value": 20]])
     }
 
+    /// Optional objects change in place just the same (an `Optional<Cell>` element is no class).
+    @Test func optionalObjectsInACollectionAreEncodedEveryTime() throws {
+        let encoder = StateEncoder()
+        let cells: [String: Cell?] = ["a": Cell(1), "b": nil]
+        #expect(try encoder.encode(cells) == ["a": ["value": 1], "b": nil])
+        cells["a"]??.value = 10
+        #expect(try encoder.encode(cells) == ["a": ["value": 10], "b": nil])
+    }
+
     @Test func aFailedEncodingLeavesThePreviousStateToCompareWith() throws {
         struct Limited: Encodable {
             var values: [UInt64]

@@ -983,6 +983,12 @@ int moonblade_state_push_decoding_tables(lua_State *L, int machinery, lua_Intege
     return machine->change_count > 0 || machine->has_root_changes;
 }
 
+void moonblade_state_replace_with_tables(lua_State *L, int machinery) {
+    machinery = lua_absindex(L, machinery);
+    lua_getiuservalue(L, machinery, M_TABLES);
+    lua_replace(L, machinery);
+}
+
 void moonblade_state_drop_changes(lua_State *L, int machinery) {
     clear_changes(L, lua_absindex(L, machinery));
 }

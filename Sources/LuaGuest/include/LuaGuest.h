@@ -117,6 +117,10 @@ int moonblade_state_resolve_proxy(lua_State *L, int index);
 /// record. Needs 4 free slots; never raises.
 int moonblade_state_push_decoding_tables(lua_State *L, int machinery, lua_Integer session);
 
+/// Replaces the machinery at `machinery` with its id -> table table (weak values), where the
+/// decoding cache finds the tables of the values it keeps. Never raises.
+void moonblade_state_replace_with_tables(lua_State *L, int machinery);
+
 /// Drops the change records of the last `apply` (given the machinery at `machinery`), once the state
 /// they describe is decoded: they would otherwise keep the tables it replaced alive until the next
 /// `apply`. Needs 4 free slots; never raises.

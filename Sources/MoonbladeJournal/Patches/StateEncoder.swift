@@ -1,4 +1,5 @@
 import MoonbladeHost
+import MoonbladeLua
 
 /// Encodes successive states of a store into ``JSONValue``s, reusing the previous state's JSON for the
 /// collections the new state still shares with it.
@@ -8,11 +9,8 @@ import MoonbladeHost
 /// (copy-on-write): their JSON is taken from the previous encoding without encoding them again, and
 /// the patch's diff sees the same storage and skips them at once. So a patch costs what changed, not
 /// the size of the state. The previous state's collections are kept, which keeps their storage from
-/// being reused for other contents (a mutation copies them instead).
-///
-/// A collection whose element type is a class is always encoded: its objects may have changed in
-/// place. State types are values; a class held deeper inside a shared collection (a struct element's
-/// field) that changes in place is not seen.
+/// being reused for other contents (a mutation copies them instead). What counts as the same storage,
+/// and what is always encoded again (collections of objects, empty ones), is ``CollectionStorage``'s.
 final class StateEncoder {
     /// The last state encoded, as a tree of nodes that remember their collections' storage.
     private var previous: Node?
@@ -37,12 +35,10 @@ final class StateEncoder {
         for value: Value, previous: Node?, codingPath: @autoclosure () -> [any CodingKey]
     ) throws -> Node {
         if let scalar = try scalar(value, codingPath: codingPath) { return Node(json: scalar) }
-        let shared = value as? any SharedStorage
-        if let shared, let previous, let storage = previous.storage, shared.sharesStorage(with: storage) {
-            return previous
-        }
+        let storage = CollectionStorage(value)
+        if let storage, let previous, previous.storage?.storage == storage { return previous }
         let node = Node()
-        node.storage = shared
+        node.storage = storage.map { ($0, value) }
         try value.encode(to: NodeEncoder(node: node, previous: previous, codingPath: codingPath()))
         return node
     }
@@ -78,7 +74,7 @@ private final class Node {
     var members: [String: Node]?
     var elements: [Node]?
     /// The collection this node encodes, kept to tell whether the next state still shares it.
-    var storage: (any SharedStorage)?
+    var storage: (storage: CollectionStorage, value: Any)?
     private var built: JSONValue?
 
     init(json: JSONValue? = nil) {
@@ -209,35 +205,4 @@ private struct ElementKey: CodingKey {
     var stringValue: String { "\(intValue ?? 0)" }
     init(intValue: Int) { self.intValue = intValue }
     init?(stringValue: String) { nil }
-}
-
-/// A copy-on-write collection: two values whose bits are equal share one storage, so hold the same
-/// elements (while both are alive, neither can change it in place).
-private protocol SharedStorage {
-    /// Whether the elements are values: objects in a shared storage may have changed in place.
-    static var holdsValues: Bool { get }
-}
-
-extension SharedStorage {
-    /// Whether `other` is a collection of this type sharing this one's storage, with value elements.
-    func sharesStorage(with other: any SharedStorage) -> Bool {
-        guard Self.holdsValues, let other = other as? Self else { return false }
-        return withUnsafeBytes(of: self) { mine in withUnsafeBytes(of: other) { mine.elementsEqual($0) } }
-    }
-}
-
-extension Array: SharedStorage {
-    fileprivate static var holdsValues: Bool { !(Element.self is AnyClass) }
-}
-
-extension ContiguousArray: SharedStorage {
-    fileprivate static var holdsValues: Bool { !(Element.self is AnyClass) }
-}
-
-extension Set: SharedStorage {
-    fileprivate static var holdsValues: Bool { !(Element.self is AnyClass) }
-}
-
-extension Dictionary: SharedStorage {
-    fileprivate static var holdsValues: Bool { !(Key.self is AnyClass) && !(Value.self is AnyClass) }
 }

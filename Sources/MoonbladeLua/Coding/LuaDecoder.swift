@@ -83,7 +83,9 @@ public struct LuaDecoder: Sendable {
         let base = lua_gettop(L)
         let index = lua_absindex(L, index)
         defer { lua_settop(L, base) }
-        let decoder = LuaValueDecoder(state: L, options: self)
+        let runtime = stack.runtime
+        let decoder = runtime.decoders.take(state: L, options: self)
+        defer { runtime.decoders.giveBack(decoder) }
         try decoder.reserve()
         return try decoder.decodeValue(T.self, at: index, key: nil)
     }

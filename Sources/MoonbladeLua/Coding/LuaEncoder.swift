@@ -113,8 +113,8 @@ public struct LuaEncoder: Sendable {
         }
         let base = lua_gettop(L)
         let runtime = stack.runtime
-        let encoder = runtime.takeEncoder(state: L, options: self)
-        defer { runtime.giveBack(encoder) }
+        let encoder = runtime.encoders.take(state: L, options: self)
+        defer { runtime.encoders.giveBack(encoder) }
         encoder.reusableTables = reusable
         do {
             try encoder.reserve()

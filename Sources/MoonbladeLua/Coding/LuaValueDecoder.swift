@@ -10,11 +10,11 @@ import Foundation
 /// The `Decoder` behind ``LuaDecoder``: reads straight from the Lua stack.
 ///
 /// One instance serves a whole `decode`: nested values reuse it, saving and restoring the fields that
-/// describe "the value being decoded now". The resident state's cache keeps one for every decode
-/// (``prepareForReuse(options:)``), so a small decode allocates nothing of its own. Values a container pulls onto the stack stay there until
-/// the value that owns the container is done; then the stack is cut back.
-final class LuaValueDecoder: Decoder {
-    let L: OpaquePointer
+/// describe "the value being decoded now". Each VM keeps one root decoder for its decodes
+/// (``LuaKeptCoder``), so a small decode allocates nothing of its own. Values a container pulls onto
+/// the stack stay there until the value that owns the container is done; then the stack is cut back.
+final class LuaValueDecoder: Decoder, LuaReusableCoder {
+    @exclusivity(unchecked) private(set) var L: OpaquePointer
     @exclusivity(unchecked) private(set) var options: LuaDecoder
     // One decoder is used by one thread at a time (the VM's), and its fields are only touched in
     // place, never across a call that touches them again: the runtime exclusivity checks (~4 % of a
@@ -49,9 +49,8 @@ final class LuaValueDecoder: Decoder {
         path = []
     }
 
-    /// Readies this root decoder for another decode, keeping its buffers (and what its memo learnt
-    /// about types) but nothing of the last decode's state.
-    func prepareForReuse(options: LuaDecoder) {
+    func prepareForReuse(state: OpaquePointer, options: LuaDecoder) {
+        L = state
         self.options = options
         // A decode that returned left no path or tables behind; one that threw may have.
         if !children.isEmpty { children.removeAll(keepingCapacity: true) }
@@ -66,9 +65,7 @@ final class LuaValueDecoder: Decoder {
         keyStrings = nil
     }
 
-    /// Lets go of what the last decode held (child decoders, the settings and their `userInfo`), so a
-    /// kept decoder keeps nothing of a caller's alive between decodes.
-    func releaseAfterDecode() {
+    func releaseAfterUse() {
         if !children.isEmpty { children.removeAll(keepingCapacity: true) }
         options = LuaDecoder()
         cache = nil

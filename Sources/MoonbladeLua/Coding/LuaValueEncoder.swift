@@ -10,11 +10,11 @@ import Foundation
 ///
 /// One instance serves a whole `push`: nested values reuse it, saving and restoring the few fields
 /// that describe "the value being encoded now". Each VM keeps one root encoder for its pushes
-/// (``LuaRuntime/takeEncoder(state:options:)``), so a small push allocates nothing of its own and
+/// (``LuaKeptCoder``), so a small push allocates nothing of its own and
 /// what it learnt about types lasts. Its stack discipline: encoding one value pushes exactly one
 /// value at `slot`; tables for nested containers may sit above it until the value is done, then the
 /// stack is cut back to `slot`.
-final class LuaValueEncoder: Encoder {
+final class LuaValueEncoder: Encoder, LuaReusableCoder {
     // One encoder is used by one thread at a time (the VM's), and its fields are only touched in
     // place: the runtime exclusivity checks guard nothing here.
     @exclusivity(unchecked) private(set) var L: OpaquePointer
@@ -56,9 +56,6 @@ final class LuaValueEncoder: Encoder {
         superTarget = nil
     }
 
-    /// Readies this root encoder for another push onto `state` (any thread of its VM), keeping its
-    /// buffers and what it learnt about types (field counts, sequence types) but nothing of the last
-    /// push's state.
     func prepareForReuse(state: OpaquePointer, options: LuaEncoder) {
         L = state
         self.options = options
@@ -74,9 +71,7 @@ final class LuaValueEncoder: Encoder {
         reusableTables = nil
     }
 
-    /// Lets go of what the last push held (child encoders, the settings and their `userInfo`), so a
-    /// kept encoder keeps nothing of a caller's alive between pushes.
-    func releaseAfterPush() {
+    func releaseAfterUse() {
         if !children.isEmpty { children.removeAll(keepingCapacity: true) }
         options = LuaEncoder()
         reusableTables = nil

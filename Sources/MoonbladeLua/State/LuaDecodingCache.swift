@@ -19,7 +19,7 @@ import LuaGuest
 /// patchable (a struct per array element) are not: the collection's own entry holds them.
 ///
 /// It also works the other way: the tables of cached arrays and dictionaries are found by the
-/// collection's storage (``LuaStorageKey``), so that pushing a state Swift code changed reuses the
+/// collection's storage (``CollectionStorage``), so that pushing a state Swift code changed reuses the
 /// table of every collection it left untouched (``LuaResidentState/replace(with:version:encoder:)``).
 final class LuaDecodingCache {
     struct Key: Hashable {
@@ -39,14 +39,9 @@ final class LuaDecodingCache {
     @exclusivity(unchecked) private var nextID: Int64 = 1
     /// The table of each cached collection by its storage, with the collection, which keeps the
     /// storage alive and shared; dropped with the entries when the table has been collected.
-    @exclusivity(unchecked) private var tablesByStorage: [LuaStorageKey: (id: Int64, value: Any)] = [:]
-    /// Which types met so far are arrays or dictionaries of values.
-    @exclusivity(unchecked) private var sharedCollectionTypes = LuaTypeMemo<any LuaSharedCollection.Type>()
-    /// The decoder of every decode, kept with its buffers (one thread uses the cache at a time), and
-    /// whether a decode is using it: a decode started inside another (from an `init(from:)`, say) gets
-    /// a decoder of its own.
-    @exclusivity(unchecked) private var decoder: LuaValueDecoder?
-    @exclusivity(unchecked) private var decoderInUse = false
+    @exclusivity(unchecked) private var tablesByStorage: [CollectionStorage: (id: Int64, value: Any)] = [:]
+    /// Which types met so far are collections of values.
+    @exclusivity(unchecked) private var collectionTypes = LuaTypeMemo<any ValueCollection.Type>()
     /// Which types are ``LuaStatePatchable``: a state's few types, asked about on every decode.
     @exclusivity(unchecked) private var patchableTypes = LuaTypeMemo<any LuaStatePatchable.Type>()
     private static let sweepFloor = 256
@@ -83,13 +78,9 @@ final class LuaDecodingCache {
             }
         }
         root.pushRoot(onto: stack)
-        let decoder = takeDecoder(on: stack.state, options: options)
-        defer {
-            if decoder === self.decoder {
-                decoder.releaseAfterDecode()
-                decoderInUse = false
-            }
-        }
+        let runtime = stack.runtime
+        let decoder = runtime.decoders.take(state: stack.state, options: options)
+        defer { runtime.decoders.giveBack(decoder) }
         decoder.cache = Session(
             cache: self, ids: base + 2, tables: base + 3,
             changes: stack.type(at: base + 4) == .table ? base + 4 : 0,
@@ -99,20 +90,6 @@ final class LuaDecodingCache {
         let value = try decoder.decodeValue(T.self, at: base + 6, key: nil)
         sweepIfGrown(stack, tables: base + 3)
         return value
-    }
-
-    /// The kept decoder, readied for a decode; a fresh one while the kept one is busy (a decode started
-    /// inside another) or was made for another Lua state.
-    private func takeDecoder(on L: OpaquePointer, options: LuaDecoder) -> LuaValueDecoder {
-        guard !decoderInUse else { return LuaValueDecoder(state: L, options: options) }
-        decoderInUse = true
-        if let kept = decoder, kept.L == L {
-            kept.prepareForReuse(options: options)
-            return kept
-        }
-        let made = LuaValueDecoder(state: L, options: options)
-        decoder = made
-        return made
     }
 
     /// The number of cached values (for tests of the cache's bound).
@@ -130,24 +107,19 @@ final class LuaDecodingCache {
         sweepThreshold = max(Self.sweepFloor, (entries.count + tablesByStorage.count) * 2)
     }
 
-    /// The storage key of `value` if it is a nonempty array or dictionary of values.
-    fileprivate func storageKey<T>(of value: T) -> LuaStorageKey? {
-        let collection = sharedCollectionTypes.answer(for: T.self) { type in
-            (type as? any LuaSharedCollection.Type).flatMap { $0.holdsValues ? $0 : nil }
-        }
-        return LuaStorageKey(value, collection: collection)
+    /// The storage of `value` if it is a nonempty collection of values.
+    fileprivate func storage<T>(of value: T) -> CollectionStorage? {
+        CollectionStorage(value, as: collectionTypes.answer(for: T.self, CollectionStorage.collectionType(of:)))
     }
 
     /// Runs `push`, which pushes one value, with the tables of cached collections offered for reuse
     /// (the weak id-to-table table sits below the value meanwhile, and is taken away after).
     func withReusableTables(on stack: LuaStack, _ push: (ReusableTables) throws -> Void) throws {
-        try stack.reserve(5)
+        try stack.reserve(2)
         let L = stack.state
         let base = stack.top
         machinery.push(onto: stack)
-        moonblade_state_push_decoding_tables(L, base + 1, 0)  // ids, tables, nil, nil above the machinery
-        lua_copy(L, base + 3, base + 1)
-        stack.top = base + 1
+        moonblade_state_replace_with_tables(L, base + 1)
         do {
             try push(ReusableTables(cache: self, tables: base + 1))
         } catch {
@@ -168,7 +140,7 @@ final class LuaDecodingCache {
         /// Pushes the table `value` was decoded from and returns true, if it is a cached collection
         /// whose table is alive; pushes nothing and returns false otherwise.
         func pushTable<T>(for value: T, _ L: OpaquePointer) -> Bool {
-            guard let key = cache.storageKey(of: value), let entry = cache.tablesByStorage[key] else { return false }
+            guard let storage = cache.storage(of: value), let entry = cache.tablesByStorage[storage] else { return false }
             if lua_rawgeti(L, tables, entry.id) == LUA_TTABLE { return true }
             lua_settop(L, -2)
             return false
@@ -229,7 +201,7 @@ final class LuaDecodingCache {
                 lua_rawseti(L, tables, id)
             }
             cache.entries[Key(id: id, type: ObjectIdentifier(T.self))] = value
-            if let storage = cache.storageKey(of: value) { cache.tablesByStorage[storage] = (id, value) }
+            if let storage = cache.storage(of: value) { cache.tablesByStorage[storage] = (id, value) }
         }
 
         /// Pushes the change record of the table at `index` (`{ older table, key, key, … }`) and returns

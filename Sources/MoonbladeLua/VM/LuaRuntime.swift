@@ -38,31 +38,9 @@ final class LuaRuntime {
         limits.deallocate()
     }
 
-    /// The root encoder of this VM's pushes, kept between them; and whether a push is using it (an
-    /// `encode(to:)` that pushes onto the same VM gets an encoder of its own).
-    @exclusivity(unchecked) private var keptEncoder: LuaValueEncoder?
-    @exclusivity(unchecked) private var encoderInUse = false
-
-    /// The kept encoder, readied for a push onto `state` (a thread of this VM) with `options`; a fresh
-    /// one while the kept one is busy. Hand it back with ``giveBack(_:)``.
-    func takeEncoder(state: OpaquePointer, options: LuaEncoder) -> LuaValueEncoder {
-        guard !encoderInUse else { return LuaValueEncoder(state: state, options: options) }
-        encoderInUse = true
-        if let keptEncoder {
-            keptEncoder.prepareForReuse(state: state, options: options)
-            return keptEncoder
-        }
-        let made = LuaValueEncoder(state: state, options: options)
-        keptEncoder = made
-        return made
-    }
-
-    /// Ends a push with `encoder`: the kept one lets go of what the push held.
-    func giveBack(_ encoder: LuaValueEncoder) {
-        guard encoder === keptEncoder else { return }
-        encoder.releaseAfterPush()
-        encoderInUse = false
-    }
+    /// The root coders of this VM's pushes and decodes, kept between them (the VM's thread alone).
+    @exclusivity(unchecked) var encoders = LuaKeptCoder<LuaValueEncoder>()
+    @exclusivity(unchecked) var decoders = LuaKeptCoder<LuaValueDecoder>()
 
     /// A registry slot no live ``LuaRegistrySlot`` holds.
     func takeRegistrySlot() -> Int32 {
