@@ -28,9 +28,9 @@ public struct InterceptorContext: AnySideEffectContext {
         store?.dispatch(updater) ?? .failed(StoreError.storeReleased)
     }
 
-    /// How many reactions down a chain the item being intercepted was dispatched; see
-    /// ``Store/cascadeDepth``.
-    package var cascadeDepth: Int { liveStore.cascadeDepth }
+    /// How many reactions down a chain the item being intercepted was dispatched (0 once the store
+    /// is released).
+    public var cascadeDepth: Int { store?.cascadeDepth ?? 0 }
 
     /// Dispatches an item caused by the one being intercepted, `cascadeDepth` steps down the chain.
     @discardableResult

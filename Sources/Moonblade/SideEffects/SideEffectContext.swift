@@ -5,7 +5,7 @@
 public struct SideEffectContext<S: State, D: SideEffectDependencyContainer>: AnySideEffectContext {
     let store: Store<S, D>
     /// How many reactions down a chain the side effect was dispatched; what it dispatches is one further.
-    package let cascadeDepth: Int
+    public let cascadeDepth: Int
 
     /// The store's dependency container, shared by every side effect of the store.
     public var dependencies: D { store.dependencies }

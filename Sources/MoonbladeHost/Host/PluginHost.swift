@@ -205,9 +205,9 @@ public final class PluginHost<S: State & Codable>: Sendable {
             guard retries == 0 else { return store.dispatch(updater, retries: retries, delay: delay) }
             return store.dispatch(updater)
         case .luaSideEffect(let resolved):
-            return store.dispatch(
-                LuaItemSideEffect<S, Void>(runtime: runtime, item: name, resolved: resolved, payload: value),
-                retries: retries, delay: delay)
+            let sideEffect = LuaItemSideEffect<S, Void>(runtime: runtime, item: name, resolved: resolved, payload: value)
+            guard retries == 0 else { return store.dispatch(sideEffect, retries: retries, delay: delay) }
+            return store.dispatch(sideEffect)
         case .swift, nil: throw unknownItemError(name)
         }
     }
@@ -220,9 +220,11 @@ public final class PluginHost<S: State & Codable>: Sendable {
     ) throws(PluginError) -> DispatchHandle<Result> {
         switch runtime.kind(of: name) {
         case .luaSideEffect(let resolved):
-            return store.dispatch(
-                LuaItemSideEffect<S, Result>(runtime: runtime, item: name, resolved: resolved, payload: PluginValue(payload: payload)),
-                retries: retries, delay: delay)
+            let sideEffect = LuaItemSideEffect<S, Result>(
+                runtime: runtime, item: name, resolved: resolved, payload: PluginValue(payload: payload))
+            // The store's own `dispatch` when nothing is retried, as for an updater above.
+            guard retries == 0 else { return store.dispatch(sideEffect, retries: retries, delay: delay) }
+            return store.dispatch(sideEffect)
         case .luaUpdater:
             throw PluginError(.wrongKind, plugin: pluginName(ofItem: name), item: name, message: "is an updater; it returns nothing")
         case .swift, nil:

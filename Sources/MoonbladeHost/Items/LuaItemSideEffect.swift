@@ -55,7 +55,7 @@ struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEff
 
     func sideEffect(_ context: any AnySideEffectContext) async throws -> Result {
         // The store says how far down a chain of reactions this runs; what it dispatches goes one further.
-        let cascadeDepth = (context as? SideEffectContext<S, PluginHostDependencies>)?.cascadeDepth ?? 0
+        let cascadeDepth = context.cascadeDepth
         // Called directly when nothing is traced or measured: no closure, one async frame less.
         guard runtime.instruments.isActive else {
             return try await runtime.runSideEffect(

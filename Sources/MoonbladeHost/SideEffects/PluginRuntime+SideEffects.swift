@@ -312,10 +312,12 @@ extension PluginRuntime {
 
     /// The side effect whose own coroutine is running on `stack`; awaiting anywhere else would
     /// suspend the wrong coroutine.
-    private static func runningSideEffect(on stack: LuaStack, doing what: String) throws -> SideEffectCoroutine {
+    private static func runningSideEffect(on stack: LuaStack, doing what: @autoclosure () -> String) throws
+        -> SideEffectCoroutine
+    {
         guard let coroutine = SideEffectCoroutine.running(on: stack) else {
             throw placedError(
-                stack, "\(what) can only be awaited by a side effect itself (not by an updater, nor inside a coroutine it created)")
+                stack, "\(what()) can only be awaited by a side effect itself (not by an updater, nor inside a coroutine it created)")
         }
         return coroutine
     }

@@ -5,12 +5,12 @@ import MoonbladeLua
 /// ``DeadlineTimer`` and one extra task for the whole run, whatever the number of awaits.
 ///
 /// ``race(_:)`` goes on with the run in a task of its own (started at once, on the calling thread,
-/// until it first suspends) and waits for it or for the deadline, whichever comes first. Inside, the
-/// run awaits its Swift work directly, between ``beginAwait()`` and ``endAwait()``. When the
-/// deadline passes during an await, the wait ends at once, even if the work ignores cancellation:
-/// the run is *abandoned* (its work is cancelled and left to finish on its own, and the run then
-/// stops without touching Lua again) and the waiter gets ``Passed``. While Lua runs, the deadline is
-/// the count hook's to enforce.
+/// until it first suspends) and, unless the run has ended by then, waits for it or for the deadline,
+/// whichever comes first. Inside, the run awaits its Swift work directly, between ``beginAwait()``
+/// and ``endAwait()``. When the deadline passes during an await, the wait ends at once, even if the
+/// work ignores cancellation: the run is *abandoned* (its work is cancelled and left to finish on its
+/// own, and the run then stops without touching Lua again) and the waiter gets ``Passed``. While Lua
+/// runs, the deadline is the count hook's to enforce.
 final class SideEffectDeadline: DeadlineTimer.Client, @unchecked Sendable {
     // @unchecked Sendable: every stored var is touched only inside `lock`.
 
@@ -31,6 +31,8 @@ final class SideEffectDeadline: DeadlineTimer.Client, @unchecked Sendable {
     private let lock = Lock()
     private var phase = Phase.running
     private var hasPassed = false
+    /// How the run ended, when it ended before anyone waited for it.
+    private var outcome: Swift.Result<any Sendable, any Error>?
     /// The task waiting for the run, until it is told how the run ended.
     private var waiter: UnsafeContinuation<any Sendable, any Error>?
     /// The task going on with the run.
@@ -43,26 +45,43 @@ final class SideEffectDeadline: DeadlineTimer.Client, @unchecked Sendable {
     /// Goes on with the run in a task of its own and returns what it returns, or throws what it
     /// throws, or ``Passed`` once the deadline passes while the run awaits Swift work. Cancelling the
     /// calling task cancels the run's task, and so the work it awaits.
+    ///
+    /// The run's task starts on this thread: when the work it awaits does not suspend (a dependency
+    /// that answers at once), the run has ended by the time it returns, and the caller neither waits
+    /// nor schedules the deadline (nothing could have held the run up that the deadline could end).
     func race<Result: Sendable>(_ run: @escaping @Sendable () async throws -> Result) async throws -> Result {
+        let worker = Task.immediate { [self] in
+            do {
+                tell(.success(try await run()))
+            } catch {
+                tell(.failure(error))
+            }
+        }
+        lock.lock()
+        if let outcome {
+            lock.unlock()
+            return try outcome.get() as! Result  // `run` returned it
+        }
+        self.worker = worker
+        lock.unlock()
         let timer = DeadlineTimer.shared.schedule(at: .now + deadline.remaining, self)
         defer { DeadlineTimer.shared.cancel(timer) }
         let value = try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (waiter: UnsafeContinuation<any Sendable, any Error>) in
-                lock.withLock { self.waiter = waiter }
-                // Started on this thread: an await whose work does not suspend costs no thread hop.
-                let worker = Task.immediate { [self] in
-                    do {
-                        tell(.success(try await run()))
-                    } catch {
-                        tell(.failure(error))
-                    }
+                lock.lock()
+                if let outcome {
+                    lock.unlock()
+                    waiter.resume(with: outcome)
+                } else if phase == .abandoned {
+                    lock.unlock()
+                    waiter.resume(throwing: Passed())
+                } else {
+                    self.waiter = waiter
+                    lock.unlock()
                 }
-                lock.withLock { self.worker = worker }
-                // A cancellation before `worker` was stored found nothing to cancel.
-                if Task.isCancelled { worker.cancel() }
             }
         } onCancel: {
-            lock.withLock { worker }?.cancel()
+            worker.cancel()
         }
         return value as! Result  // `run` returned it
     }
@@ -90,24 +109,29 @@ final class SideEffectDeadline: DeadlineTimer.Client, @unchecked Sendable {
     /// The timer's call: abandons the run if it awaits Swift work, else leaves it to the count hook
     /// (and to ``beginAwait()``).
     func deadlinePassed() {
-        let (abandoned, worker) = lock.withLock { () -> (UnsafeContinuation<any Sendable, any Error>?, Task<Void, Never>?) in
-            hasPassed = true
-            guard phase == .awaiting, let waiter else { return (nil, nil) }
-            phase = .abandoned
-            self.waiter = nil
-            return (waiter, self.worker)
-        }
-        guard let abandoned else { return }
+        lock.lock()
+        hasPassed = true
+        guard phase == .awaiting else { return lock.unlock() }
+        // The waiter, if it is not waiting yet, finds the run abandoned when it comes to wait.
+        phase = .abandoned
+        let (abandoned, worker) = (waiter, self.worker)
+        waiter = nil
+        lock.unlock()
         worker?.cancel()
-        abandoned.resume(throwing: Passed())
+        abandoned?.resume(throwing: Passed())
     }
 
-    /// Tells the waiter how the run ended, unless the deadline told it first.
+    /// Tells the waiter how the run ended, unless the deadline told it first; keeps the outcome for
+    /// ``race(_:)`` when nobody waits yet.
     private func tell(_ outcome: Swift.Result<any Sendable, any Error>) {
-        let waiting = lock.withLock { () -> UnsafeContinuation<any Sendable, any Error>? in
-            defer { waiter = nil }
-            return waiter
+        lock.lock()
+        guard let waiting = waiter else {
+            if phase != .abandoned { self.outcome = outcome }
+            lock.unlock()
+            return
         }
-        waiting?.resume(with: outcome)
+        waiter = nil
+        lock.unlock()
+        waiting.resume(with: outcome)
     }
 }
