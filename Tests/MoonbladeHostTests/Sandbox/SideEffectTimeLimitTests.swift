@@ -31,6 +31,12 @@ struct SideEffectTimeLimitTests {
             quick = function(ctx)
               return ctx.deps.fast.echo { n = 5 }
             end,
+            mixed = function(ctx)
+              local a = ctx.deps.fast.echo { n = 1 }
+              local b = ctx.deps.slow.later { n = 20 }
+              local c = ctx.deps.fast.echo { n = 300 }
+              return a + b + c + ctx.deps.slow.later { n = 4000 }
+            end,
             nap = function(ctx)
               local ok, message = pcall(ctx.deps.slow.nap)
               return ok and "slept" or "woken: " .. message
@@ -46,6 +52,10 @@ struct SideEffectTimeLimitTests {
         dependencies.expose("slow", "forever") { [parked] () async -> Int in
             await withCheckedContinuation { continuation in parked.withLock { $0.append(continuation) } }
             return 100
+        }
+        dependencies.expose("slow", "later") { (request: Echo) async throws -> Int in
+            try await Task.sleep(for: .milliseconds(1))
+            return request.n
         }
         dependencies.expose("slow", "nap") { [naps] () async throws -> Int in
             naps.withLock { $0 += 1 }
@@ -106,6 +116,16 @@ struct SideEffectTimeLimitTests {
         #expect(try await patient.value == 100)
     }
 
+    /// Under a time limit, a run whose awaits answer at once goes on without waiting for a task; one
+    /// that suspends is waited for. A run mixing both gets every value, in order.
+    @Test(.timeLimit(.minutes(1))) func awaitsThatAnswerAtOnceAndAwaitsThatSuspendMixInOneRun() async throws {
+        let host = try host(.init(sideEffectTimeLimit: .seconds(30)))
+        for _ in 0..<20 {
+            #expect(try await host.dispatch("patient.mixed", returning: Int.self).value == 4321)
+            #expect(try await host.dispatch("hasty.quick", returning: Int.self).value == 5)
+        }
+    }
+
     /// Cancelling a side effect cancels the Swift work it awaits; Lua sees the error where it awaited.
     @Test(arguments: [Duration?.none, .seconds(30)])
     func cancellingASideEffectCancelsWhatItAwaits(timeLimit: Duration?) async throws {
@@ -114,7 +134,7 @@ struct SideEffectTimeLimitTests {
         while naps.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
         handle.cancel()
         let result = try await handle.value
-        #expect(result.hasPrefix("woken: patient/plugin.lua:19: "), "\(result)")
+        #expect(result.hasPrefix("woken: patient/plugin.lua:25: "), "\(result)")
         #expect(result.contains("CancellationError"), "\(result)")
     }
 }
