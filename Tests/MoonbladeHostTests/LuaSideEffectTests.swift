@@ -80,6 +80,25 @@ struct LuaSideEffectTests {
         #expect(results.allSatisfy { $0.value == $0.key * 2 })
     }
 
+    /// Lua calls each exposed function by its number: functions of the same name in different groups,
+    /// and several in one group, each reach their own Swift code.
+    @Test func eachExposedFunctionIsReachedByItsGroupAndName() async throws {
+        struct Request: Decodable { var n: Int }
+        var dependencies = PluginDependencies()
+        dependencies.expose("b", "get") { (request: Request) async -> Int in request.n + 2000 }
+        dependencies.expose("a", "get") { (request: Request) async -> Int in request.n + 100 }
+        dependencies.expose("a", "put") { (request: Request) async -> Int in request.n + 30_000 }
+        dependencies.expose("c", "now") { () async -> Int in 400_000 }
+        let scratch = ScratchPlugins()
+        let plugin = try scratch.write("calls", """
+            return { side_effects = { all = function(ctx)
+              return ctx.deps.a.get { n = 1 } + ctx.deps.b.get { n = 2 } + ctx.deps.a.put { n = 3 } + ctx.deps.c.now()
+            end } }
+            """)
+        let host = try PluginHost<AppState>(plugins: [plugin], dependencies: dependencies)
+        #expect(try await host.dispatch("calls.all", returning: Int.self).value == 101 + 2002 + 30_003 + 400_000)
+    }
+
     @Test func aSideEffectAwaitsANestedLuaSideEffectAndSeesTheStateItLeft() async throws {
         let scratch = ScratchPlugins()
         let plugin = try scratch.write("flow", """

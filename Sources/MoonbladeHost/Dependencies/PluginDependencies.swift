@@ -86,13 +86,28 @@ public struct PluginDependencies: Sendable {
         }
     }
 
-    /// The exposed names, by group, as the Lua prelude builds `ctx.deps` from them.
-    var names: LuaValue {
-        .table(Dictionary(uniqueKeysWithValues: functions.map { group, functions in
-            (.string(group), LuaValue.table(Dictionary(uniqueKeysWithValues: functions.keys.sorted().enumerated().map {
-                (.integer(Int64($0 + 1)), .string($1))
-            })))
-        }))
+    /// One exposed function, as Lua calls it: by its number in ``numbered``.
+    struct Entry: Sendable {
+        let group: String
+        let name: String
+        let function: Function
+    }
+
+    /// Every exposed function, numbered from 1 in the order of `entries`, and their numbers by group
+    /// and name (`{ group = { name = number } }`), from which the Lua prelude builds `ctx.deps`: a
+    /// call passes its number, so finding the function costs no string read or hashing.
+    var numbered: (entries: [Entry], names: LuaValue) {
+        var entries: [Entry] = []
+        var names: [LuaValue: LuaValue] = [:]
+        for (group, functions) in functions.sorted(by: { $0.key < $1.key }) {
+            var numbers: [LuaValue: LuaValue] = [:]
+            for (name, function) in functions.sorted(by: { $0.key < $1.key }) {
+                entries.append(Entry(group: group, name: name, function: function))
+                numbers[.string(name)] = .integer(Int64(entries.count))
+            }
+            names[.string(group)] = .table(numbers)
+        }
+        return (entries, .table(names))
     }
 }
 

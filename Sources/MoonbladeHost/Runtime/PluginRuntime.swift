@@ -54,14 +54,15 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
         self.maxCascadeDepth = maxCascadeDepth
         self.logger = logger
         self.instruments = instruments
+        let exposed = dependencies.numbered
         do {
             lua = try LuaSide(configuration: configuration)
             try lua.installPreludes(
                 sideEffects: SideEffectPrelude.EntryPoints(
                     startDispatch: { [unowned self] stack in try self.startDispatch(stack) },
-                    startCall: { stack in try Self.startCall(stack, dependencies, instruments) },
+                    startCall: { stack in try Self.startCall(stack, exposed.entries, instruments) },
                     readState: { [unowned self] stack in try self.readState(stack) },
-                    dependencyNames: dependencies.names),
+                    dependencyNames: exposed.names),
                 handOn: { [unowned self] stack in try self.handOn(stack) })
         } catch {
             throw PluginError(error, plugin: nil, item: nil)

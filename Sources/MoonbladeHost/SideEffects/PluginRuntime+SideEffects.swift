@@ -277,20 +277,23 @@ extension PluginRuntime {
         return (read(), stack.describe(at: -1))
     }
 
-    /// `ctx.deps.<group>.<name>(arguments)`: decodes the arguments and records the call to await.
-    static func startCall(_ stack: LuaStack, _ dependencies: PluginDependencies, _ instruments: HostInstruments) throws
+    /// `ctx.deps.<group>.<name>(arguments)`, called by the prelude as `(number, arguments)` with the
+    /// function's number in `entries`: decodes the arguments and records the call to await.
+    static func startCall(_ stack: LuaStack, _ entries: [PluginDependencies.Entry], _ instruments: HostInstruments) throws
         -> Int32
     {
-        let group = stack.string(at: 1) ?? "?"
-        let name = stack.string(at: 2) ?? "?"
-        let coroutine = try runningSideEffect(on: stack, doing: "ctx.deps.\(group).\(name)")
-        guard let function = dependencies.functions[group]?[name] else {
-            throw placedError(stack, "ctx.deps.\(group).\(name) is not exposed by the host")
+        // The prelude passes the numbers it was given: anything else is a broken prelude, not a plugin's doing.
+        guard let number = stack.integer(at: 1).map(Int.init), entries.indices.contains(number - 1) else {
+            throw placedError(stack, "ctx.deps: no exposed function has number \(stack.describe(at: 1))")
         }
+        let entry = entries[number - 1]
+        let coroutine = try runningSideEffect(on: stack, doing: "ctx.deps.\(entry.group).\(entry.name)")
         do {
-            coroutine.suspend(awaiting: instruments.traced(try function(stack, 3, LuaDecoder()), as: "await ctx.deps.\(group).\(name)"))
+            coroutine.suspend(
+                awaiting: instruments.traced(
+                    try entry.function(stack, 2, LuaDecoder()), as: "await ctx.deps.\(entry.group).\(entry.name)"))
         } catch let error as DecodingError {
-            throw placedError(stack, "ctx.deps.\(group).\(name): \(LuaDecoder.describe(error, root: "arguments"))")
+            throw placedError(stack, "ctx.deps.\(entry.group).\(entry.name): \(LuaDecoder.describe(error, root: "arguments"))")
         }
         return 0
     }

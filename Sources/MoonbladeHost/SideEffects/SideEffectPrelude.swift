@@ -13,11 +13,12 @@ struct SideEffectPrelude {
         /// `ctx.dispatch(name, payload, options)`: records the dispatch to await (retried while it fails
         /// per `options.retries` and `options.delay`).
         var startDispatch: LuaFunction
-        /// `ctx.deps.<group>.<name>(arguments)`, called as `(group, name, arguments)`: records the call.
+        /// `ctx.deps.<group>.<name>(arguments)`, called as `(number, arguments)` with the function's
+        /// number in `dependencyNames`: records the call.
         var startCall: LuaFunction
         /// `ctx.state()`: pushes the state.
         var readState: LuaFunction
-        /// The exposed dependency names, by group.
+        /// The exposed dependencies' numbers, by group and name.
         var dependencyNames: LuaValue
     }
 
@@ -47,13 +48,13 @@ struct SideEffectPrelude {
 
     private static let source = """
         local await, start_dispatch, start_call, read_state, dependency_names, read_only = ...
-        local pairs, ipairs = pairs, ipairs
+        local pairs = pairs
 
         local deps = {}
         for group, names in pairs(dependency_names) do
           local functions = {}
-          for _, name in ipairs(names) do
-            functions[name] = function(arguments) return await(start_call, group, name, arguments) end
+          for name, number in pairs(names) do
+            functions[name] = function(arguments) return await(start_call, number, arguments) end
           end
           deps[group] = read_only(functions, "ctx.deps." .. group) -- shared by every plugin
         end
