@@ -1,31 +1,37 @@
 import CLua
-import Synchronization
 
-/// The Lua strings of the field names one `push` or `decode` has met, so that pushing a field's key is
-/// one `lua_pushvalue` instead of a `lua_pushlstring`, which hashes the bytes and searches Lua's
-/// string table every time (a third of what hand-written C-API code spends on a struct).
+/// The Lua strings of the field names a VM's coders meet, kept in the VM's registry, so that pushing a
+/// field's key is one `lua_rawgeti` instead of a `lua_pushlstring`, which hashes the bytes and searches
+/// Lua's string table every time (a third of what hand-written C-API code spends on a struct).
 ///
-/// The strings sit in ``capacity`` stack slots the coder reserves below its root value, so they stay
-/// alive while it runs and go with it, and keeping them allocates nothing in Lua (no garbage). The
-/// Swift side finds a name's slot by its bytes, in a small open-addressed table: names of 1 to 16
-/// bytes (nearly all field names), the first ``capacity`` of them; other names are pushed as they are.
-/// A synthesized `CodingKeys` value is found by its type and value, before its name is asked for.
+/// Each VM has one, made with its ``LuaRuntime``: a push or decode sets nothing up for it, so a small
+/// value on the dispatch path finds its names from its first field on. Two kinds of names, each in a
+/// small open-addressed table on the Swift side:
 ///
-/// A value type with no reference counting: the root value's coder makes it and calls ``release()``
-/// when the root is done; child coders (nested containers) share its storage. The storage is reused
-/// from one root to the next (a decode on the dispatch path would otherwise pay a 2 KB allocation), and
-/// entries of earlier roots are told apart by a generation number instead of being cleared.
+/// - The names of synthesized `CodingKeys` values (keys of at most one byte with no references), found
+///   by their type and value before their `stringValue` is asked for. A program has a fixed set of
+///   them, so the first ``lastingCapacity`` names are kept for the VM's life, each in a registry slot
+///   of its own.
+/// - Other names (a dictionary's keys, a custom key type's), found by their bytes: data rather than a
+///   type's shape, so they are kept for one root value only, in ``rootCapacity`` registry slots that
+///   the next root value reuses. Entries of earlier roots are told apart by a generation number
+///   instead of being cleared.
+///
+/// Names longer than 16 bytes or empty, and names past either capacity, are pushed as they are.
+/// Nothing is allocated in Lua after a name's first use (no garbage). A value type over storage its
+/// runtime frees (``deallocate()``), copied into the coders; used under the VM's one-thread rule.
 struct LuaKeyStrings {
-    /// How many names are kept: a state has few field names.
-    static let capacity: Int32 = 16
-    /// How many coding-key values are remembered (synthesized `CodingKeys` values).
-    private static let keyCapacity: Int32 = 32
-    /// Larger than both capacities together, so a search always meets an empty entry.
-    private static let entryCount = 64
+    /// How many names are kept for the VM's life, and how many coding-key values are remembered.
+    static let lastingCapacity: Int32 = 192
+    /// How many other names one root value keeps.
+    static let rootCapacity: Int32 = 16
+    /// Table sizes (powers of two) larger than what they hold, so a search always meets a free entry.
+    private static let lastingEntryCount = 512
+    private static let rootEntryCount = 64
 
     /// A kept name (its bytes zero-padded to 16, and its length) or a coding-key value (its type, its
-    /// one byte, and length 0), with the slot above ``base`` of its string. It counts only when its
-    /// generation is the current one.
+    /// one byte, and length 0), with the registry slot of its string (0: a free entry). A root name
+    /// counts only while its generation is the current one.
     private struct Entry {
         var low: UInt64 = 0
         var high: UInt64 = 0
@@ -34,121 +40,159 @@ struct LuaKeyStrings {
         var generation: UInt32 = 0
     }
 
-    /// One storage kept between roots (an address, 0 when taken); a second root running at the same
-    /// time on another thread allocates its own.
-    private static let spare = Atomic<Int>(0)
-
-    private let L: OpaquePointer
-    /// The stack index below the reserved slots: name k (1-based) sits at `base + k`.
-    let base: Int32
-    /// `entryCount` entries, then a header: kept names (`slot`), kept key values (`count`) and the
-    /// current generation.
-    private let entries: UnsafeMutablePointer<Entry>
-    private let generation: UInt32
-
-    /// Reserves the slots on top of the stack; nil when the stack cannot grow by that much.
-    init?(reservingSlotsOn L: OpaquePointer) {
-        guard lua_checkstack(L, Self.capacity + LuaCoding.slotMargin) != 0 else { return nil }
-        self.L = L
-        base = lua_gettop(L)
-        lua_settop(L, base + Self.capacity)
-        if let spare = UnsafeMutablePointer<Entry>(bitPattern: Self.spare.exchange(0, ordering: .acquiring)) {
-            entries = spare
-        } else {
-            entries = .allocate(capacity: Self.entryCount + 1)
-            entries.initialize(repeating: Entry(), count: Self.entryCount + 1)
-        }
-        var header = entries[Self.entryCount]
-        header.generation &+= 1
-        if header.generation == 0 {  // wrapped: no entry may look current
-            entries.update(repeating: Entry(), count: Self.entryCount)
-            header.generation = 1
-        }
-        header.slot = 0
-        header.count = 0
-        entries[Self.entryCount] = header
-        generation = header.generation
+    private struct Counts {
+        var lastingNames: Int32 = 0
+        var keyValues: Int32 = 0
+        var rootNames: Int32 = 0
+        var generation: UInt32 = 1
     }
 
-    /// Gives the storage back; the caller cuts the stack back to ``base``.
-    func release() {
-        let address = Int(bitPattern: entries)
-        if !Self.spare.compareExchange(expected: 0, desired: address, ordering: .releasing).exchanged {
-            entries.deallocate()
-        }
+    private let counts: UnsafeMutablePointer<Counts>
+    private let lasting: UnsafeMutablePointer<Entry>
+    private let root: UnsafeMutablePointer<Entry>
+    /// The registry slots root names go to, taken at their first use (0 until then).
+    private let rootSlots: UnsafeMutablePointer<Int32>
+
+    /// Empty tables; the registry slots are taken as names come.
+    init() {
+        counts = .allocate(capacity: 1)
+        counts.initialize(to: Counts())
+        lasting = .allocate(capacity: Self.lastingEntryCount)
+        lasting.initialize(repeating: Entry(), count: Self.lastingEntryCount)
+        root = .allocate(capacity: Self.rootEntryCount)
+        root.initialize(repeating: Entry(), count: Self.rootEntryCount)
+        rootSlots = .allocate(capacity: Int(Self.rootCapacity))
+        rootSlots.initialize(repeating: 0, count: Int(Self.rootCapacity))
     }
 
-    /// The index of the entry for `(low, high, count)`, or of the empty entry where it would go.
+    /// Frees the Swift side (the runtime's, once its VM is gone).
+    func deallocate() {
+        counts.deallocate()
+        lasting.deallocate()
+        root.deallocate()
+        rootSlots.deallocate()
+    }
+
+    /// Starts a root value: the other names kept for the last one no longer count.
     @inline(__always)
-    private func find(_ low: UInt64, _ high: UInt64, _ count: Int32) -> Int {
-        var hash = (low ^ UInt64(UInt32(bitPattern: count))) &* 0x9E37_79B9_7F4A_7C15 ^ high &* 0xBF58_476D_1CE4_E5B9
-        hash ^= hash >> 29
-        var index = Int(truncatingIfNeeded: hash) & (Self.entryCount - 1)
-        while entries[index].generation == generation {
-            let entry = entries[index]
-            if entry.low == low && entry.high == high && entry.count == count { return index }
-            index = (index + 1) & (Self.entryCount - 1)
+    func beginRoot() {
+        counts.pointee.generation &+= 1
+        counts.pointee.rootNames = 0
+        if counts.pointee.generation == 0 {  // wrapped: no entry may look current
+            root.update(repeating: Entry(), count: Self.rootEntryCount)
+            counts.pointee.generation = 1
         }
-        return index
     }
 
     /// Pushes `key`'s name. A key of at most one byte with no references (a synthesized `CodingKeys`
     /// enum) is found by its type and value, without asking for its `stringValue`: a `CodingKey`'s
     /// name is a function of its value.
     @inline(__always)
-    func push<K: CodingKey>(_ key: K) {
+    func push<K: CodingKey>(_ key: K, _ L: OpaquePointer) {
         let size = MemoryLayout<K>.size
         guard size <= 1, _isPOD(K.self) else {
-            push(key.stringValue)
+            pushRootName(key.stringValue, L)
             return
         }
         let type = UInt64(UInt(bitPattern: ObjectIdentifier(K.self)))
         let value: UInt64 = size == 0 ? 0 : withUnsafeBytes(of: key) { UInt64($0[0]) }
-        let index = find(type, value, 0)
-        if entries[index].generation == generation {
-            lua_pushvalue(L, base + entries[index].slot)
-            return
+        let slot = lasting[Self.find(type, value, 0, in: lasting, Self.lastingEntryCount, current: nil)].slot
+        if slot != 0 {
+            lua_rawgeti(L, moonblade_registryindex, lua_Integer(slot))
+        } else {
+            keepKeyValue(key, type: type, value: value, L)
         }
-        let slot = push(key.stringValue)
-        guard slot != 0, entries[Self.entryCount].count < Self.keyCapacity else { return }
-        entries[Self.entryCount].count += 1
-        entries[find(type, value, 0)] = Entry(low: type, high: value, count: 0, slot: slot, generation: generation)
     }
 
-    /// Pushes `name` as a Lua string; returns the slot it is kept in, 0 if it is not kept.
-    @inline(__always) @discardableResult
-    func push(_ name: String) -> Int32 {
+    /// Pushes the name of a key value met for the first time, and remembers it if there is room.
+    @inline(never)
+    private func keepKeyValue<K: CodingKey>(_ key: K, type: UInt64, value: UInt64, _ L: OpaquePointer) {
+        let slot = pushLastingName(key.stringValue, L)
+        guard slot != 0, counts.pointee.keyValues < Self.lastingCapacity else { return }
+        counts.pointee.keyValues += 1
+        // Found again: keeping the name may have taken the entry found before.
+        lasting[Self.find(type, value, 0, in: lasting, Self.lastingEntryCount, current: nil)] =
+            Entry(low: type, high: value, count: 0, slot: slot)
+    }
+
+    /// Pushes `name`, kept for the VM's life if there is room; returns its slot, 0 if it is not kept.
+    private func pushLastingName(_ name: String, _ L: OpaquePointer) -> Int32 {
         var name = name
         return name.withUTF8 { bytes in
-            guard bytes.count > 0, bytes.count <= 16 else {
-                pushUnkept(bytes)
+            guard let (low, high, count) = Self.words(of: bytes) else {
+                Self.pushUnkept(bytes, L)
                 return 0
             }
-            var words: (UInt64, UInt64) = (0, 0)
-            withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(bytes)) }
-            let count = Int32(bytes.count)
-            let index = find(words.0, words.1, count)
-            if entries[index].generation == generation {
-                lua_pushvalue(L, base + entries[index].slot)
-                return entries[index].slot
+            let index = Self.find(low, high, count, in: lasting, Self.lastingEntryCount, current: nil)
+            if lasting[index].slot != 0 {
+                lua_rawgeti(L, moonblade_registryindex, lua_Integer(lasting[index].slot))
+                return lasting[index].slot
             }
-            pushUnkept(bytes)
-            let kept = entries[Self.entryCount].slot
-            guard kept < Self.capacity else { return 0 }
-            lua_copy(L, -1, base + kept + 1)
-            entries[index] = Entry(low: words.0, high: words.1, count: count, slot: kept + 1, generation: generation)
-            entries[Self.entryCount].slot = kept + 1
-            return kept + 1
+            Self.pushUnkept(bytes, L)
+            guard counts.pointee.lastingNames < Self.lastingCapacity else { return 0 }
+            counts.pointee.lastingNames += 1
+            let slot = Self.keep(L, in: LuaRuntime.of(L).takeRegistrySlot())
+            lasting[index] = Entry(low: low, high: high, count: count, slot: slot)
+            return slot
         }
     }
 
-    private func pushUnkept(_ bytes: UnsafeBufferPointer<UInt8>) {
-        _ = lua_pushlstring(L, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self), bytes.count)
+    /// Pushes `name`, kept for the current root value if there is room.
+    private func pushRootName(_ name: String, _ L: OpaquePointer) {
+        var name = name
+        name.withUTF8 { bytes in
+            guard let (low, high, count) = Self.words(of: bytes) else { return Self.pushUnkept(bytes, L) }
+            let generation = counts.pointee.generation
+            let index = Self.find(low, high, count, in: root, Self.rootEntryCount, current: generation)
+            if root[index].generation == generation {
+                lua_rawgeti(L, moonblade_registryindex, lua_Integer(root[index].slot))
+                return
+            }
+            Self.pushUnkept(bytes, L)
+            let kept = counts.pointee.rootNames
+            guard kept < Self.rootCapacity else { return }
+            counts.pointee.rootNames = kept + 1
+            if rootSlots[Int(kept)] == 0 { rootSlots[Int(kept)] = LuaRuntime.of(L).takeRegistrySlot() }
+            let slot = Self.keep(L, in: rootSlots[Int(kept)])
+            root[index] = Entry(low: low, high: high, count: count, slot: slot, generation: generation)
+        }
     }
 
-    /// Pushes `key`'s name through `strings` when there are some (inside a root value), else as it is.
+    /// Stores a copy of the string on top of the stack in registry slot `slot`, and returns the slot.
+    private static func keep(_ L: OpaquePointer, in slot: Int32) -> Int32 {
+        lua_pushvalue(L, -1)
+        lua_rawseti(L, moonblade_registryindex, lua_Integer(slot))
+        return slot
+    }
+
+    /// The bytes of a name of 1 to 16 bytes as two zero-padded words and its length; nil for others.
     @inline(__always)
-    static func push<K: CodingKey>(_ key: K, through strings: LuaKeyStrings?, _ L: OpaquePointer) {
-        if let strings { strings.push(key) } else { LuaStack(L).push(key.stringValue) }
+    private static func words(of bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64, Int32)? {
+        guard bytes.count > 0, bytes.count <= 16 else { return nil }
+        var words: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(bytes)) }
+        return (words.0, words.1, Int32(bytes.count))
+    }
+
+    /// The index of the entry for `(low, high, count)` in `table`, or of the free entry where it would
+    /// go. An entry is taken when it has a slot and, for root names (`current` given), is current.
+    @inline(__always)
+    private static func find(
+        _ low: UInt64, _ high: UInt64, _ count: Int32, in table: UnsafeMutablePointer<Entry>, _ size: Int,
+        current: UInt32?
+    ) -> Int {
+        var hash = (low ^ UInt64(UInt32(bitPattern: count))) &* 0x9E37_79B9_7F4A_7C15 ^ high &* 0xBF58_476D_1CE4_E5B9
+        hash ^= hash >> 29
+        var index = Int(truncatingIfNeeded: hash) & (size - 1)
+        while table[index].slot != 0 && (current == nil || table[index].generation == current) {
+            let entry = table[index]
+            if entry.low == low && entry.high == high && entry.count == count { return index }
+            index = (index + 1) & (size - 1)
+        }
+        return index
+    }
+
+    private static func pushUnkept(_ bytes: UnsafeBufferPointer<UInt8>, _ L: OpaquePointer) {
+        _ = lua_pushlstring(L, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self), bytes.count)
     }
 }

@@ -31,7 +31,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         if integerKeys, let int = key.intValue {
             return lua_rawgeti(L, table, lua_Integer(int))
         }
-        LuaKeyStrings.push(key, through: decoder.keyStrings, L)
+        decoder.keyStrings.push(key, L)
         return lua_rawget(L, table)
     }
 

@@ -38,8 +38,8 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     /// are decoded without the cache (see ``LuaDecodingCache`` for what is cached).
     @exclusivity(unchecked) var collectionDepth = 0
     @exclusivity(unchecked) var cacheSuspension = 0
-    /// The field names' Lua strings, while the root value is decoded.
-    @exclusivity(unchecked) var keyStrings: LuaKeyStrings?
+    /// The field names' Lua strings, the VM's.
+    let keyStrings: LuaKeyStrings
     /// Which types met so far are ``LuaSequenceDecodable`` (see ``sequenceDecodable(_:)``).
     @exclusivity(unchecked) var sequenceTypes = LuaTypeMemo<any LuaSequenceDecodable.Type>()
 
@@ -47,6 +47,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
         L = state
         self.options = options
         path = []
+        keyStrings = LuaRuntime.of(state).keyStrings
     }
 
     func prepareForReuse(state: OpaquePointer, options: LuaDecoder) {
@@ -62,14 +63,12 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
         cache = nil
         collectionDepth = 0
         cacheSuspension = 0
-        keyStrings = nil
     }
 
     func releaseAfterUse() {
         if !children.isEmpty { children.removeAll(keepingCapacity: true) }
         options = LuaDecoder()
         cache = nil
-        keyStrings = nil
     }
 
     private init(parent: LuaValueDecoder, path: [any CodingKey], index: Int32) {
@@ -258,9 +257,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
             tracksTable = true
         }
         let top = lua_gettop(L)
-        // A root table keeps the field names' strings below everything it pushes.
-        let isRoot = depth == 0 && keyStrings == nil && lua_type(L, index) == LUA_TTABLE
-        if isRoot { keyStrings = LuaKeyStrings(reservingSlotsOn: L) }
+        if depth == 0 { keyStrings.beginRoot() }
         let saved = (self.index, valueType)
         // A view or draft of the resident state reads as the table it shows (popped below). A resident
         // version being decoded through the cache has no proxies left: no look-up for its tables.
@@ -273,10 +270,6 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
             depth -= 1
             if key != nil { path.removeLast() }
             if tracksTable { tables.removeLast() }
-            if isRoot {
-                keyStrings?.release()
-                keyStrings = nil
-            }
             lua_settop(L, top)
         }
         return try body(self)

@@ -41,8 +41,8 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
     /// has few struct types, so a short list beats hashing.
     @exclusivity(unchecked) private var fieldCounts: [(keyType: ObjectIdentifier, count: Int32)] = []
     @exclusivity(unchecked) private var uncountedKeyType: ObjectIdentifier?
-    /// The field names' Lua strings, while the root value is encoded.
-    @exclusivity(unchecked) var keyStrings: LuaKeyStrings?
+    /// The field names' Lua strings, the VM's.
+    let keyStrings: LuaKeyStrings
     /// Which types met so far are ``LuaSequenceEncodable`` (see ``sequenceEncodable(_:)``).
     @exclusivity(unchecked) var sequenceTypes = LuaTypeMemo<any LuaSequenceEncodable.Type>()
     /// When pushing a resident version: the tables of collections decoded before, pushed instead of
@@ -54,6 +54,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         self.options = options
         path = []
         superTarget = nil
+        keyStrings = LuaRuntime.of(state).keyStrings
     }
 
     func prepareForReuse(state: OpaquePointer, options: LuaEncoder) {
@@ -66,7 +67,6 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         valuePointer = nil
         valueType = Never.self
         uncountedKeyType = nil
-        keyStrings = nil
         stackFailure = nil
         reusableTables = nil
     }
@@ -166,10 +166,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
             throw invalid(value, key: key, "nested more than \(LuaCoding.maximumDepth) levels deep (a cycle?)")
         }
         try reserve()
-        // The root value keeps the field names' strings below itself until it is done.
-        let isRoot = depth == 0 && keyStrings == nil
-        if isRoot { keyStrings = LuaKeyStrings(reservingSlotsOn: L) }
-        let base = isRoot ? keyStrings?.base : nil
+        if depth == 0 { keyStrings.beginRoot() }
         let saved = (slot, valuePointer, valueType, uncountedKeyType)
         slot = lua_gettop(L) + 1
         uncountedKeyType = nil
@@ -179,10 +176,6 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
             (slot, valuePointer, valueType, uncountedKeyType) = saved
             depth -= 1
             if key != nil { path.removeLast() }
-            if isRoot {
-                keyStrings?.release()
-                keyStrings = nil
-            }
         }
         do {
             try withUnsafePointer(to: value) { pointer in
@@ -195,7 +188,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
                 }
             }
         } catch {
-            lua_settop(L, base ?? slot - 1)
+            lua_settop(L, slot - 1)
             throw error
         }
         if lua_gettop(L) < slot {
@@ -203,10 +196,6 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         } else {
             lua_settop(L, slot)
             if let keyType = uncountedKeyType { learnFieldCount(of: keyType) }
-        }
-        if let base {  // the value takes the kept names' place
-            lua_copy(L, slot, base + 1)
-            lua_settop(L, base + 1)
         }
     }
 
@@ -298,7 +287,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         if integer, let int = key.intValue {
             lua_pushinteger(L, lua_Integer(int))
         } else {
-            LuaKeyStrings.push(key, through: keyStrings, L)
+            keyStrings.push(key, L)
         }
     }
 

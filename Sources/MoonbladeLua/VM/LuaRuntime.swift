@@ -36,11 +36,14 @@ final class LuaRuntime {
     deinit {
         moonblade_drain_block_pool(limits)  // already empty once the VM closed; this covers a VM never closed
         limits.deallocate()
+        keyStrings.deallocate()
     }
 
     /// The root coders of this VM's pushes and decodes, kept between them (the VM's thread alone).
     @exclusivity(unchecked) var encoders = LuaKeptCoder<LuaValueEncoder>()
     @exclusivity(unchecked) var decoders = LuaKeptCoder<LuaValueDecoder>()
+    /// The field names' Lua strings this VM's coders keep (in its registry).
+    let keyStrings = LuaKeyStrings()
 
     /// A registry slot no live ``LuaRegistrySlot`` holds.
     func takeRegistrySlot() -> Int32 {
