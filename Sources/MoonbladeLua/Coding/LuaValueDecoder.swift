@@ -40,6 +40,8 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     @exclusivity(unchecked) var cacheSuspension = 0
     /// The field names' Lua strings, the VM's.
     let keyStrings: LuaKeyStrings
+    /// The keyed containers this root decoder has handed out (children make theirs).
+    @exclusivity(unchecked) private var keptContainers = LuaKeptContainers()
     /// Which types met so far are ``LuaSequenceDecodable`` (see ``sequenceDecodable(_:)``).
     @exclusivity(unchecked) var sequenceTypes = LuaTypeMemo<any LuaSequenceDecodable.Type>()
 
@@ -319,7 +321,12 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     // MARK: Containers
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(try keyedContainer(Key.self, at: index))
+        let table = index
+        let integerKeys = try checkKeyedTable(Key.self, at: table)
+        // A root decoder's are kept (see LuaKeptContainers).
+        return keptContainers.container(Key.self, table: table, integerKeys: integerKeys, keeping: root == nil) {
+            KeyedDecodingContainer(LuaKeyedDecodingContainer<Key>(decoder: self, table: table, integerKeys: integerKeys))
+        }
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -330,9 +337,14 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
         LuaSingleValueDecodingContainer(decoder: self, index: index)
     }
 
-    /// A keyed container over the table at `index`, after checking its keys (in C): all strings for a
-    /// struct or `[String: V]`, all integers for `[Int: V]`.
+    /// A keyed container over the table at `index`, after checking its keys (``checkKeyedTable(_:at:)``).
     func keyedContainer<Key: CodingKey>(_ type: Key.Type, at index: Int32) throws -> LuaKeyedDecodingContainer<Key> {
+        LuaKeyedDecodingContainer(decoder: self, table: index, integerKeys: try checkKeyedTable(Key.self, at: index))
+    }
+
+    /// Checks that the value at `index` is a table whose keys are all strings, for a struct or
+    /// `[String: V]`, or all integers, for `[Int: V]` (in C), and returns whether they are integers.
+    private func checkKeyedTable<Key: CodingKey>(_ type: Key.Type, at index: Int32) throws -> Bool {
         guard lua_type(L, index) == LUA_TTABLE else {
             throw mismatch(valueType, expected: "a table", at: index, key: nil)
         }
@@ -345,7 +357,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
             throw corrupted(
                 key: nil, "expected a table with \(integerKeys ? "integer" : "string") keys, found key \(found)")
         }
-        return LuaKeyedDecodingContainer(decoder: self, table: index, integerKeys: integerKeys)
+        return integerKeys
     }
 
     /// An unkeyed container over the table at `index`, after checking (in C) that its keys are exactly `1…n`.

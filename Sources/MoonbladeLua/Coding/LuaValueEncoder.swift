@@ -43,6 +43,8 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
     @exclusivity(unchecked) private var uncountedKeyType: ObjectIdentifier?
     /// The field names' Lua strings, the VM's.
     let keyStrings: LuaKeyStrings
+    /// The keyed containers this root encoder has handed out (children make theirs).
+    @exclusivity(unchecked) private var keptContainers = LuaKeptContainers()
     /// Which types met so far are ``LuaSequenceEncodable`` (see ``sequenceEncodable(_:)``).
     @exclusivity(unchecked) var sequenceTypes = LuaTypeMemo<any LuaSequenceEncodable.Type>()
     /// When pushing a resident version: the tables of collections decoded before, pushed instead of
@@ -296,7 +298,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         if keyType == LuaValueDecoder.dictionaryKeyType {
             let shape = collectionShape()
             let table = tableAtSlot(sequence: shape.sequence, fields: shape.fields)
-            return KeyedEncodingContainer(LuaKeyedEncodingContainer<Key>(encoder: self, table: table, integerKeys: shape.integerKeys))
+            return keyedContainer(Key.self, table: table, integerKeys: shape.integerKeys)
         }
         var fields: Int32 = 0
         if let known = fieldCounts.first(where: { $0.keyType == keyType }) {
@@ -305,7 +307,15 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
             uncountedKeyType = keyType
         }
         let table = tableAtSlot(sequence: 0, fields: fields)
-        return KeyedEncodingContainer(LuaKeyedEncodingContainer<Key>(encoder: self, table: table, integerKeys: false))
+        return keyedContainer(Key.self, table: table, integerKeys: false)
+    }
+
+    /// A keyed container writing into `table`: a root encoder's kept one (see ``LuaKeptContainers``).
+    @inline(__always)
+    private func keyedContainer<Key: CodingKey>(_ type: Key.Type, table: Int32, integerKeys: Bool) -> KeyedEncodingContainer<Key> {
+        keptContainers.container(Key.self, table: table, integerKeys: integerKeys, keeping: root == nil) {
+            KeyedEncodingContainer(LuaKeyedEncodingContainer<Key>(encoder: self, table: table, integerKeys: integerKeys))
+        }
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
