@@ -3,6 +3,7 @@
 //
 //   Profiling dispatch native|lua [repetitions]
 //   Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]
+//   Profiling small into|out luaCoders|handWritten [repetitions]   (one EchoRequest: the fixed cost per call)
 //   Profiling resident field|item|native <items> [repetitions]   (native: a Swift updater flipping one item)
 //   Profiling resident memory <items> [commits]    (prints bytes, resident against fresh)
 //   Profiling sideEffect native|noop|echo [repetitions]   (dispatched and awaited, one at a time)
@@ -42,6 +43,7 @@ func profiledLoop(_ repetitions: Int, _ body: @escaping @Sendable () async throw
 func usage() -> Never {
     print("usage: Profiling dispatch native|lua [repetitions] [items next to the counter (lua)]")
     print("       Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]")
+    print("       Profiling small into|out luaCoders|handWritten [repetitions]")
     print("       Profiling resident field|item|native|memory <items> [repetitions]")
     print("       Profiling sideEffect native|noop|echo [repetitions]")
     print("       Profiling journal typed|json <items> [repetitions]")
@@ -74,6 +76,15 @@ case (let direction?, let wayName?) where direction == "into" || direction == "o
         try profiledLoop(repetitions) { try mapping.mapIntoLua(way) }
     } else {
         try profiledLoop(repetitions) { _ = try mapping.mapOutOfLua(way) }
+    }
+case ("small", let direction?) where direction == "into" || direction == "out":
+    guard let way = SmallValueFixture.Way.allCases.first(where: { "\($0)" == argument(2) }) else { usage() }
+    let small = try SmallValueFixture()
+    let repetitions = Int(argument(3) ?? "") ?? 100_000
+    if direction == "into" {
+        try profiledLoop(repetitions) { try small.mapIntoLua(way) }
+    } else {
+        try profiledLoop(repetitions) { _ = try small.mapOutOfLua(way) }
     }
 case ("resident", "memory"):
     guard let count = Int(argument(2) ?? "") else { usage() }
