@@ -995,6 +995,10 @@ void moonblade_state_drop_changes(lua_State *L, int machinery) {
 
 int moonblade_state_resolve_proxy(lua_State *L, int index) {
     if (lua_type(L, index) != LUA_TTABLE || !lua_checkstack(L, 4)) return 0;
+    // A table without a metatable is no proxy: no look-up of the machinery (the coders ask this of
+    // every root value they decode).
+    if (!lua_getmetatable(L, index)) return 0;
+    lua_pop(L, 1);
     index = lua_absindex(L, index);
     int top = lua_gettop(L);
     if (lua_rawgetp(L, LUA_REGISTRYINDEX, moonblade_state_machinery_key) != LUA_TUSERDATA) {

@@ -54,7 +54,8 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
 
     func prepareForReuse(state: OpaquePointer, options: LuaDecoder) {
         L = state
-        self.options = options
+        // Between uses it holds the default settings: most uses give those, and need no copy.
+        if !options.isDefault { self.options = options }
         // A decode that returned left no path or tables behind; one that threw may have.
         if !children.isEmpty { children.removeAll(keepingCapacity: true) }
         if !path.isEmpty { path.removeAll(keepingCapacity: true) }
@@ -69,7 +70,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
 
     func releaseAfterUse() {
         if !children.isEmpty { children.removeAll(keepingCapacity: true) }
-        options = LuaDecoder()
+        if !options.isDefault { options = LuaDecoder() }
         cache = nil
     }
 
@@ -102,12 +103,19 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
 
     @inline(__always)
     func reserve() throws {
-        do { try stack.reserve(LuaCoding.slotMargin) } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "the Lua stack cannot grow", underlyingError: error))
-        }
+        do { try stack.reserve(LuaCoding.slotMargin) } catch { throw cannotGrow(error) }
     }
 
     // MARK: Errors
+
+    // The errors are made by these functions and handed back boxed (`any Error`, a `DecodingError`
+    // inside): a `DecodingError` value in the function that throws it would take a stack slot sized at
+    // run time (the type is resilient) on every call, thrown or not, in every function the readers are
+    // inlined into.
+
+    private func cannotGrow(_ error: any Error) -> any Error {
+        DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "the Lua stack cannot grow", underlyingError: error))
+    }
 
     @inline(__always)
     private func pathTo(_ key: (any CodingKey)?) -> [any CodingKey] {
@@ -116,18 +124,18 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     }
 
     /// The value at `index` is not what `type` reads: `valueNotFound` for nil/null, else `typeMismatch`.
-    func mismatch(_ type: Any.Type, expected: String, at index: Int32, key: (any CodingKey)?) -> DecodingError {
+    func mismatch(_ type: Any.Type, expected: String, at index: Int32, key: (any CodingKey)?) -> any Error {
         let context = DecodingError.Context(
             codingPath: pathTo(key), debugDescription: "expected \(expected), found \(LuaCoding.describeValue(L, index))")
         return LuaCoding.isNilOrNull(L, index)
             ? DecodingError.valueNotFound(type, context) : DecodingError.typeMismatch(type, context)
     }
 
-    func corrupted(key: (any CodingKey)?, _ message: String) -> DecodingError {
+    func corrupted(key: (any CodingKey)?, _ message: String) -> any Error {
         DecodingError.dataCorrupted(.init(codingPath: pathTo(key), debugDescription: message))
     }
 
-    func keyNotFound(_ key: any CodingKey, integer: Bool) -> DecodingError {
+    func keyNotFound(_ key: any CodingKey, integer: Bool) -> any Error {
         let name = integer && key.intValue != nil ? "[\(key.intValue!)]" : LuaCodingPath.quoted(key.stringValue)
         return DecodingError.keyNotFound(key, .init(codingPath: path, debugDescription: "required key \(name) is missing"))
     }
@@ -163,7 +171,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
         throw integerError(I.self, at: index, key: key(), isInteger: isInteger != 0)
     }
 
-    private func integerError(_ type: Any.Type, at index: Int32, key: (any CodingKey)?, isInteger: Bool) -> DecodingError {
+    private func integerError(_ type: Any.Type, at index: Int32, key: (any CodingKey)?, isInteger: Bool) -> any Error {
         let number = lua_tonumberx(L, index, nil)
         let reason = isInteger || (number.isFinite && number.rounded(.towardZero) == number) ? "out of range" : "not a whole number"
         return corrupted(key: key, "expected \(type), found \(LuaCoding.describeValue(L, index)) (\(reason))")
@@ -265,7 +273,9 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
         // version being decoded through the cache has no proxies left: no look-up for its tables.
         self.index = cache == nil ? LuaStack(L).resolveStateProxy(at: index) : index
         valueType = T.self
-        if let key { path.append(key) }
+        // Tested and unwrapped in place: binding it would copy the key (and the root's `nil`) through
+        // the existential's value witnesses.
+        if key != nil { path.append(key.unsafelyUnwrapped) }
         depth += 1
         defer {
             (self.index, valueType) = saved
@@ -413,4 +423,12 @@ private struct KeyTypeProbe: Decoder {
 
 extension LuaValueDecoder: LuaTableKindDecoding {
     var tableKind: LuaTableKind? { LuaStack(L).tableKind(at: index) }
+}
+
+extension LuaDecoder {
+    /// Whether these are the default settings, which hold no references (a kept decoder's between uses).
+    var isDefault: Bool {
+        guard case .deferredToDate = dateDecodingStrategy, case .base64 = dataDecodingStrategy else { return false }
+        return userInfo.isEmpty
+    }
 }

@@ -35,7 +35,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
     @exclusivity(unchecked) private var valuePointer: UnsafeRawPointer?
     @exclusivity(unchecked) private var valueType: Any.Type = Never.self
     /// For a super encoder: the table and key its value is stored under.
-    private let superTarget: (table: Int32, key: any CodingKey, integer: Bool)?
+    private let superTarget: SuperTarget?
 
     /// Field counts seen per `CodingKey` type, so later tables of the same type are presized. A state
     /// has few struct types, so a short list beats hashing.
@@ -61,7 +61,8 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
 
     func prepareForReuse(state: OpaquePointer, options: LuaEncoder) {
         L = state
-        self.options = options
+        // Between uses it holds the default settings: most uses give those, and need no copy.
+        if !options.isDefault { self.options = options }
         // A push that returned left no path behind; one that threw may have.
         if !path.isEmpty { path.removeAll(keepingCapacity: true) }
         depth = 0
@@ -69,19 +70,19 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         valuePointer = nil
         valueType = Never.self
         uncountedKeyType = nil
-        stackFailure = nil
+        if stackFailure != nil { stackFailure = nil }
         reusableTables = nil
     }
 
     func releaseAfterUse() {
         if !children.isEmpty { children.removeAll(keepingCapacity: true) }
-        options = LuaEncoder()
+        if !options.isDefault { options = LuaEncoder() }
         reusableTables = nil
     }
 
     /// A child encoder for a nested container or a super encoder, with its own materialized path.
     private init(
-        parent: LuaValueEncoder, path: [any CodingKey], slot: Int32, superTarget: (Int32, any CodingKey, Bool)?
+        parent: LuaValueEncoder, path: [any CodingKey], slot: Int32, superTarget: SuperTarget?
     ) {
         L = parent.L
         options = parent.options
@@ -155,7 +156,8 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         lua_pushinteger(L, lua_Integer(value))
     }
 
-    func invalid(_ value: Any, key: (any CodingKey)?, _ message: String) -> EncodingError {
+    /// An `EncodingError` at `key`, boxed (see ``LuaValueDecoder/mismatch(_:expected:at:key:)`` for why).
+    func invalid(_ value: Any, key: (any CodingKey)?, _ message: String) -> any Error {
         var codingPath = path
         if let key { codingPath.append(key) }
         return EncodingError.invalidValue(value, .init(codingPath: codingPath, debugDescription: message))
@@ -172,7 +174,9 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         let saved = (slot, valuePointer, valueType, uncountedKeyType)
         slot = lua_gettop(L) + 1
         uncountedKeyType = nil
-        if let key { path.append(key) }
+        // Tested and unwrapped in place: binding it would copy the key (and the root's `nil`) through
+        // the existential's value witnesses.
+        if key != nil { path.append(key.unsafelyUnwrapped) }
         depth += 1
         defer {
             (slot, valuePointer, valueType, uncountedKeyType) = saved
@@ -271,7 +275,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         if lua_gettop(L) >= slot && lua_type(L, slot) == LUA_TTABLE { return slot }
         lua_settop(L, slot - 1)
         lua_createtable(L, sequence, fields)
-        if let (table, key, integer) = superTarget { store(at: table, key: key, integer: integer) }
+        if let superTarget { store(at: superTarget.table, key: superTarget.key, integer: superTarget.integer) }
         return slot
     }
 
@@ -342,8 +346,8 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
     /// Ends a single value pushed at the slot (for a super encoder, stores it under its key and pops it).
     @inline(__always)
     func endSingleValue() {
-        if let (table, key, integer) = superTarget {
-            store(at: table, key: key, integer: integer)
+        if let superTarget {
+            store(at: superTarget.table, key: superTarget.key, integer: superTarget.integer)
             lua_settop(L, -2)
         }
     }
@@ -368,13 +372,15 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         guard lua_checkstack(L, LuaCoding.slotMargin) != 0 else { return deadEncoder(path: path) }
         lua_createtable(L, 0, 0)
         store(at: table, key: key, integer: integer)
-        return LuaValueEncoder(parent: self, path: path, slot: lua_gettop(L), superTarget: (table, key, integer))
+        return LuaValueEncoder(
+            parent: self, path: path, slot: lua_gettop(L), superTarget: SuperTarget(table: table, key: key, integer: integer))
     }
 
     // MARK: A stack that cannot grow
 
-    /// Set on the root when a container could not be made for lack of stack; `push` then fails.
-    @exclusivity(unchecked) private(set) var stackFailure: EncodingError?
+    /// Set on the root when a container could not be made for lack of stack; `push` then fails with
+    /// it (an `EncodingError`, kept as `any Error`: one reference to test between uses).
+    @exclusivity(unchecked) private(set) var stackFailure: (any Error)?
     /// A dead encoder's containers have table 0 and throw ``overflow()`` from every method.
     @exclusivity(unchecked) private(set) var isDead = false
 
@@ -385,8 +391,8 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         return child
     }
 
-    /// The error for a Lua stack that cannot grow.
-    func overflow() -> EncodingError {
+    /// The error for a Lua stack that cannot grow (an `EncodingError`, boxed).
+    func overflow() -> any Error {
         EncodingError.invalidValue(
             path.count,
             .init(
@@ -396,6 +402,21 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
 }
 
 extension LuaValueEncoder {
+    /// Where a super encoder's value is stored: `table[key]`, the key an integer or a string. A
+    /// reference, so that the encoders' many checks for it test a pointer instead of copying an
+    /// optional tuple with an existential inside.
+    final class SuperTarget {
+        let table: Int32
+        let key: any CodingKey
+        let integer: Bool
+
+        init(table: Int32, key: any CodingKey, integer: Bool) {
+            self.table = table
+            self.key = key
+            self.integer = integer
+        }
+    }
+
     /// The stack index of a child encoder's table (0 when it is dead).
     var tableIndex: Int32 { isDead ? 0 : slot }
 }
@@ -406,5 +427,15 @@ extension LuaValueEncoder: LuaTableKindEncoding {
         guard !isDead, superTarget == nil, lua_gettop(L) >= slot, lua_type(L, slot) == LUA_TTABLE else { return }
         LuaStack(L).pushTableKindMarker(kind)
         lua_setmetatable(L, slot)
+    }
+}
+
+extension LuaEncoder {
+    /// Whether these are the default settings, which hold no references (a kept encoder's between uses).
+    var isDefault: Bool {
+        guard case .deferredToDate = dateEncodingStrategy, case .base64 = dataEncodingStrategy,
+            case .reject = nilInSequenceStrategy
+        else { return false }
+        return userInfo.isEmpty
     }
 }
