@@ -8,6 +8,9 @@ protocol LuaReusableCoder: AnyObject {
     /// Lets go of what the last use held (child coders, the settings and their `userInfo`), so that a
     /// kept coder keeps nothing of a caller's alive between uses.
     func releaseAfterUse()
+    /// Lets go of what it keeps between uses that holds it in turn (its kept containers), so that it
+    /// can be freed.
+    func discardKept()
 }
 
 /// The one root coder of a kind a VM keeps (in its ``LuaRuntime``), so that a small push or decode
@@ -32,10 +35,16 @@ struct LuaKeptCoder<Coder: LuaReusableCoder> {
         return made
     }
 
-    /// Ends a use of `coder`: the kept one lets go of what the use held.
+    /// Ends a use of `coder`: the kept one lets go of what the use held, a fresh one of everything.
     mutating func giveBack(_ coder: Coder) {
-        guard coder === kept else { return }
+        guard coder === kept else { return coder.discardKept() }
         coder.releaseAfterUse()
         inUse = false
+    }
+
+    /// Lets the kept coder go (its VM's runtime is going).
+    mutating func discard() {
+        kept?.discardKept()
+        kept = nil
     }
 }

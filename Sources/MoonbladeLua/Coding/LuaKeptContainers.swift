@@ -7,6 +7,10 @@
 /// everything a container holds besides its coder, and it holds nothing that changes, so the kept one
 /// is the one that would be made. The items of an array, coded one after the other at the same stack
 /// slot, share one; so do the payloads pushed one dispatch after the other.
+///
+/// A kept encoding container holds its coder strongly (so that its methods need not retain it), and its
+/// coder holds it: the coder breaks the cycle with ``removeAll()`` when it is let go
+/// (``LuaReusableCoder/discardKept()``).
 struct LuaKeptContainers {
     private struct Entry {
         let keyType: ObjectIdentifier
@@ -29,20 +33,27 @@ struct LuaKeptContainers {
         guard keeping else { return make() }
         if let kept = kept(ObjectIdentifier(Key.self), table, integerKeys) {
             // Read through the box's own method, which finds the container's type in the box's
-            // metadata: reading it here would look `Container` up in the runtime's table.
-            return unsafeDowncast(kept, to: LuaKeptValue<Container>.self).value()
+            // metadata: reading it here would look `Container` up in the runtime's table. The entry
+            // keeps the box alive: no retain for the read.
+            return kept._withUnsafeGuaranteedRef { unsafeDowncast($0, to: LuaKeptValue<Container>.self).value() }
         }
         return keep(ObjectIdentifier(Key.self), table, integerKeys, make)
     }
 
-    private func kept(_ keyType: ObjectIdentifier, _ table: Int32, _ integerKeys: Bool) -> AnyObject? {
+    private func kept(_ keyType: ObjectIdentifier, _ table: Int32, _ integerKeys: Bool) -> Unmanaged<AnyObject>? {
         var index = 0
         while index < entries.count {
-            let entry = entries[index]
-            if entry.keyType == keyType && entry.table == table && entry.integerKeys == integerKeys { return entry.kept }
+            if entries[index].keyType == keyType && entries[index].table == table && entries[index].integerKeys == integerKeys {
+                return Unmanaged.passUnretained(entries[index].kept)
+            }
             index += 1
         }
         return nil
+    }
+
+    /// Lets go of every kept container.
+    mutating func removeAll() {
+        entries.removeAll()
     }
 
     /// Makes a container and keeps it if there is room; apart, so that the way that finds a kept one

@@ -2,6 +2,8 @@ import CLua
 
 /// A keyed container reading a Lua table at a fixed stack index, raw.
 struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    // Unowned: the standard library's box copies the container for every read, and a strong reference
+    // would be retained there (an encoding container's writes work in place: it holds its coder strongly).
     unowned(unsafe) let decoder: LuaValueDecoder
     let table: Int32
     /// Keys are Lua integers (`[Int: V]`); otherwise strings.

@@ -68,6 +68,10 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
         cacheSuspension = 0
     }
 
+    func discardKept() {
+        keptContainers.removeAll()
+    }
+
     func releaseAfterUse() {
         if !children.isEmpty { children.removeAll(keepingCapacity: true) }
         if !options.isDefault { options = LuaDecoder() }

@@ -2,7 +2,9 @@ import CLua
 
 /// A keyed container writing into a Lua table at a fixed stack index.
 struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    unowned(unsafe) let encoder: LuaValueEncoder
+    /// Strong: an unowned reference would be retained around every write that may throw. A root
+    /// encoder keeps its keyed containers (``LuaKeptContainers``), and lets them go when it goes.
+    let encoder: LuaValueEncoder
     let table: Int32
     /// Keys become Lua integers (`[Int: V]`); otherwise they are strings.
     let integerKeys: Bool

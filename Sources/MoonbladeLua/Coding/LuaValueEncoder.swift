@@ -74,6 +74,10 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         reusableTables = nil
     }
 
+    func discardKept() {
+        keptContainers.removeAll()
+    }
+
     func releaseAfterUse() {
         if !children.isEmpty { children.removeAll(keepingCapacity: true) }
         if !options.isDefault { options = LuaEncoder() }

@@ -37,6 +37,8 @@ final class LuaRuntime {
         moonblade_drain_block_pool(limits)  // already empty once the VM closed; this covers a VM never closed
         limits.deallocate()
         keyStrings.deallocate()
+        encoders.discard()
+        decoders.discard()
     }
 
     /// The root coders of this VM's pushes and decodes, kept between them (the VM's thread alone).
