@@ -66,6 +66,21 @@ struct DispatchByNameTests {
         #expect(try await host.store.anyDispatch(item).value as? Int == 100)
     }
 
+    @Test("a name dispatched before a reload is looked up again after it: a new kind, or none")
+    func aNameIsLookedUpAgainAfterAReload() async throws {
+        let folder = try scratch.write("p", #"return { name = "p", updaters = { add = function(s) s.counter = s.counter + 1 end } }"#)
+        let host = try PluginHost<AppState>(plugins: [folder])
+        try await host.dispatch("p.add").value
+        _ = try scratch.write("p", #"return { name = "p", side_effects = { add = function(ctx) return 5 end } }"#)
+        _ = try await host.reload(plugin: "p")
+        #expect(try await host.dispatch("p.add", returning: Int.self).value == 5)
+        _ = try scratch.write("p", #"return { name = "p", updaters = { other = function(s) end } }"#)
+        _ = try await host.reload(plugin: "p")
+        let error = #expect(throws: PluginError.self) { try host.dispatch("p.add") }
+        #expect(error?.kind == .unknownItem)
+        #expect(host.state.counter == 1)
+    }
+
     @Test(
         "an updater a reload took away, or made a side effect, fails as unknown or of the wrong kind; the state stays",
         arguments: [

@@ -21,12 +21,17 @@ import MoonbladeLua
 /// awaiting side effect does it after releasing the VM. That is what keeps the store (which may apply
 /// a Lua updater on any thread) and the VM from ever waiting on each other.
 final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
-    // @unchecked Sendable: `lua` is touched only inside `vmLock`; `published` only inside
-    // `catalogLock`. (pthread locks rather than `Mutex`: ThreadSanitizer sees them.)
+    // @unchecked Sendable: `lua` is touched only inside `vmLock`; `published` and `lastKind` only
+    // inside `catalogLock`. (pthread locks rather than `Mutex`: ThreadSanitizer sees them.)
     private let vmLock = Lock(recursive: true)
     private let lua: LuaSide
     private let catalogLock = Lock()
-    private var published = PluginCatalog()
+    private var published = PluginCatalog() {
+        didSet { lastKind = nil }
+    }
+    /// The last name `kind(of:)` looked up in `published`, and its kind: dispatches by name come in
+    /// runs of one item, and comparing a name costs a fraction of hashing it.
+    @exclusivity(unchecked) private var lastKind: (name: String, kind: PluginItemKind?)?
 
     /// Staged reloads, waiting for the store to swap them in.
     let reloads = ReloadCoordinator()
@@ -89,7 +94,12 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
 
     /// What `name` dispatches, read without copying the catalog (every dispatch by name asks).
     func kind(of name: String) -> PluginItemKind? {
-        catalogLock.withLock { published.kind(of: name) }
+        catalogLock.withLock {
+            if let lastKind, lastKind.name == name { return lastKind.kind }
+            let kind = published.kind(of: name)
+            lastKind = (name, kind)
+            return kind
+        }
     }
 
     /// The catalog if the loaded plugins have any rule, nil otherwise (every item asks: one read of

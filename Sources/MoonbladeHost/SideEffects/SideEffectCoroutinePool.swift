@@ -18,10 +18,13 @@ final class SideEffectCoroutinePool {
     }
 
     @exclusivity(unchecked) private var idle: [String: Idle] = [:]
+    /// The plugin last asked about and its entry in `idle`: runs come in bursts of one plugin, and
+    /// comparing a short name costs a fraction of hashing it.
+    @exclusivity(unchecked) private var last: (plugin: String, idle: Idle)?
 
     /// An idle coroutine of `run`'s plugin, ready for `run`, if there is one.
     func take(for run: SideEffectRun) -> SideEffectCoroutine? {
-        guard let coroutine = idle[run.plugin]?.coroutines.popLast() else { return nil }
+        guard let coroutine = idle(of: run.plugin, making: false)?.coroutines.popLast() else { return nil }
         coroutine.reuse(for: run)
         return coroutine
     }
@@ -30,16 +33,24 @@ final class SideEffectCoroutinePool {
     /// plugin keeps fewer than ``limitPerPlugin``.
     func finish(_ coroutine: SideEffectCoroutine) {
         coroutine.finish()
-        guard coroutine.canBeReused else { return }
-        let plugin = coroutine.context.plugin
-        let kept: Idle
-        if let existing = idle[plugin] {
-            kept = existing
-        } else {
-            kept = Idle()
-            idle[plugin] = kept
-        }
-        guard kept.coroutines.count < Self.limitPerPlugin else { return }
+        guard coroutine.canBeReused, let kept = idle(of: coroutine.context.plugin, making: true),
+            kept.coroutines.count < Self.limitPerPlugin
+        else { return }
         kept.coroutines.append(coroutine)
+    }
+
+    /// The idle coroutines of `plugin`, made first if `making` and it has none.
+    private func idle(of plugin: String, making: Bool) -> Idle? {
+        if let last, last.plugin == plugin { return last.idle }
+        let found: Idle
+        if let existing = idle[plugin] {
+            found = existing
+        } else {
+            guard making else { return nil }
+            found = Idle()
+            idle[plugin] = found
+        }
+        last = (plugin, found)
+        return found
     }
 }

@@ -1,8 +1,9 @@
 import Moonblade
 import MoonbladeLua
 
-/// The time limit of a side effect run from its first await of Swift work on: one entry of the shared
-/// ``DeadlineTimer`` and one extra task for the whole run, whatever the number of awaits.
+/// The time limit of a side effect run from its first await of Swift work on: one extra task for the
+/// whole run, whatever the number of awaits, and one entry of the shared ``DeadlineTimer`` once the
+/// run suspends.
 ///
 /// ``race(_:)`` goes on with the run in a task of its own (started at once, on the calling thread,
 /// until it first suspends) and, unless the run has ended by then, waits for it or for the deadline,
