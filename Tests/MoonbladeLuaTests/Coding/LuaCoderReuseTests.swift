@@ -38,6 +38,33 @@ struct LuaCoderReuseTests {
         }
     }
 
+    /// Reads `decoder.userInfo["tag"]`, to see which settings a kept decoder decodes with.
+    struct Tagged: Decodable, Equatable {
+        var tag: String?
+        init(tag: String?) { self.tag = tag }
+        init(from decoder: any Decoder) throws {
+            tag = decoder.userInfo[CodingUserInfoKey(rawValue: "tag")!] as? String
+        }
+    }
+
+    @Test func eachUseCodesWithItsOwnSettings() throws {
+        let vm = try LuaVM()
+        let date = Date(timeIntervalSince1970: 100)
+        var seconds = LuaEncoder()
+        seconds.dateEncodingStrategy = .secondsSince1970
+        var tagged = LuaDecoder()
+        tagged.userInfo = [CodingUserInfoKey(rawValue: "tag")!: "one"]
+        for _ in 0..<2 {
+            try seconds.push(date, onto: vm.stack)
+            #expect(vm.stack.number(at: -1) == 100)
+            try LuaEncoder().push(date, onto: vm.stack)  // the default: seconds since 2001
+            #expect(vm.stack.number(at: -1) == date.timeIntervalSinceReferenceDate)
+            vm.stack.pop(2)
+            #expect(try decodeLua(Tagged.self, "return {}", decoder: tagged, vm: vm) == Tagged(tag: "one"))
+            #expect(try decodeLua(Tagged.self, "return {}", vm: vm) == Tagged(tag: nil))
+        }
+    }
+
     /// A value whose `encode(to:)` pushes another value onto the same VM: the inner push gets a coder
     /// of its own, which must keep nothing of the outer one's containers or names.
     struct Reentrant: Encodable {
