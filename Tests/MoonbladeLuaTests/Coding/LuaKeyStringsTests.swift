@@ -45,7 +45,8 @@ struct LuaKeyStringsTests {
                 == #"state: required key "shortX" is missing"#)
     }
 
-    @Test func theKeptStringsDoNotOutliveADecodeOrStayOnTheStack() throws {
+    /// The kept strings live in the registry: each round leaves the stack as it found it.
+    @Test func pushesAndDecodesLeaveNoKeptStringOnTheStack() throws {
         let vm = try LuaVM()
         struct Pair: Codable, Equatable { var left: String; var right: String }
         for round in 0..<3 {
@@ -57,6 +58,7 @@ struct LuaKeyStringsTests {
             }
         }
     }
+
     @Test func keyValuesOfDifferentTypesWithTheSameTagKeepTheirOwnNames() throws {
         struct Left: Codable, Equatable { var x: Int }
         struct Right: Codable, Equatable { var y: Int }
