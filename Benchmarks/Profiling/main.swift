@@ -4,7 +4,8 @@
 //   Profiling dispatch native|lua [repetitions]
 //   Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]
 //   Profiling small into|out luaCoders|handWritten [repetitions]   (one EchoRequest: the fixed cost per call)
-//   Profiling resident field|item|native <items> [repetitions]   (native: a Swift updater flipping one item)
+//   Profiling resident field|item|native|host <items> [repetitions]   (native: a Swift updater flipping one
+//                                                                      item; host: bench.toggle through a PluginHost)
 //   Profiling resident memory <items> [commits]    (prints bytes, resident against fresh)
 //   Profiling sideEffect native|noop|echo [repetitions]   (dispatched and awaited, one at a time)
 //
@@ -44,7 +45,7 @@ func usage() -> Never {
     print("usage: Profiling dispatch native|lua [repetitions] [items next to the counter (lua)]")
     print("       Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]")
     print("       Profiling small into|out luaCoders|handWritten [repetitions]")
-    print("       Profiling resident field|item|native|memory <items> [repetitions]")
+    print("       Profiling resident field|item|native|host|memory <items> [repetitions]")
     print("       Profiling sideEffect native|noop|echo [repetitions]")
     print("       Profiling journal typed|json <items> [repetitions]")
     exit(2)
@@ -95,6 +96,12 @@ case ("resident", let changeName?) where changeName == "field" || changeName == 
     let workload = try ResidentStateWorkload(count: count)
     let change: ResidentStateWorkload.Change = changeName == "field" ? .topLevelField : .oneItem
     try profiledLoop(Int(argument(3) ?? "") ?? max(10, 100_000 / count)) { try workload.draft(change) }
+case ("resident", "host"):
+    guard let count = Int(argument(2) ?? "") else { usage() }
+    let host = try BenchmarkStores.lua(initialState: ItemsState(count: count))
+    try profiledLoop(Int(argument(3) ?? "") ?? max(10, 100_000 / count)) {
+        try host.dispatch("bench.toggle", ["at": count / 2 + 1])
+    }
 case ("resident", "native"):
     guard let count = Int(argument(2) ?? "") else { usage() }
     let store = BenchmarkStores.native(initialState: ItemsState(count: count))

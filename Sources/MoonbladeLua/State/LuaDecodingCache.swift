@@ -38,8 +38,12 @@ final class LuaDecodingCache {
     @exclusivity(unchecked) private var supersededNow: [Key: Any] = [:]
     @exclusivity(unchecked) private var nextID: Int64 = 1
     /// The table of each cached collection by its storage, with the collection, which keeps the
-    /// storage alive and shared; dropped with the entries when the table has been collected.
+    /// storage alive and shared; dropped when the table's entry is superseded (a changed collection
+    /// would otherwise keep every older copy of itself alive until a sweep) or has been collected.
     @exclusivity(unchecked) private var tablesByStorage: [CollectionStorage: (id: Int64, value: Any)] = [:]
+    /// The storage of each cached collection, by its table's id: what to drop from `tablesByStorage`
+    /// when that table's entry is superseded.
+    @exclusivity(unchecked) private var storagesByID: [Int64: CollectionStorage] = [:]
     /// Which types met so far are collections of values.
     @exclusivity(unchecked) private var collectionTypes = LuaTypeMemo<any ValueCollection.Type>()
     /// Which types are ``LuaStatePatchable``: a state's few types, asked about on every decode.
@@ -95,6 +99,9 @@ final class LuaDecodingCache {
     /// The number of cached values (for tests of the cache's bound).
     var count: Int { entries.count + superseded.count }
 
+    /// The number of collections whose tables are offered for reuse (for tests of their bound).
+    var reusableCollectionCount: Int { tablesByStorage.count }
+
     private func sweepIfGrown(_ stack: LuaStack, tables: Int32) {
         guard entries.count + tablesByStorage.count > sweepThreshold else { return }
         let L = stack.state
@@ -104,6 +111,7 @@ final class LuaDecodingCache {
         }
         entries = entries.filter { key, _ in isAlive(key.id) }
         tablesByStorage = tablesByStorage.filter { _, entry in isAlive(entry.id) }
+        storagesByID = storagesByID.filter { id, _ in isAlive(id) }
         sweepThreshold = max(Self.sweepFloor, (entries.count + tablesByStorage.count) * 2)
     }
 
@@ -184,6 +192,10 @@ final class LuaDecodingCache {
             if let value = cache.entries.removeValue(forKey: key) ?? cache.superseded.removeValue(forKey: key) {
                 cache.supersededNow[key] = value
             }
+            // A superseded collection is an older copy of one the state holds now: nothing to reuse.
+            if let storage = cache.storagesByID.removeValue(forKey: id), cache.tablesByStorage[storage]?.id == id {
+                cache.tablesByStorage[storage] = nil
+            }
         }
 
         /// Caches `value` for the table at `index`, giving the table an id if it has none.
@@ -201,7 +213,10 @@ final class LuaDecodingCache {
                 lua_rawseti(L, tables, id)
             }
             cache.entries[Key(id: id, type: ObjectIdentifier(T.self))] = value
-            if let storage = cache.storage(of: value) { cache.tablesByStorage[storage] = (id, value) }
+            if let storage = cache.storage(of: value) {
+                cache.tablesByStorage[storage] = (id, value)
+                cache.storagesByID[id] = storage
+            }
         }
 
         /// Pushes the change record of the table at `index` (`{ older table, key, key, … }`) and returns

@@ -172,6 +172,9 @@ public final class LuaResidentState {
     /// the cache has doubled).
     var cachedValueCount: Int { cache.count }
 
+    /// How many collections' tables the decoding cache offers for reuse after a Swift updater.
+    var reusableCollectionCount: Int { cache.reusableCollectionCount }
+
     private func requireCurrent() throws(LuaError) -> LuaStateVersion {
         guard let current else { throw LuaError(.runtime, message: "the resident state has no version yet") }
         return current
