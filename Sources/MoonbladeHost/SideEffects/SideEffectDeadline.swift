@@ -98,28 +98,47 @@ final class SideEffectDeadline: DeadlineTimer.Client, @unchecked Sendable {
     }
 
     /// Marks the run as running again after its await; false when it was abandoned meanwhile (the
-    /// run must then stop without touching Lua: its coroutine is no longer its own).
+    /// run must then stop without touching Lua: its coroutine is no longer its own). An await whose
+    /// work held its thread past the deadline without suspending abandons the run here: no timer was
+    /// scheduled to do it (``race(_:)`` schedules one only for a run that suspends).
     func endAwait() -> Bool {
-        lock.withLock {
-            guard phase == .awaiting else { return false }
+        lock.lock()
+        guard phase == .awaiting else {
+            lock.unlock()
+            return false
+        }
+        guard hasPassed || deadline.hasPassed else {
             phase = .running
+            lock.unlock()
             return true
         }
+        let abandoned = abandon()
+        lock.unlock()
+        abandoned?.resume(throwing: Passed())
+        return false
     }
 
     /// The timer's call: abandons the run if it awaits Swift work, else leaves it to the count hook
     /// (and to ``beginAwait()``).
     func deadlinePassed() {
         lock.lock()
-        hasPassed = true
-        guard phase == .awaiting else { return lock.unlock() }
-        // The waiter, if it is not waiting yet, finds the run abandoned when it comes to wait.
-        phase = .abandoned
-        let (abandoned, worker) = (waiter, self.worker)
-        waiter = nil
+        guard phase == .awaiting else {
+            hasPassed = true
+            return lock.unlock()
+        }
+        let (abandoned, worker) = (abandon(), self.worker)
         lock.unlock()
         worker?.cancel()
         abandoned?.resume(throwing: Passed())
+    }
+
+    /// Marks the awaiting run abandoned and returns the waiter to tell, if one waits already (one that
+    /// comes to wait later finds the run abandoned). Called inside `lock`.
+    private func abandon() -> UnsafeContinuation<any Sendable, any Error>? {
+        hasPassed = true
+        phase = .abandoned
+        defer { waiter = nil }
+        return waiter
     }
 
     /// Tells the waiter how the run ended, unless the deadline told it first; keeps the outcome for

@@ -33,6 +33,11 @@ public struct LuaDeadline: Sendable, Hashable {
         .seconds(max(0, instant - moonblade_now()))
     }
 
+    /// Whether it has passed (one read of the clock).
+    public var hasPassed: Bool {
+        moonblade_now() >= instant
+    }
+
     /// What a limit error says when this deadline passes: `time limit of 2 s exceeded`.
     public var exceededMessage: String {
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in

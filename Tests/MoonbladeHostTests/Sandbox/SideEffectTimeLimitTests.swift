@@ -1,3 +1,4 @@
+import Foundation
 import Moonblade
 import MoonbladeHost
 import MoonbladeTestSupport
@@ -41,6 +42,10 @@ struct SideEffectTimeLimitTests {
               local ok, message = pcall(ctx.deps.slow.nap)
               return ok and "slept" or "woken: " .. message
             end,
+            blocked = function(ctx)
+              local n = ctx.deps.slow.block()
+              return n
+            end,
           },
         }
         """
@@ -60,6 +65,10 @@ struct SideEffectTimeLimitTests {
         dependencies.expose("slow", "nap") { [naps] () async throws -> Int in
             naps.withLock { $0 += 1 }
             try await Task.sleep(for: .seconds(60))  // honours cancellation
+            return 1
+        }
+        dependencies.expose("slow", "block") { () async -> Int in
+            usleep(400_000)  // holds its thread: the work never suspends
             return 1
         }
         let host = try PluginHost<AppState>(
@@ -136,5 +145,16 @@ struct SideEffectTimeLimitTests {
         let result = try await handle.value
         #expect(result.hasPrefix("woken: patient/plugin.lua:25: "), "\(result)")
         #expect(result.contains("CancellationError"), "\(result)")
+    }
+
+    /// An await whose work answers without suspending but only after the deadline (it holds its
+    /// thread) still ends the run with the limit error: the deadline is not only for runs that suspend.
+    @Test func theLimitHoldsForWorkThatBlocksWithoutSuspending() async throws {
+        let host = try host(.init(sideEffectTimeLimit: .milliseconds(100)))
+        let error = await #expect(throws: PluginError.self) { try await host.dispatch("patient.blocked").value }
+        #expect(error?.kind == .limit)
+        #expect(
+            error?.description
+                == "patient.blocked: patient/plugin.lua:29: time limit of 0.1 s exceeded while awaiting Swift work")
     }
 }
