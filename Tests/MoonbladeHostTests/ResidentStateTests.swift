@@ -58,6 +58,7 @@ struct ResidentStateTests {
                   state.log = { tostring(rawget(state, "counter")), tostring(next(state)), tostring(keys), tostring(#state.items) }
                 end,
                 replace = function(state) return { counter = 7, items = { state.items[2] }, log = {} } end,
+                misfinish = function(state, p) state.items[p.at].done = true; state.log = 5 end,
               },
             }
             """)
@@ -145,6 +146,22 @@ struct ResidentStateTests {
         try await host.dispatch("list.remove", ["at": 1]).value
         #expect(host.state.items.indices.filter { host.state.items[$0].done } == [0, 2])
         #expect(host.state.items.count == 49)
+    }
+
+    /// An updater whose result fails to decode (after the list it changed was decoded) leaves the state
+    /// as it was, and so the tables a Swift updater after it reuses: the list is not pushed again as a
+    /// new table, which the next updater would decode in full.
+    @Test func aResultThatFailsToDecodeLeavesTheTablesASwiftUpdaterReuses() async throws {
+        let host = try listHost(50)
+        try await host.dispatch("list.bump").value
+        let error = try await #require(throws: PluginError.self) { try await host.dispatch("list.misfinish", ["at": 2]).value }
+        #expect(error.message.contains("state.log"), "\(error)")
+        for _ in 0..<2 {  // and go on doing so (the list's cache entry was kept again)
+            host.store.dispatch(ChangeList(finish: nil))  // the counter only
+            #expect(try await decodes { try await host.dispatch("list.bump").value } == 0)
+        }
+        #expect(host.state.counter == 23)
+        #expect(host.state.items.allSatisfy { !$0.done })
     }
 
     @Test func onStateChangeSeesTwoVersionsSharingWhatDidNotChange() async throws {

@@ -38,8 +38,9 @@ final class LuaDecodingCache {
     @exclusivity(unchecked) private var supersededNow: [Key: Any] = [:]
     @exclusivity(unchecked) private var nextID: Int64 = 1
     /// The table of each cached collection by its storage, with the collection, which keeps the
-    /// storage alive and shared; dropped when the table's entry is superseded (a changed collection
-    /// would otherwise keep every older copy of itself alive until a sweep) or has been collected.
+    /// storage alive and shared; dropped when the table's entry leaves the cache after it was
+    /// superseded (a changed collection would otherwise keep every older copy of itself alive until a
+    /// sweep) or when the table has been collected.
     @exclusivity(unchecked) private var tablesByStorage: [CollectionStorage: (id: Int64, value: Any)] = [:]
     /// The storage of each cached collection, by its table's id: what to drop from `tablesByStorage`
     /// when that table's entry is superseded.
@@ -64,6 +65,10 @@ final class LuaDecodingCache {
         defer {
             stack.top = base
             if !superseded.isEmpty || !supersededNow.isEmpty {
+                // The entries superseded a decode ago and not met since leave the cache, and so do
+                // their collections' tables from the reuse map (until then a failed decode's state,
+                // still current, may need them).
+                for key in superseded.keys { forgetReuse(ofTable: key.id) }
                 superseded = supersededNow
                 supersededNow = [:]
             }
@@ -94,6 +99,14 @@ final class LuaDecodingCache {
         let value = try decoder.decodeValue(T.self, at: base + 6, key: nil)
         sweepIfGrown(stack, tables: base + 3)
         return value
+    }
+
+    /// Stops offering the table `id` for reuse: its collection is an older copy of one the state
+    /// holds now.
+    private func forgetReuse(ofTable id: Int64) {
+        if let storage = storagesByID.removeValue(forKey: id), tablesByStorage[storage]?.id == id {
+            tablesByStorage[storage] = nil
+        }
     }
 
     /// The number of cached values (for tests of the cache's bound).
@@ -181,9 +194,16 @@ final class LuaDecodingCache {
             return lua_rawget(L, ids) == LUA_TNUMBER ? lua_tointegerx(L, -1, nil) : nil
         }
 
+        /// The value cached for the table `id` as a `type`. A superseded entry met again is the value
+        /// of a table the state still holds (the decode that superseded it failed or was discarded):
+        /// it is cached again, for good.
         func value(id: Int64, type: Any.Type) -> Any? {
             let key = Key(id: id, type: ObjectIdentifier(type))
-            return cache.entries[key] ?? cache.superseded[key] ?? cache.supersededNow[key]
+            if let value = cache.entries[key] { return value }
+            guard let value = cache.superseded.removeValue(forKey: key) ?? cache.supersededNow.removeValue(forKey: key)
+            else { return nil }
+            cache.entries[key] = value
+            return value
         }
 
         /// Moves the entry of the table `id` out of the cache, to be kept for one more decode.
@@ -191,10 +211,6 @@ final class LuaDecodingCache {
             let key = Key(id: id, type: ObjectIdentifier(type))
             if let value = cache.entries.removeValue(forKey: key) ?? cache.superseded.removeValue(forKey: key) {
                 cache.supersededNow[key] = value
-            }
-            // A superseded collection is an older copy of one the state holds now: nothing to reuse.
-            if let storage = cache.storagesByID.removeValue(forKey: id), cache.tablesByStorage[storage]?.id == id {
-                cache.tablesByStorage[storage] = nil
             }
         }
 
