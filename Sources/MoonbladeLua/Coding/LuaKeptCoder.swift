@@ -1,16 +1,25 @@
+/// A coder's settings (`LuaEncoder`, `LuaDecoder`), as the kept coder holds them between uses.
+protocol LuaCoderSettings {
+    /// The default settings.
+    init()
+    /// Whether these are the default settings, which hold no references.
+    var isDefault: Bool { get }
+}
+
 /// A root encoder or decoder that a VM keeps between uses (see ``LuaKeptCoder``).
 protocol LuaReusableCoder: AnyObject {
-    associatedtype Options
+    associatedtype Options: LuaCoderSettings
     init(state: OpaquePointer, options: Options)
-    /// Readies it for another use on `state` (any thread of its VM) with `options`, keeping its
-    /// buffers and what it learnt about types, but nothing of the last use's state.
-    func prepareForReuse(state: OpaquePointer, options: Options)
-    /// Lets go of what the last use held (child coders, the settings and their `userInfo`), so that a
-    /// kept coder keeps nothing of a caller's alive between uses.
+    /// The settings of the use under way; the defaults between uses.
+    var options: Options { get set }
+    /// The keyed containers it hands out and keeps (see ``LuaKeptContainers``), which hold it in turn.
+    var keptContainers: LuaKeptContainers { get set }
+    /// Readies it for another use on `state` (any thread of its VM), keeping its buffers and what it
+    /// learnt about types, but nothing of the last use's state.
+    func prepareForReuse(state: OpaquePointer)
+    /// Lets go of what the last use held (child coders, the resident state's tables), so that a kept
+    /// coder keeps nothing of a caller's alive between uses.
     func releaseAfterUse()
-    /// Lets go of what it keeps between uses that holds it in turn (its kept containers), so that it
-    /// can be freed.
-    func discardKept()
 }
 
 /// The one root coder of a kind a VM keeps (in its ``LuaRuntime``), so that a small push or decode
@@ -23,11 +32,14 @@ struct LuaKeptCoder<Coder: LuaReusableCoder> {
 
     /// The kept coder readied for a use on `state` with `options`, or a fresh one while it is busy.
     /// Hand it back with ``giveBack(_:)``.
+    @inline(__always)
     mutating func take(state: OpaquePointer, options: Coder.Options) -> Coder {
         guard !inUse else { return Coder(state: state, options: options) }
         inUse = true
         if let kept {
-            kept.prepareForReuse(state: state, options: options)
+            kept.prepareForReuse(state: state)
+            // Between uses it holds the default settings: most uses give those, and need no copy.
+            if !options.isDefault { kept.options = options }
             return kept
         }
         let made = Coder(state: state, options: options)
@@ -36,15 +48,18 @@ struct LuaKeptCoder<Coder: LuaReusableCoder> {
     }
 
     /// Ends a use of `coder`: the kept one lets go of what the use held, a fresh one of everything.
+    @inline(__always)
     mutating func giveBack(_ coder: Coder) {
-        guard coder === kept else { return coder.discardKept() }
+        guard coder === kept else { return coder.keptContainers.removeAll() }
         coder.releaseAfterUse()
+        // The caller's settings, and their `userInfo`, are not kept alive.
+        if !coder.options.isDefault { coder.options = Coder.Options() }
         inUse = false
     }
 
     /// Lets the kept coder go (its VM's runtime is going).
     mutating func discard() {
-        kept?.discardKept()
+        kept?.keptContainers.removeAll()
         kept = nil
     }
 }

@@ -9,8 +9,8 @@
 /// slot, share one; so do the payloads pushed one dispatch after the other.
 ///
 /// A kept encoding container holds its coder strongly (so that its methods need not retain it), and its
-/// coder holds it: the coder breaks the cycle with ``removeAll()`` when it is let go
-/// (``LuaReusableCoder/discardKept()``).
+/// coder holds it: ``LuaKeptCoder`` breaks the cycle with ``removeAll()`` when it lets the coder go
+/// (``LuaKeptCoder/giveBack(_:)`` for a coder it made for one use, ``LuaKeptCoder/discard()`` for its own).
 struct LuaKeptContainers {
     private struct Entry {
         let keyType: ObjectIdentifier

@@ -15,7 +15,7 @@ import Foundation
 /// the stack stay there until the value that owns the container is done; then the stack is cut back.
 final class LuaValueDecoder: Decoder, LuaReusableCoder {
     @exclusivity(unchecked) private(set) var L: OpaquePointer
-    @exclusivity(unchecked) private(set) var options: LuaDecoder
+    @exclusivity(unchecked) var options: LuaDecoder
     // One decoder is used by one thread at a time (the VM's), and its fields are only touched in
     // place, never across a call that touches them again: the runtime exclusivity checks (~4 % of a
     // decode) guard nothing here.
@@ -41,7 +41,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     /// The field names' Lua strings, the VM's.
     let keyStrings: LuaKeyStrings
     /// The keyed containers this root decoder has handed out (children make theirs).
-    @exclusivity(unchecked) private var keptContainers = LuaKeptContainers()
+    @exclusivity(unchecked) var keptContainers = LuaKeptContainers()
     /// Which types met so far are ``LuaSequenceDecodable`` (see ``sequenceDecodable(_:)``).
     @exclusivity(unchecked) var sequenceTypes = LuaTypeMemo<any LuaSequenceDecodable.Type>()
 
@@ -52,10 +52,8 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
         keyStrings = LuaRuntime.of(state).keyStrings
     }
 
-    func prepareForReuse(state: OpaquePointer, options: LuaDecoder) {
+    func prepareForReuse(state: OpaquePointer) {
         L = state
-        // Between uses it holds the default settings: most uses give those, and need no copy.
-        if !options.isDefault { self.options = options }
         // A decode that returned left no path or tables behind; one that threw may have.
         if !children.isEmpty { children.removeAll(keepingCapacity: true) }
         if !path.isEmpty { path.removeAll(keepingCapacity: true) }
@@ -68,13 +66,8 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
         cacheSuspension = 0
     }
 
-    func discardKept() {
-        keptContainers.removeAll()
-    }
-
     func releaseAfterUse() {
         if !children.isEmpty { children.removeAll(keepingCapacity: true) }
-        if !options.isDefault { options = LuaDecoder() }
         cache = nil
     }
 
@@ -429,7 +422,7 @@ extension LuaValueDecoder: LuaTableKindDecoding {
     var tableKind: LuaTableKind? { LuaStack(L).tableKind(at: index) }
 }
 
-extension LuaDecoder {
+extension LuaDecoder: LuaCoderSettings {
     /// Whether these are the default settings, which hold no references (a kept decoder's between uses).
     var isDefault: Bool {
         guard case .deferredToDate = dateDecodingStrategy, case .base64 = dataDecodingStrategy else { return false }

@@ -18,7 +18,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
     // One encoder is used by one thread at a time (the VM's), and its fields are only touched in
     // place: the runtime exclusivity checks guard nothing here.
     @exclusivity(unchecked) private(set) var L: OpaquePointer
-    @exclusivity(unchecked) private(set) var options: LuaEncoder
+    @exclusivity(unchecked) var options: LuaEncoder
 
     /// Keeps child encoders (nested containers, super encoders) alive; containers hold them unowned.
     @exclusivity(unchecked) private var children: [LuaValueEncoder] = []
@@ -44,7 +44,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
     /// The field names' Lua strings, the VM's.
     let keyStrings: LuaKeyStrings
     /// The keyed containers this root encoder has handed out (children make theirs).
-    @exclusivity(unchecked) private var keptContainers = LuaKeptContainers()
+    @exclusivity(unchecked) var keptContainers = LuaKeptContainers()
     /// Which types met so far are ``LuaSequenceEncodable`` (see ``sequenceEncodable(_:)``).
     @exclusivity(unchecked) var sequenceTypes = LuaTypeMemo<any LuaSequenceEncodable.Type>()
     /// When pushing a resident version: the tables of collections decoded before, pushed instead of
@@ -59,10 +59,8 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         keyStrings = LuaRuntime.of(state).keyStrings
     }
 
-    func prepareForReuse(state: OpaquePointer, options: LuaEncoder) {
+    func prepareForReuse(state: OpaquePointer) {
         L = state
-        // Between uses it holds the default settings: most uses give those, and need no copy.
-        if !options.isDefault { self.options = options }
         // A push that returned left no path behind; one that threw may have.
         if !path.isEmpty { path.removeAll(keepingCapacity: true) }
         depth = 0
@@ -74,13 +72,8 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         reusableTables = nil
     }
 
-    func discardKept() {
-        keptContainers.removeAll()
-    }
-
     func releaseAfterUse() {
         if !children.isEmpty { children.removeAll(keepingCapacity: true) }
-        if !options.isDefault { options = LuaEncoder() }
         reusableTables = nil
     }
 
@@ -434,7 +427,7 @@ extension LuaValueEncoder: LuaTableKindEncoding {
     }
 }
 
-extension LuaEncoder {
+extension LuaEncoder: LuaCoderSettings {
     /// Whether these are the default settings, which hold no references (a kept encoder's between uses).
     var isDefault: Bool {
         guard case .deferredToDate = dateEncodingStrategy, case .base64 = dataEncodingStrategy,
