@@ -31,6 +31,8 @@ final class SideEffectDeadline: DeadlineTimer.Client, @unchecked Sendable {
     let deadline: LuaDeadline
     private let lock = Lock()
     private var phase = Phase.running
+    /// Whether the deadline is known to have passed (the timer said so, or an await found it): what
+    /// the clock would say, kept so that ``beginAwait()`` reads no clock on every await.
     private var hasPassed = false
     /// How the run ended, when it ended before anyone waited for it.
     private var outcome: Swift.Result<any Sendable, any Error>?
