@@ -8,7 +8,11 @@ import Testing
 struct LuaDraftHostileTests {
     /// Runs each dispatch on a draft of the resident state and on a plain deep copy of the last
     /// state; both must decode to the same `Board` after every dispatch (a failed one keeps both).
-    func expectSameAsPlainCopies(_ dispatches: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    /// With `mayFail`, a dispatch may fail on the plain copy too (a state that does not decode): the
+    /// draft must then fail and leave the state as it was.
+    func expectSameAsPlainCopies(
+        _ dispatches: [String], mayFail: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let harness = try ResidentStateHarness(Board.sample)
         let vm = harness.vm
         let plain = try PlainCopyRunner(harness, initial: Board.sample)
@@ -19,8 +23,12 @@ struct LuaDraftHostileTests {
                 residentResult = try? harness.resident.decode(Board.self, of: pending)
                 if residentResult != nil { harness.commit(pending) }
             }
-            #expect(plainResult != nil, "dispatch \(number) fails on a plain copy:\n\(source)", sourceLocation: sourceLocation)
+            let before = try #require(harness.resident.current)
+            #expect(mayFail || plainResult != nil, "dispatch \(number) fails on a plain copy:\n\(source)", sourceLocation: sourceLocation)
             #expect(residentResult == plainResult, "dispatch \(number):\n\(source)", sourceLocation: sourceLocation)
+            if residentResult == nil {
+                #expect(harness.resident.current === before, "dispatch \(number) failed but committed", sourceLocation: sourceLocation)
+            }
             try vm.run("collectgarbage()")
             // The committed version decodes in full (no cache, no patches) to the same board.
             try harness.resident.pushReadOnlyView(of: #require(harness.resident.current), onto: vm.stack)
@@ -120,5 +128,91 @@ struct LuaDraftHostileTests {
         let error = expectLuaError { _ = try harness.draft("local step = pairs(state.todos)\nstep({}, nil)") }
         #expect(error?.message == "updater.lua:3: the iterator of pairs(draft) needs a state draft, got a table")
         #expect(harness.resident.current === before)
+    }
+
+    @Test func floatKeysEqualToIntegers() throws {
+        try expectSameAsPlainCopies([
+            "state.byOwner.ann[2.0] = 7",
+            "state.byOwner.ann[3.0] = 8",
+            "state.todos[1.0].done = true; state.todos[2.0].tags[1.0] = 'f'",
+            "state.byOwner.bob[1.0] = nil; state.byOwner.bob[1] = 5",
+            "table.insert(state.byOwner.bob, 1.0, 9); state.todos[3.0] = nil",
+            "state.byOwner.ann[#state.byOwner.ann + 1.0] = 1",
+        ])
+    }
+
+    @Test func oddKeysAndValuesFailOnBothOrAgree() throws {
+        try expectSameAsPlainCopies([
+            "state.byOwner['1'] = { 1 }; state.byOwner['01'] = { 2 }; state.byOwner['-1'] = {}",
+            "state.byOwner.ann[0] = 5",
+            "state.byOwner.ann[-1] = 5",
+            "state.byOwner.ann[1000000] = 1",
+            "state.byOwner.ann[1.5] = 1",
+            "state.byOwner[true] = { 1 }",
+            "state.byOwner[1] = { 1 }",
+            "state.byOwner[1] = nil",
+            "state.byOwner[2.5] = { 1 }",
+            "state.byOwner[2.5] = nil; state.byOwner.ann[1] = 3",
+            "state.counter = 0/0",
+            "state.settings.limits.max = math.huge",
+            "state.settings.limits.max = -math.huge",
+            "state.counter = 2^63",
+            "state.counter = 3.0",
+            "state.byOwner.ann[1] = nil",
+            "state.byOwner.ann = { x = 1 }",
+            "state.todos[1].tags = {}; state.todos[2].tags = { n = 1 }",
+            "state.todos[1].tags = {}",
+            "state.name = print",
+            "state.name = coroutine.create(function() end)",
+            "state.todos[1].extra = coroutine.create(function() end); state.todos[1].more = print",
+            "state.settings.limits = state.byOwner",
+            "state.counter = '12'",
+        ], mayFail: true)
+    }
+
+    @Test func aliasesAndCycles() throws {
+        try expectSameAsPlainCopies([
+            "state.todos[2] = state.todos[1]; state.todos[2].title = 'both'",
+            "state.byOwner.carl = state.byOwner.ann; table.insert(state.byOwner.carl, 9)",
+            "state.todos[1].tags = state.todos[1]",
+            "state.todos[1] = state",
+            "local s = state.settings; s.limits.me = 1; state.settings = nil; state.settings = s",
+            "local t = state.todos[1]; state.todos[1] = nil; t.title = 'gone'",
+            "local tags = state.todos[1].tags; state.todos[1] = { title = 'new', done = false, tags = {} }; tags[1] = 'old'; state.todos[2].tags = tags",
+            "state.settings.limits.max = 1; state.settings = { theme = state.settings.theme, limits = state.settings.limits }",
+            "local t = { todo = state.todos[1] }; t.todo.title = 'via'; state.todos[3] = t.todo",
+            "local d = state.byOwner.ann; state.byOwner.ann = { 1 }; state.byOwner.ann = d; d[1] = 42",
+        ], mayFail: true)
+    }
+
+    @Test func theStandardLibraryOnDrafts() throws {
+        try expectSameAsPlainCopies([
+            "state.counter = select('#', table.unpack(state.todos)) + #state.byOwner.ann",
+            "state.name = table.concat(state.todos[3].tags, ',') .. table.concat(state.byOwner.ann, '-', 1, 2)",
+            "table.move(state.byOwner.ann, 1, 2, 2)",
+            "table.move(state.byOwner.ann, 1, 3, 1, state.byOwner.bob)",
+            "table.move(state.todos, 2, 3, 1); state.todos[3] = nil",
+            "table.sort(state.byOwner.bob, function(a, b) return a > b end)",
+            "local n = 0; for i, t in ipairs(state.todos) do n = n + i; t.title = t.title .. i end; state.counter = n",
+            "for k in pairs(state.settings.limits) do state.settings.limits[k] = nil end; state.settings.limits.a = 1",
+            "local seen = {}; seen[state.todos[1]] = 1; if seen[state.todos[1]] then state.counter = 50 end",
+            "state.counter = (rawequal(state.todos, state.todos) and 1 or 0) + (state.todos == state.todos and 2 or 0)",
+            "state.counter = #state.todos; table.insert(state.todos, #state.todos + 1, state.todos[1])",
+            "local ok = pcall(table.insert, state.todos, 9, state.todos[1]); state.counter = ok and 1 or 0",
+            "state.byOwner.ann = { table.unpack(state.byOwner.bob) }",
+            "local u = { table.unpack(state.todos, 1, 2) }; state.todos = u",
+        ], mayFail: true)
+    }
+
+    @Test func errorsMidwayThenTheNextUpdater() throws {
+        try expectSameAsPlainCopies([
+            "for i = 1, 50 do state.byOwner.ann[i] = i; state.todos[1].title = 'x' .. i end; error('late')",
+            "state.counter = 5; pcall(function() state.counter = 6; state.todos[1].done = true; error('caught') end); state.name = 'after'",
+            "table.sort(state.todos, function(a, b) error('in sort') end)",
+            "state.todos[1].title = 'ok'; return state.settings",
+            "state.todos[1].title = 'ok'; return 5",
+            "state.todos[2].title = 'not'; return { counter = 1, todos = {}, byOwner = {}, settings = { theme = 't' } }",
+            "state.counter = state.counter + 1",
+        ], mayFail: true)
     }
 }
