@@ -406,6 +406,29 @@ static int draft_index(lua_State *L) {
     return 1;
 }
 
+static void finalize(lua_State *L, int m, int r);
+
+/// Puts in place of the table value at 3 of `draft_newindex` (record at 4) what it stands for when it
+/// is a view or a draft of an earlier updater (kept in a global, an upvalue, a coroutine): the table it
+/// shows, so that reading it back gives a draft of it, written like any other part of the state (a
+/// kept draft itself stays read-only). Returns whether the value is a table the plugin made.
+static int settle_stored_table(lua_State *L, int m, lua_Integer live_session) {
+    if (!lua_getmetatable(L, 3)) return 1;
+    lua_getiuservalue(L, m, M_DRAFT_MT);
+    lua_getiuservalue(L, m, M_VIEW_MT);
+    int draft = lua_rawequal(L, -2, -3), view = lua_rawequal(L, -1, -3);
+    lua_settop(L, 4);
+    if (view) {
+        lookup(L, m, M_VIEW, 3);
+        lua_replace(L, 3);
+    } else if (draft && record_of(L, 3) && ((draft_record *)lua_touserdata(L, -1))->session != live_session) {
+        finalize(L, m, -1);
+        lua_replace(L, 3);
+    }
+    lua_settop(L, 4);
+    return !draft && !view;
+}
+
 static int draft_newindex(lua_State *L) {
     int m = MACHINE;
     state_machine *machine = lua_touserdata(L, m);
@@ -418,6 +441,7 @@ static int draft_newindex(lua_State *L) {
     if (key_type == LUA_TNUMBER && !lua_isinteger(L, 2) && isnan(lua_tonumber(L, 2))) {
         return luaL_error(L, "index is NaN");
     }
+    int plugin_table = lua_type(L, 3) == LUA_TTABLE && settle_stored_table(L, m, machine->live_session);
     if (!record->has_copy) {
         lua_getiuservalue(L, 4, R_BASE);  // at 5
         lua_pushvalue(L, 2);
@@ -433,7 +457,7 @@ static int draft_newindex(lua_State *L) {
     } else if (!draft_write(L, 4, 2, 3)) {
         return 0;
     }
-    if (lua_type(L, 3) == LUA_TTABLE && !is_proxy(L, m, 3)) {
+    if (plugin_table) {
         session_table(L, m, M_FRESH);
         lua_pushvalue(L, 3);
         lua_pushboolean(L, 1);

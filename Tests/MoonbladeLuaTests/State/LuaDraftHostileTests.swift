@@ -215,4 +215,20 @@ struct LuaDraftHostileTests {
             "state.counter = state.counter + 1",
         ], mayFail: true)
     }
+
+    /// Parts of the state kept in globals and upvalues in one dispatch and put back into the state in
+    /// a later one are written through the state like any other part of it. (What differs from plain
+    /// tables: a kept draft is a snapshot, so writing through the state does not change it.)
+    @Test func keptPartsPutBackAreWritableThroughTheState() throws {
+        try expectSameAsPlainCopies([
+            "kept = state.todos[1]; kept_limits = state.settings.limits; kept_root = state",
+            "state.counter = 2",
+            "state.todos[3] = kept; state.todos[3].title = 'back'; state.todos[3].tags[2] = 't'",
+            "state.settings.limits = kept_limits; state.settings.limits.max = 10; state.settings.limits.min = 1",
+            "state.byOwner = kept_root.byOwner; state.byOwner.new = { 5 }; state.settings.theme = kept_root.settings.theme .. '!'",
+            "local get = (function() local t = state.todos[2]; return function() return t end end)(); getter = get",
+            "state.todos[1] = getter(); state.todos[1].done = not state.todos[1].done",
+            "state.byOwner.ann = kept_root.byOwner.bob; table.insert(state.byOwner.ann, 1, 0)",
+        ])
+    }
 }

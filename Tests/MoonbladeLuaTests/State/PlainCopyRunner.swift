@@ -19,7 +19,11 @@ struct PlainCopyRunner {
               for k, v in pairs(value) do copy[k] = deep_copy(v) end
               return copy
             end
-            function run_plain(updater)
+            -- The plain side's globals: what its updaters keep (`kept = state.todos[1]`) stays apart
+            -- from what the same code keeps on the draft side, in the same VM.
+            local plain_globals = setmetatable({}, { __index = _G })
+            function run_plain(source)
+              local updater = assert(load("local state = ...\\n" .. source, "=updater.lua", "t", plain_globals))
               local copy = deep_copy(plain)
               candidate = updater(copy) or copy
               return candidate
@@ -31,11 +35,10 @@ struct PlainCopyRunner {
     /// of the plain state and decodes what it leaves in full; that becomes the plain state if it
     /// decodes. Nil when the updater raises or its result is not a `Board`.
     func run(_ source: String) throws -> Board? {
-        let updater = try vm.load("local state = ...\n" + source, chunkName: "updater.lua")
         vm.stack.pushGlobals()
         vm.stack.rawGet(table: -1, field: "run_plain")
         vm.stack.remove(at: -2)
-        updater.push(onto: vm.stack)
+        vm.stack.push(source)
         var result: Board?
         if (try? vm.stack.call(arguments: 1, results: 1)) != nil {
             result = try? LuaDecoder().decode(Board.self, from: vm.stack, at: -1)
