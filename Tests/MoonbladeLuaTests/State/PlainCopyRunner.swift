@@ -13,15 +13,18 @@ struct PlainCopyRunner {
         vm.stack.rawSet(table: -2, field: "plain")
         vm.stack.pop()
         try vm.run("""
-            local function deep_copy(value)
+            function deep_copy(value)
               if type(value) ~= "table" then return value end
               local copy = {}
               for k, v in pairs(value) do copy[k] = deep_copy(v) end
               return copy
             end
             -- The plain side's globals: what its updaters keep (`kept = state.todos[1]`) stays apart
-            -- from what the same code keeps on the draft side, in the same VM.
-            local plain_globals = setmetatable({}, { __index = _G })
+            -- from what the same code keeps on the draft side, in the same VM; they see the globals
+            -- there are now (the libraries), never the draft side's.
+            local library = {}
+            for name, value in pairs(_G) do library[name] = value end
+            local plain_globals = setmetatable({}, { __index = library })
             function run_plain(source)
               local updater = assert(load("local state = ...\\n" .. source, "=updater.lua", "t", plain_globals))
               local copy = deep_copy(plain)
@@ -44,7 +47,8 @@ struct PlainCopyRunner {
             result = try? LuaDecoder().decode(Board.self, from: vm.stack, at: -1)
             vm.stack.pop()
         }
-        if result != nil { try vm.run("plain = candidate") }
+        // A copy: what the updater kept must not reach the state the next one starts from.
+        if result != nil { try vm.run("plain = deep_copy(candidate)") }
         return result
     }
 }
