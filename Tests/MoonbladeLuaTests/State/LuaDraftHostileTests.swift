@@ -231,4 +231,40 @@ struct LuaDraftHostileTests {
             "state.byOwner.ann = kept_root.byOwner.bob; table.insert(state.byOwner.ann, 1, 0)",
         ])
     }
+
+    /// A draft kept from an updater that failed with a cycle in it, put back later, fails there with
+    /// the cycle error; the state stays as it was and the next draft works.
+    @Test func aKeptDraftThatContainsItselfFailsWhereItIsPutBack() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        #expect(throws: LuaError.self) { try harness.draft("failed = state.todos[1]; failed.tags = failed; error('no')") }
+        let before = try #require(harness.resident.current)
+        let error = expectLuaError { _ = try harness.draft("state.counter = 5\nstate.todos[2] = failed") }
+        #expect(error?.message.contains("contains itself") == true, "\(String(describing: error))")
+        #expect(harness.resident.current === before)
+        #expect(try harness.update(Board.self, "state.counter = state.counter + 1").counter == 2)
+    }
+
+    /// What raw access and metatables do on a draft, as README says: `rawset` stores into the proxy
+    /// and is not in the new state, `rawlen` and `next` see nothing, `setmetatable` raises.
+    @Test func rawAccessAndMetatablesOnADraftAreAsDocumented() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        let board = try harness.update(Board.self, """
+            rawset(state, "counter", 99)
+            rawset(state.todos[1], "title", "raw")
+            state.name = tostring(rawlen(state.todos)) .. tostring(next(state.todos)) .. tostring(state.todos[1].title)
+            """)
+        var expected = Board.sample
+        expected.name = "0nilraw"
+        #expect(board == expected)
+        let error = expectLuaError { _ = try harness.draft("state.counter = 3\nsetmetatable(state.todos, {})") }
+        #expect(error?.message == "updater.lua:3: cannot change a protected metatable")
+    }
+
+    /// A kept draft is a snapshot: later updaters do not change what it shows.
+    @Test func aKeptDraftShowsTheStateAsItsUpdaterLeftIt() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        harness.commit(try harness.draft("kept = state.todos; state.todos[1].title = 'first'"))
+        harness.commit(try harness.draft("state.todos[1].title = 'second'; table.remove(state.todos)"))
+        #expect(try harness.vm.run("return kept[1].title, #kept") == [.string("first"), .integer(3)])
+    }
 }
