@@ -61,6 +61,8 @@ struct ResidentStateHostileTests {
                 return_number = function(state) state.n = 9; return 5 end,
                 return_fresh = function(state) state.n = 9; return { n = 1, fresh = true } end,
                 two_keys = function(state) state.alias = state.obj; state.obj.shared = 1 end,
+                yield = function(state) state.n = 11; coroutine.yield() end,
+                draft_as_key = function(state) state.map = { [state.obj] = 1 } end,
               },
               side_effects = {
                 keep_view = function(ctx) kept_view = ctx.state() end,
@@ -121,7 +123,7 @@ struct ResidentStateHostileTests {
         // The view is still the state of its time, and read-only.
         let error = try await #require(throws: PluginError.self) { try await host.dispatch("hostile.write_view").value }
         #expect(error.description.contains("state is read-only here (field \"n\")"), "\(error)")
-        #expect(error.location?.description == "hostile/plugin.lua:52")
+        #expect(error.location?.description == "hostile/plugin.lua:54")
     }
 
     @Test func errorsHalfwayLeaveTheStateForTheNextUpdater() async throws {
@@ -135,6 +137,8 @@ struct ResidentStateHostileTests {
         try await expectFailure(host, "hostile.array_to_object", line: 34, "state.list")
         try await expectFailure(host, "hostile.hole", line: 36, "state.list")
         try await expectFailure(host, "hostile.return_number", line: 46, "number")
+        try await expectFailure(host, "hostile.yield", line: 49, "yield")
+        try await expectFailure(host, "hostile.draft_as_key", line: 50, "state.map")
     }
 
     @Test func theBudgetAndTheMemoryLimitHalfwayLeaveTheStateForTheNextUpdater() async throws {
