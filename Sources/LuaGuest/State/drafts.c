@@ -411,7 +411,10 @@ static void finalize(lua_State *L, int m, int r);
 /// Puts in place of the table value at 3 of `draft_newindex` (record at 4) what it stands for when it
 /// is a view or a draft of an earlier updater (kept in a global, an upvalue, a coroutine): the table it
 /// shows, so that reading it back gives a draft of it, written like any other part of the state (a
-/// kept draft itself stays read-only). Returns whether the value is a table the plugin made.
+/// kept draft itself stays read-only). Only when that table is final: a kept draft that was written
+/// but never finished (its updater failed, or it was detached) may hold tables the plugin can still
+/// change, so it stays itself, finished with the new state. Returns whether the value is a table the
+/// plugin made.
 static int settle_stored_table(lua_State *L, int m, lua_Integer live_session) {
     if (!lua_getmetatable(L, 3)) return 1;
     lua_getiuservalue(L, m, M_DRAFT_MT);
@@ -421,9 +424,12 @@ static int settle_stored_table(lua_State *L, int m, lua_Integer live_session) {
     if (view) {
         lookup(L, m, M_VIEW, 3);
         lua_replace(L, 3);
-    } else if (draft && record_of(L, 3) && ((draft_record *)lua_touserdata(L, -1))->session != live_session) {
-        finalize(L, m, -1);
-        lua_replace(L, 3);
+    } else if (draft) {
+        draft_record *kept = record_of(L, 3);
+        if (kept && kept->session != live_session && (kept->finalized || !kept->has_copy)) {
+            finalize(L, m, -1);  // its final table or its base: nothing to finish
+            lua_replace(L, 3);
+        }
     }
     lua_settop(L, 4);
     return !draft && !view;

@@ -232,9 +232,9 @@ struct LuaDraftHostileTests {
         ])
     }
 
-    /// A draft kept from an updater that failed with a cycle in it, put back later, fails there with
-    /// the cycle error; the state stays as it was and the next draft works.
-    @Test func aKeptDraftThatContainsItselfFailsWhereItIsPutBack() throws {
+    /// A draft kept from an updater that failed with a cycle in it, put back later, fails that updater
+    /// with the cycle error; the state stays as it was and the next draft works.
+    @Test func aKeptDraftThatContainsItselfFailsTheUpdaterThatPutsItBack() throws {
         let harness = try ResidentStateHarness(Board.sample)
         #expect(throws: LuaError.self) { try harness.draft("failed = state.todos[1]; failed.tags = failed; error('no')") }
         let before = try #require(harness.resident.current)
@@ -266,5 +266,17 @@ struct LuaDraftHostileTests {
         harness.commit(try harness.draft("kept = state.todos; state.todos[1].title = 'first'"))
         harness.commit(try harness.draft("state.todos[1].title = 'second'; table.remove(state.todos)"))
         #expect(try harness.vm.run("return kept[1].title, #kept") == [.string("first"), .integer(3)])
+    }
+
+    /// A kept draft that was written but never finished (its updater failed, or it was detached) is
+    /// finished with the state it is put back into: a table the plugin put in it and changes after
+    /// putting it back is in the new state as it is then, as with plain tables.
+    @Test func anUnfinishedKeptDraftPutBackGetsWhatItsTablesHoldWhenTheUpdaterReturns() throws {
+        try expectSameAsPlainCopies([
+            "limits = { a = 1 }; failed = state.settings; failed.limits = limits; error('no')",
+            "state.settings = failed; limits.b = 2",
+            "local t = state.todos[1]; state.todos[1] = state.todos[2]; tags = { 'p' }; t.tags = tags; detached = t",
+            "state.todos[3] = detached; table.insert(tags, 'q')",
+        ], mayFail: true)
     }
 }
