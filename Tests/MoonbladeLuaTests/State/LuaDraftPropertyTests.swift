@@ -59,14 +59,33 @@ struct Mutation: CustomStringConvertible {
         case 41: "local l = state.byOwner[\"\(s)\"]; if l then table.sort(l, function(a, b) return a > b end) end"
         case 42: "local c = {}; for _, t in ipairs(state.todos) do table.insert(c, 1, t) end; state.todos = c"
         case 43: "local n = select('#', table.unpack(state.todos)); state.counter = n + #state.byOwner.ann"
+        case 44: "-- a Swift updater first: \(SwiftChange(p: p, n: n))"
         default: "state.counter = \"not a number\""  // decodes in neither copy
         }
     }
 
     static let gen = zip(
-        Gen.int(in: 0...43), Gen.int(in: 1...5), Gen.int(in: 1...5), Gen.element(of: ["a", "b", "c", "d"]).map { $0! },
+        Gen.int(in: 0...44), Gen.int(in: 1...5), Gen.int(in: 1...5), Gen.element(of: ["a", "b", "c", "d"]).map { $0! },
         Gen.int(in: 0...9), Gen.bool
     ).map { Mutation(kind: $0, p: $1, q: $2, s: $3, n: $4, flag: $5) }
+}
+
+/// A change Swift code makes to the state between Lua updaters (a Swift updater), which pushes the
+/// state again, reusing the tables of the collections it left untouched.
+struct SwiftChange: CustomStringConvertible {
+    var p: Int, n: Int
+
+    var description: String { ["counter", "a todo appended", "byOwner.swift", "limits emptied", "tags of todo 1"][p - 1] }
+
+    func apply(to board: inout Board) {
+        switch p {
+        case 1: board.counter += 10
+        case 2: board.todos.append(Chore(title: "swift", done: false))
+        case 3: board.byOwner["swift", default: []].append(n)
+        case 4: board.settings.limits.removeAll()
+        default: if !board.todos.isEmpty { board.todos[0].tags.append("s\(n)") }
+        }
+    }
 }
 
 @Suite("Resident state: property-based drafts against plain copies")
@@ -80,8 +99,18 @@ struct LuaDraftPropertyTests {
             let harness = try ResidentStateHarness(Board.sample)
             let plain = try PlainCopyRunner(harness, initial: Board.sample)
             var expected = Board.sample
-            _ = try harness.resident.decode(Board.self, of: #require(harness.resident.current))
+            // The state as the store holds it: decoded through the cache, so that a Swift change to it
+            // keeps the storage of what it leaves untouched, as a Swift updater's does.
+            var current = try harness.resident.decode(Board.self, of: #require(harness.resident.current))
+            var swiftVersion: UInt64 = 1 << 32
             for (number, mutations) in dispatches.enumerated() {
+                for mutation in mutations where mutation.kind == 44 {
+                    SwiftChange(p: mutation.p, n: mutation.n).apply(to: &current)
+                    swiftVersion += 1
+                    try harness.resident.replace(with: current, version: swiftVersion)
+                    try plain.replace(with: current)
+                    expected = current
+                }
                 let source = mutations.map(\.description).joined(separator: "\n")
                 let before = try #require(harness.resident.current)
 
@@ -98,6 +127,7 @@ struct LuaDraftPropertyTests {
                 #expect(residentResult == plainResult, "dispatch \(number):\n\(source)")
                 if let plainResult {
                     expected = plainResult
+                    if let residentResult { current = residentResult }
                 } else {
                     #expect(harness.resident.current === before, "dispatch \(number) failed but committed")
                 }

@@ -8,10 +8,7 @@ struct PlainCopyRunner {
     /// Readies `harness`'s VM, `initial` (the harness's first state) being the first plain state.
     init(_ harness: ResidentStateHarness, initial: Board) throws {
         vm = harness.vm
-        vm.stack.pushGlobals()
-        try LuaEncoder().push(initial, onto: vm.stack)
-        vm.stack.rawSet(table: -2, field: "plain")
-        vm.stack.pop()
+        try replace(with: initial)
         try vm.run("""
             function deep_copy(value)
               if type(value) ~= "table" then return value end
@@ -32,6 +29,14 @@ struct PlainCopyRunner {
               return candidate
             end
             """)
+    }
+
+    /// Makes `board` the plain state, as a Swift updater would.
+    func replace(with board: Board) throws {
+        vm.stack.pushGlobals()
+        try LuaEncoder().push(board, onto: vm.stack)
+        vm.stack.rawSet(table: -2, field: "plain")
+        vm.stack.pop()
     }
 
     /// Runs `source` (an updater body, as ``ResidentStateHarness/draft(_:)`` takes it) on a deep copy
