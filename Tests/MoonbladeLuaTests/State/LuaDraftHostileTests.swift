@@ -130,7 +130,7 @@ struct LuaDraftHostileTests {
         #expect(harness.resident.current === before)
     }
 
-    @Test func floatKeysEqualToIntegers() throws {
+    @Test func floatKeysEqualToIntegersAndOddStrings() throws {
         try expectSameAsPlainCopies([
             "state.byOwner.ann[2.0] = 7",
             "state.byOwner.ann[3.0] = 8",
@@ -138,6 +138,8 @@ struct LuaDraftHostileTests {
             "state.byOwner.bob[1.0] = nil; state.byOwner.bob[1] = 5",
             "table.insert(state.byOwner.bob, 1.0, 9); state.todos[3.0] = nil",
             "state.byOwner.ann[#state.byOwner.ann + 1.0] = 1",
+            "state.byOwner['a\\0b'] = { 1 }; state.byOwner['é'] = { 2 }",
+            "state.byOwner['a\\0b'][2] = 2; state.byOwner.a = { 0 }; state.byOwner['é'] = nil",
         ])
     }
 
@@ -182,6 +184,9 @@ struct LuaDraftHostileTests {
             "state.settings.limits.max = 1; state.settings = { theme = state.settings.theme, limits = state.settings.limits }",
             "local t = { todo = state.todos[1] }; t.todo.title = 'via'; state.todos[3] = t.todo",
             "local d = state.byOwner.ann; state.byOwner.ann = { 1 }; state.byOwner.ann = d; d[1] = 42",
+            // Written from a coroutine the updater runs (and one that fails, caught by resume).
+            "local co = coroutine.wrap(function(d) coroutine.yield(); d.counter = 5; d.todos[1].done = true end); co(state); co()",
+            "local co = coroutine.create(function() state.counter = 6; error('in co') end); coroutine.resume(co); state.name = 'x'",
         ], mayFail: true)
     }
 
