@@ -1,0 +1,265 @@
+import Foundation
+import Moonblade
+import MoonbladeTestSupport
+import Testing
+
+/// Adds a user whenever an observer rule builds it.
+private struct StateChangeAddUser: StateUpdater, StateObserverDispatchable, DispatchObserverDispatchable,
+    NotificationObserverDispatchable, OnStartObserverDispatchable
+{
+    init?(prevState: any State, currentState: any State) {}
+    init?(dispatchedItem: any Dispatchable, prevState: any State, currentState: any State) {}
+    init?(notification: Notification) {}
+    init?() {}
+
+    func updateState(_ state: inout AppState) { state.user.users.append(User(username: "the username")) }
+}
+
+/// Would add a user, but every observer initializer refuses: the rule must skip it.
+private struct NilStateChangeAddUser: StateUpdater, StateObserverDispatchable, DispatchObserverDispatchable,
+    NotificationObserverDispatchable, OnStartObserverDispatchable
+{
+    init?(prevState: any State, currentState: any State) { return nil }
+    init?(dispatchedItem: any Dispatchable, prevState: any State, currentState: any State) { return nil }
+    init?(notification: Notification) { return nil }
+    init?() { return nil }
+
+    func updateState(_ state: inout AppState) { state.user.users.append(User(username: "the username")) }
+}
+
+/// Adds a user for a notification, counting how often a notification observer built it; used by
+/// one test only, so the count is that test's.
+private struct CountedNotificationAddUser: StateUpdater, NotificationObserverDispatchable {
+    static let built = Locked(0)
+
+    init?(notification: Notification) { Self.built.withLock { $0 += 1 } }
+
+    func updateState(_ state: inout AppState) { state.user.users.append(User(username: "the username")) }
+}
+
+private let testNotification = Notification.Name("KatanaObserverInterceptorTests.notification")
+
+/// The two ways Katana's suite writes a state change rule: typed, or on `any State` with casts.
+enum StateChangeRule: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case typed, untyped
+
+    var testDescription: String { rawValue }
+
+    /// A rule that holds when the number of to-dos changed.
+    var todosCountChanged: ObserverInterceptor.ObserverType.StateChangeObserver {
+        switch self {
+        case .typed:
+            ObserverInterceptor.ObserverType.typedStateChange { (prev: AppState, current: AppState) in
+                prev.todo.todos.count != current.todo.todos.count
+            }
+        case .untyped:
+            { prev, current in
+                guard let prev = prev as? AppState, let current = current as? AppState else { return false }
+                return prev.todo.todos.count != current.todo.todos.count
+            }
+        }
+    }
+}
+
+/// Katana's `KatanaTests/ObserverInterceptorTests.swift`, ported to Moonblade's store. Katana's pairs
+/// of tests for the typed and the `any State` state change rule are one parameterized test each here.
+/// Katana polls (`waitFor`) for the observed items; Moonblade runs them before the dispatch that
+/// triggered them returns, so the port checks the state at once.
+@Suite("Katana suite: Observer interceptor", .timeLimit(.minutes(1)))
+struct KatanaObserverInterceptorTests {
+    private let todo = Todo(title: "title", id: "id")
+
+    // MARK: State change
+
+    // Katana: testObserveOnStateChange_whenUsingAppStateChangeObserver_dispatchesDispatchable,
+    // testObserveOnStateChange_whenUsingStateChangeObserver_dispatchesDispatchable
+    @Test("a state change rule that holds dispatches its item", arguments: StateChangeRule.allCases)
+    func onStateChangeDispatches(rule: StateChangeRule) async throws {
+        let store = KatanaStore(interceptors: [
+            ObserverInterceptor.observe([.onStateChange(rule.todosCountChanged, [StateChangeAddUser.self])])
+        ])
+
+        try await bounded { [todo] in try await store.dispatch(AddTodo(todo: todo)).value }
+
+        #expect(store.state.user.users.count == 1)
+        #expect(store.state.todo.todos == [todo])
+    }
+
+    // Katana: testObserveOnStateChange_whenUsingAppStateChangeObserverAndMultipleDispatchables_dispatchesAllOfThem,
+    // testObserveOnStateChange_whenUsingStateChangeObserverAndMultipleDispatchables_dispatchesAllOfThem
+    @Test("a state change rule dispatches every item it lists, a type listed thrice three times",
+        arguments: StateChangeRule.allCases)
+    func onStateChangeDispatchesAll(rule: StateChangeRule) async throws {
+        let store = KatanaStore(interceptors: [
+            ObserverInterceptor.observe([
+                .onStateChange(
+                    rule.todosCountChanged, [StateChangeAddUser.self, StateChangeAddUser.self, StateChangeAddUser.self])
+            ])
+        ])
+
+        try await bounded { [todo] in try await store.dispatch(AddTodo(todo: todo)).value }
+
+        #expect(store.state.user.users.count == 3)
+        #expect(store.state.todo.todos == [todo])
+    }
+
+    // Katana: testObserveOnStateChange_whenUsingAppStateChangeObserverAndNillableInitDispatchables_discardsNilOnes,
+    // testObserveOnStateChange_whenUsingStateChangeObserverAndNillableInitDispatchables_discardsNilOnes
+    @Test("a state change rule skips the items whose initializer returns nil", arguments: StateChangeRule.allCases)
+    func onStateChangeSkipsNil(rule: StateChangeRule) async throws {
+        let store = KatanaStore(interceptors: [
+            ObserverInterceptor.observe([
+                .onStateChange(rule.todosCountChanged, [NilStateChangeAddUser.self, StateChangeAddUser.self])
+            ])
+        ])
+
+        try await bounded { [todo] in try await store.dispatch(AddTodo(todo: todo)).value }
+
+        #expect(store.state.user.users.count == 1)
+        #expect(store.state.todo.todos == [todo])
+    }
+
+    // Katana: testObserveOnStateChange_whenUsingAppStateChangeObserver_doesNotInterceptSideEffects,
+    // testObserveOnStateChange_whenUsingStateChangeObserver_doesNotInterceptSideEffects
+    @Test("a state change rule is not evaluated for side effects", arguments: StateChangeRule.allCases)
+    func onStateChangeIgnoresSideEffects(rule: StateChangeRule) async throws {
+        let evaluated = Locked(0)
+        let predicate = rule.todosCountChanged
+        let store = KatanaStore(interceptors: [
+            ObserverInterceptor.observe([
+                .onStateChange({ prev, current in
+                    evaluated.withLock { $0 += 1 }
+                    return predicate(prev, current)
+                }, [])
+            ])
+        ])
+
+        try await bounded { try await store.dispatch(ClosureSideEffect()).value }
+
+        #expect(evaluated.withLock { $0 } == 0)
+    }
+
+    // MARK: Dispatch
+
+    // Katana: testObserveOnDispatch_dispatchesDispatchables
+    @Test("a dispatch rule dispatches its item after the observed type")
+    func onDispatchDispatches() async throws {
+        let store = KatanaStore(interceptors: [ObserverInterceptor.observe([.onDispatch(AddTodo.self, [StateChangeAddUser.self])])])
+
+        try await bounded { [todo] in try await store.dispatch(AddTodo(todo: todo)).value }
+
+        #expect(store.state.user.users.count == 1)
+        #expect(store.state.todo.todos == [todo])
+    }
+
+    // Katana: testObserveOnDispatch_whenMultipleDispatchables_dispatchesAllOfThem
+    @Test("a dispatch rule dispatches every item it lists")
+    func onDispatchDispatchesAll() async throws {
+        let store = KatanaStore(interceptors: [
+            ObserverInterceptor.observe([.onDispatch(AddTodo.self, [StateChangeAddUser.self, StateChangeAddUser.self])])
+        ])
+
+        try await bounded { [todo] in try await store.dispatch(AddTodo(todo: todo)).value }
+
+        #expect(store.state.user.users.count == 2)
+        #expect(store.state.todo.todos == [todo])
+    }
+
+    // Katana: testObserveOnDispatch_whenNillableInitDispatchables_discardsNilOnes
+    @Test("a dispatch rule skips the items whose initializer returns nil")
+    func onDispatchSkipsNil() async throws {
+        let store = KatanaStore(interceptors: [
+            ObserverInterceptor.observe([
+                .onDispatch(AddTodo.self, [NilStateChangeAddUser.self, StateChangeAddUser.self])
+            ])
+        ])
+
+        try await bounded { [todo] in try await store.dispatch(AddTodo(todo: todo)).value }
+
+        #expect(store.state.user.users.count == 1)
+        #expect(store.state.todo.todos == [todo])
+    }
+
+    // Katana: testObserveOnDispatch_whenMultipleObservers_observesAllOfThem (fire and forget, as Katana)
+    @Test("every dispatch rule that matches fires")
+    func onDispatchRulesAllFire() async throws {
+        let store = KatanaStore(interceptors: [
+            ObserverInterceptor.observe([
+                .onDispatch(AddTodo.self, [StateChangeAddUser.self]),
+                .onDispatch(AddTodo.self, [StateChangeAddUser.self]),
+            ])
+        ])
+
+        store.dispatch(AddTodo(todo: todo))
+
+        await waitUntil(timeout: .seconds(10)) { store.state.user.users.count == 2 }
+        #expect(store.state.todo.todos == [todo])
+    }
+
+    // MARK: Notification
+
+    // Katana: testObserveOnNotification_dispatchesDispatchables,
+    // testObserveOnNotification_whenMultipleDispatchables_dispatchesAllOfThem,
+    // testObserveOnNotification_whenNillableInitDispatchables_discardsNilOnes
+    @Test(
+        "a notification rule dispatches its non-nil items when the notification is posted",
+        arguments: [
+            ([StateChangeAddUser.self], 1),
+            ([StateChangeAddUser.self, StateChangeAddUser.self], 2),
+            ([NilStateChangeAddUser.self, StateChangeAddUser.self], 1),
+        ] as [([any NotificationObserverDispatchable.Type], Int)])
+    func onNotificationDispatches(items: [any NotificationObserverDispatchable.Type], users: Int) async throws {
+        let center = NotificationCenter()
+        let store = KatanaStore(interceptors: [
+            ObserverInterceptor.observe([.onNotification(testNotification, items)], notificationCenter: center)
+        ])
+        #expect(store.isReady)
+        #expect(store.state.user.users.isEmpty)
+
+        center.post(name: testNotification, object: nil)
+
+        await waitUntil(timeout: .seconds(10)) { store.state.user.users.count == users }
+        #expect(store.state.user.users.count == users)
+    }
+
+    // MARK: Start
+
+    // Katana: testObserveOnStart_dispatchesDispatchables,
+    // testObserveOnStart_whenMultipleDispatchables_dispatchesAllOfThem,
+    // testObserveOnStart_whenNillableInitDispatchables_discardsNilOnes
+    @Test(
+        "a start rule dispatches its non-nil items before the store is returned",
+        arguments: [
+            ([StateChangeAddUser.self], 1),
+            ([StateChangeAddUser.self, StateChangeAddUser.self], 2),
+            ([NilStateChangeAddUser.self, StateChangeAddUser.self], 1),
+        ] as [([any OnStartObserverDispatchable.Type], Int)])
+    func onStartDispatches(items: [any OnStartObserverDispatchable.Type], users: Int) {
+        let store = KatanaStore(interceptors: [ObserverInterceptor.observe([.onStart(items)])])
+
+        #expect(store.state.user.users.count == users)
+        #expect(store.state.todo.todos.isEmpty)
+    }
+
+    // MARK: Deallocation
+
+    // Katana: testObserveOnNotification_whenStoreIsDeallocated_unregistersObserver. Katana counts the
+    // observers of a NotificationCenter subclass; on Linux its methods cannot be overridden, so the port
+    // counts what a live observer would do: build the item for the notification.
+    @Test("releasing the store removes its notification observers")
+    func releasingTheStoreRemovesObservers() async throws {
+        let center = NotificationCenter()
+        let name = Notification.Name("KatanaObserverInterceptorTests.release")
+        var store: KatanaStore? = KatanaStore(interceptors: [
+            ObserverInterceptor.observe([.onNotification(name, [CountedNotificationAddUser.self])], notificationCenter: center)
+        ])
+
+        center.post(name: name, object: nil)
+        await waitUntil(timeout: .seconds(10)) { store?.state.user.users.count == 1 }
+        #expect(CountedNotificationAddUser.built.withLock { $0 } == 1)
+
+        store = nil
+        center.post(name: name, object: nil)
+        #expect(CountedNotificationAddUser.built.withLock { $0 } == 1)
+    }
+}
