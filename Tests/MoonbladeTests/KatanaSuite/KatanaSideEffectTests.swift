@@ -238,4 +238,31 @@ struct KatanaSideEffectTests {
         #expect(attempts.values == [1, 2, 3])
         #expect(error?.code == 3)
     }
+
+    // Hydra's `.retry(0)` rejects with an error; its port, `retries: -1`, stopped the program
+    // (a precondition) before the Katana suite was ported.
+    @Test("a negative retry count fails the dispatch with a clear error and dispatches nothing")
+    func negativeRetriesFail() async throws {
+        let store = KatanaStore()
+        let attempts = Recorder<Int>()
+
+        await #expect(throws: StoreError.invalidRetryCount(-1)) {
+            try await store.dispatch(RetryMe(attempts: attempts), retries: -1).value
+        }
+        await #expect(throws: StoreError.invalidRetryCount(-2)) {
+            try await store.dispatch(AddTodo(todo: Todo(title: "test", id: "test")), retries: -2).value
+        }
+        await #expect(throws: StoreError.invalidRetryCount(-1)) {
+            try await store.dispatch(Multiply(a: 5, b: 2), retries: -1).value
+        }
+        await #expect(throws: StoreError.invalidRetryCount(-1)) {
+            try await store.anyDispatch(AddTodo(todo: Todo(title: "test", id: "test")), retries: -1).value
+        }
+
+        #expect(attempts.values.isEmpty)
+        #expect(store.state == AppState())
+        #expect("\(StoreError.invalidRetryCount(-1))".contains("retries: n - 1"))
+        // The store keeps working.
+        #expect(try await bounded { try await store.dispatch(Multiply(a: 5, b: 2), retries: 1).value } == 10)
+    }
 }
