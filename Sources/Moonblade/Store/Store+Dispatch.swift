@@ -212,7 +212,13 @@ extension Store {
         guard let provider = configuration.listenersAsyncProvider else {
             return Self.call(listeners, old: oldState, new: newState)  // inline: no closure to allocate
         }
-        provider { Self.call(listeners, old: oldState, new: newState) }
+        // The work runs later: a listener unsubscribed meanwhile is skipped, as Katana, which reads its
+        // listeners when the provider runs them, skips it. Weak, so held work does not keep the store.
+        provider { [weak self] in
+            guard let self else { return }
+            let subscribed = self.lock.withLock { self.listeners }
+            Self.call(listeners.filter { entry in subscribed.contains { $0.id == entry.id } }, old: oldState, new: newState)
+        }
     }
 
     private static func call(_ listeners: [StoreListenerEntry<S>], old oldState: S, new newState: S) {

@@ -50,6 +50,48 @@ struct KatanaStoreTests {
         #expect(store.state.todo.todos == [todo, todo])
     }
 
+    // Katana: testUnsubscribeListeners_areInvokedOnStateChange, with Katana's default configuration:
+    // listeners run later, where the provider (the main queue, in Katana) runs them. Katana reads the
+    // listeners when it runs them, so one unsubscribed between a change and that moment is not called.
+    @Test("with a listener provider, a listener unsubscribed before the provider runs is not called")
+    func unsubscribedBeforeTheProviderRunsIsNotCalled() async throws {
+        let held = Recorder<@Sendable () -> Void>()
+        let store = KatanaStore(configuration: StoreConfiguration(listenersAsyncProvider: { held.append($0) }))
+        let removedCalls = Locked(0)
+        let keptCalls = Locked<[(old: AppState, new: AppState)]>([])
+        let unsubscribe = store.addListener { _, _ in removedCalls.withLock { $0 += 1 } }
+        _ = store.addListener { old, new in keptCalls.withLock { $0.append((old, new)) } }
+        let todo = Todo(title: "title", id: "id")
+
+        try await bounded { try await store.dispatch(AddTodo(todo: todo)).value }
+        unsubscribe()
+        for work in held.values { work() }
+
+        #expect(removedCalls.withLock { $0 } == 0)
+        let kept = keptCalls.withLock { $0 }
+        try #require(kept.count == 1)
+        #expect(kept[0].old.todo.todos == [] && kept[0].new.todo.todos == [todo])
+    }
+
+    // Katana's listener work holds its store weakly and does nothing once the store is gone.
+    @Test("with a listener provider, work run after the store was released calls no listener")
+    func providerWorkAfterReleaseCallsNothing() async throws {
+        let held = Recorder<@Sendable () -> Void>()
+        let calls = Locked(0)
+        weak var released: KatanaStore?
+        do {
+            let store = KatanaStore(configuration: StoreConfiguration(listenersAsyncProvider: { held.append($0) }))
+            _ = store.addListener { _, _ in calls.withLock { $0 += 1 } }
+            try await bounded { try await store.dispatch(AddTodo(todo: Todo(title: "title", id: "id"))).value }
+            released = store
+        }
+
+        #expect(released == nil, "held listener work must not keep the store alive")
+        for work in held.values { work() }
+        #expect(held.values.count == 1)
+        #expect(calls.withLock { $0 } == 0)
+    }
+
     // Katana: testStoreListener_whenMultipleConcurrentOperations_itWillNotCrash. Katana blocks each
     // operation on Hydra's `await`; the port blocks on `wait()`. Katana also moves the state
     // initializer to a queue (`stateInitializerAsyncProvider`), a knob Moonblade does not take.
