@@ -196,6 +196,29 @@ struct KatanaObserverInterceptorTests {
         #expect(store.state.todo.todos == [todo])
     }
 
+    // Katana's suite observes only updaters. Katana runs a side effect to its end inside the chain, so
+    // there a dispatch rule on a side effect fires after it finished; Moonblade's synchronous chain only
+    // starts it, so the rule fires once it has started, with the state as it started.
+    @Test("a dispatch rule observing a side effect fires when it has started, with the state then")
+    func onDispatchOfASideEffectFiresWhenItStarts() async throws {
+        let release = Latch(count: 2)
+        let store = KatanaStore(interceptors: [
+            ObserverInterceptor.observe([.onDispatch(ClosureSideEffect.self, [StateChangeAddUser.self])])
+        ])
+
+        let running = store.dispatch(ClosureSideEffect { context in
+            await release.arrive()
+            try await context.dispatch(AddTodo(todo: Todo(title: "late", id: "late"))).value
+        })
+        // The rule has fired while the side effect still waits at the latch.
+        #expect(store.state.user.users.count == 1)
+        #expect(store.state.todo.todos.isEmpty)
+        await release.arrive()
+        try await bounded { try await running.value }
+        #expect(store.state.user.users.count == 1)
+        #expect(store.state.todo.todos.count == 1)
+    }
+
     // MARK: Notification
 
     // Katana: testObserveOnNotification_dispatchesDispatchables,
