@@ -37,6 +37,12 @@ private struct CountedNotificationAddUser: StateUpdater, NotificationObserverDis
     func updateState(_ state: inout AppState) { state.user.users.append(User(username: "the username")) }
 }
 
+/// Katana's three cases for the items of a rule, with how many users they add: one item, the same
+/// item twice, and an item whose initializer returns nil before one.
+private func katanaCases<Item>(_ item: Item, skipped: Item) -> [([Item], Int)] {
+    [([item], 1), ([item, item], 2), ([skipped, item], 1)]
+}
+
 private let testNotification = Notification.Name("KatanaObserverInterceptorTests.notification")
 
 /// The two ways Katana's suite writes a state change rule: typed, or on `any State` with casts.
@@ -61,8 +67,9 @@ enum StateChangeRule: String, CaseIterable, Sendable, CustomTestStringConvertibl
     }
 }
 
-/// Katana's `KatanaTests/ObserverInterceptorTests.swift`, ported to Moonblade's store. Katana's pairs
-/// of tests for the typed and the `any State` state change rule are one parameterized test each here.
+/// Katana's `KatanaTests/ObserverInterceptorTests.swift`, ported to Moonblade's store. Katana's tests
+/// that differ only in the kind of state change rule (typed or on `any State`) or in the items listed
+/// are the cases of one parameterized test here.
 /// Katana polls (`waitFor`) for the observed items; Moonblade runs them before the dispatch that
 /// triggered them returns, so the port checks the state at once.
 @Suite("Katana suite: Observer interceptor", .timeLimit(.minutes(1)))
@@ -71,52 +78,31 @@ struct KatanaObserverInterceptorTests {
 
     // MARK: State change
 
+    /// Dispatches `AddTodo` to a store observing `rules`, checks it was applied, and returns how many
+    /// users the rules' items added.
+    private func usersAdded(by rules: [ObserverInterceptor.ObserverType]) async throws -> Int {
+        let store = KatanaStore(interceptors: [ObserverInterceptor.observe(rules)])
+        try await bounded { [todo] in try await store.dispatch(AddTodo(todo: todo)).value }
+        #expect(store.state.todo.todos == [todo])
+        return store.state.user.users.count
+    }
+
     // Katana: testObserveOnStateChange_whenUsingAppStateChangeObserver_dispatchesDispatchable,
-    // testObserveOnStateChange_whenUsingStateChangeObserver_dispatchesDispatchable
-    @Test("a state change rule that holds dispatches its item", arguments: StateChangeRule.allCases)
-    func onStateChangeDispatches(rule: StateChangeRule) async throws {
-        let store = KatanaStore(interceptors: [
-            ObserverInterceptor.observe([.onStateChange(rule.todosCountChanged, [StateChangeAddUser.self])])
-        ])
-
-        try await bounded { [todo] in try await store.dispatch(AddTodo(todo: todo)).value }
-
-        #expect(store.state.user.users.count == 1)
-        #expect(store.state.todo.todos == [todo])
-    }
-
-    // Katana: testObserveOnStateChange_whenUsingAppStateChangeObserverAndMultipleDispatchables_dispatchesAllOfThem,
-    // testObserveOnStateChange_whenUsingStateChangeObserverAndMultipleDispatchables_dispatchesAllOfThem
-    @Test("a state change rule dispatches every item it lists, a type listed thrice three times",
-        arguments: StateChangeRule.allCases)
-    func onStateChangeDispatchesAll(rule: StateChangeRule) async throws {
-        let store = KatanaStore(interceptors: [
-            ObserverInterceptor.observe([
-                .onStateChange(
-                    rule.todosCountChanged, [StateChangeAddUser.self, StateChangeAddUser.self, StateChangeAddUser.self])
-            ])
-        ])
-
-        try await bounded { [todo] in try await store.dispatch(AddTodo(todo: todo)).value }
-
-        #expect(store.state.user.users.count == 3)
-        #expect(store.state.todo.todos == [todo])
-    }
-
-    // Katana: testObserveOnStateChange_whenUsingAppStateChangeObserverAndNillableInitDispatchables_discardsNilOnes,
+    // testObserveOnStateChange_whenUsingStateChangeObserver_dispatchesDispatchable,
+    // testObserveOnStateChange_whenUsingAppStateChangeObserverAndMultipleDispatchables_dispatchesAllOfThem,
+    // testObserveOnStateChange_whenUsingStateChangeObserverAndMultipleDispatchables_dispatchesAllOfThem,
+    // testObserveOnStateChange_whenUsingAppStateChangeObserverAndNillableInitDispatchables_discardsNilOnes,
     // testObserveOnStateChange_whenUsingStateChangeObserverAndNillableInitDispatchables_discardsNilOnes
-    @Test("a state change rule skips the items whose initializer returns nil", arguments: StateChangeRule.allCases)
-    func onStateChangeSkipsNil(rule: StateChangeRule) async throws {
-        let store = KatanaStore(interceptors: [
-            ObserverInterceptor.observe([
-                .onStateChange(rule.todosCountChanged, [NilStateChangeAddUser.self, StateChangeAddUser.self])
-            ])
-        ])
-
-        try await bounded { [todo] in try await store.dispatch(AddTodo(todo: todo)).value }
-
-        #expect(store.state.user.users.count == 1)
-        #expect(store.state.todo.todos == [todo])
+    @Test(
+        "a state change rule that holds dispatches every non-nil item it lists, a type listed thrice three times",
+        arguments: StateChangeRule.allCases, [
+            ([StateChangeAddUser.self], 1),
+            ([StateChangeAddUser.self, StateChangeAddUser.self, StateChangeAddUser.self], 3),
+            ([NilStateChangeAddUser.self, StateChangeAddUser.self], 1),
+        ] as [([any StateObserverDispatchable.Type], Int)])
+    func onStateChangeDispatches(rule: StateChangeRule, listed: ([any StateObserverDispatchable.Type], Int)) async throws {
+        let (items, users) = listed
+        #expect(try await usersAdded(by: [.onStateChange(rule.todosCountChanged, items)]) == users)
     }
 
     // Katana: testObserveOnStateChange_whenUsingAppStateChangeObserver_doesNotInterceptSideEffects,
@@ -141,43 +127,14 @@ struct KatanaObserverInterceptorTests {
 
     // MARK: Dispatch
 
-    // Katana: testObserveOnDispatch_dispatchesDispatchables
-    @Test("a dispatch rule dispatches its item after the observed type")
-    func onDispatchDispatches() async throws {
-        let store = KatanaStore(interceptors: [ObserverInterceptor.observe([.onDispatch(AddTodo.self, [StateChangeAddUser.self])])])
-
-        try await bounded { [todo] in try await store.dispatch(AddTodo(todo: todo)).value }
-
-        #expect(store.state.user.users.count == 1)
-        #expect(store.state.todo.todos == [todo])
-    }
-
-    // Katana: testObserveOnDispatch_whenMultipleDispatchables_dispatchesAllOfThem
-    @Test("a dispatch rule dispatches every item it lists")
-    func onDispatchDispatchesAll() async throws {
-        let store = KatanaStore(interceptors: [
-            ObserverInterceptor.observe([.onDispatch(AddTodo.self, [StateChangeAddUser.self, StateChangeAddUser.self])])
-        ])
-
-        try await bounded { [todo] in try await store.dispatch(AddTodo(todo: todo)).value }
-
-        #expect(store.state.user.users.count == 2)
-        #expect(store.state.todo.todos == [todo])
-    }
-
-    // Katana: testObserveOnDispatch_whenNillableInitDispatchables_discardsNilOnes
-    @Test("a dispatch rule skips the items whose initializer returns nil")
-    func onDispatchSkipsNil() async throws {
-        let store = KatanaStore(interceptors: [
-            ObserverInterceptor.observe([
-                .onDispatch(AddTodo.self, [NilStateChangeAddUser.self, StateChangeAddUser.self])
-            ])
-        ])
-
-        try await bounded { [todo] in try await store.dispatch(AddTodo(todo: todo)).value }
-
-        #expect(store.state.user.users.count == 1)
-        #expect(store.state.todo.todos == [todo])
+    // Katana: testObserveOnDispatch_dispatchesDispatchables,
+    // testObserveOnDispatch_whenMultipleDispatchables_dispatchesAllOfThem,
+    // testObserveOnDispatch_whenNillableInitDispatchables_discardsNilOnes
+    @Test(
+        "a dispatch rule dispatches every non-nil item it lists after the observed type",
+        arguments: katanaCases(StateChangeAddUser.self as any DispatchObserverDispatchable.Type, skipped: NilStateChangeAddUser.self))
+    func onDispatchDispatches(items: [any DispatchObserverDispatchable.Type], users: Int) async throws {
+        #expect(try await usersAdded(by: [.onDispatch(AddTodo.self, items)]) == users)
     }
 
     // Katana: testObserveOnDispatch_whenMultipleObservers_observesAllOfThem (fire and forget, as Katana)
@@ -226,11 +183,7 @@ struct KatanaObserverInterceptorTests {
     // testObserveOnNotification_whenNillableInitDispatchables_discardsNilOnes
     @Test(
         "a notification rule dispatches its non-nil items when the notification is posted",
-        arguments: [
-            ([StateChangeAddUser.self], 1),
-            ([StateChangeAddUser.self, StateChangeAddUser.self], 2),
-            ([NilStateChangeAddUser.self, StateChangeAddUser.self], 1),
-        ] as [([any NotificationObserverDispatchable.Type], Int)])
+        arguments: katanaCases(StateChangeAddUser.self as any NotificationObserverDispatchable.Type, skipped: NilStateChangeAddUser.self))
     func onNotificationDispatches(items: [any NotificationObserverDispatchable.Type], users: Int) async throws {
         let center = NotificationCenter()
         let store = KatanaStore(interceptors: [
@@ -252,11 +205,7 @@ struct KatanaObserverInterceptorTests {
     // testObserveOnStart_whenNillableInitDispatchables_discardsNilOnes
     @Test(
         "a start rule dispatches its non-nil items before the store is returned",
-        arguments: [
-            ([StateChangeAddUser.self], 1),
-            ([StateChangeAddUser.self, StateChangeAddUser.self], 2),
-            ([NilStateChangeAddUser.self, StateChangeAddUser.self], 1),
-        ] as [([any OnStartObserverDispatchable.Type], Int)])
+        arguments: katanaCases(StateChangeAddUser.self as any OnStartObserverDispatchable.Type, skipped: NilStateChangeAddUser.self))
     func onStartDispatches(items: [any OnStartObserverDispatchable.Type], users: Int) {
         let store = KatanaStore(interceptors: [ObserverInterceptor.observe([.onStart(items)])])
 

@@ -34,6 +34,20 @@ private final class Around: Sendable {
     let items = Recorder<String>()
     let before = Recorder<AppState>()
     let after = Recorder<AppState>()
+
+    /// A synchronous interceptor that records each item's type and the states around its `next`.
+    var interceptor: StoreInterceptor {
+        { context in
+            { next in
+                { item in
+                    self.items.append(String(describing: type(of: item)))
+                    self.before.append(context.getAnyState() as! AppState)
+                    try next(item)
+                    self.after.append(context.getAnyState() as! AppState)
+                }
+            }
+        }
+    }
 }
 
 /// Katana's `KatanaTests/StoreInterceptorsTests.swift` (Katana 6, and the side effect cases of its
@@ -45,21 +59,11 @@ struct KatanaStoreInterceptorsTests {
     func interceptorSeesStateAroundNext() async throws {
         let todo = Todo(title: "test", id: "id")
         let around = Around()
-        let interceptor: StoreInterceptor = { context in
-            { next in
-                { updater in
-                    if let updater = updater as? AddTodo { around.items.append(updater.todo.id) }
-                    around.before.append(context.getAnyState() as! AppState)
-                    try next(updater)
-                    around.after.append(context.getAnyState() as! AppState)
-                }
-            }
-        }
-        let store = KatanaStore(interceptors: [interceptor])
+        let store = KatanaStore(interceptors: [around.interceptor])
 
         try await bounded { try await store.dispatch(AddTodo(todo: todo)).value }
 
-        #expect(around.items.values == [todo.id])
+        #expect(around.items.values == ["AddTodo"])
         #expect(around.before.values.map(\.todo.todos) == [[]])
         #expect(around.after.values.map(\.todo.todos) == [[todo]])
     }
@@ -176,17 +180,7 @@ struct KatanaStoreInterceptorsTests {
     @Test("an interceptor sees a side effect and the state around starting it")
     func interceptorSeesSideEffects() async throws {
         let around = Around()
-        let interceptor: StoreInterceptor = { context in
-            { next in
-                { sideEffect in
-                    around.items.append(String(describing: type(of: sideEffect)))
-                    around.before.append(context.getAnyState() as! AppState)
-                    try next(sideEffect)
-                    around.after.append(context.getAnyState() as! AppState)
-                }
-            }
-        }
-        let store = KatanaStore(interceptors: [interceptor])
+        let store = KatanaStore(interceptors: [around.interceptor])
 
         try await bounded { try await store.dispatch(ClosureSideEffect(delay: .milliseconds(100))).value }
 
