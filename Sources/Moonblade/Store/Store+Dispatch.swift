@@ -217,7 +217,8 @@ extension Store {
         provider { [weak self] in
             guard let self else { return }
             let subscribed = self.lock.withLock { self.listeners }
-            Self.call(listeners.filter { entry in subscribed.contains { $0.id == entry.id } }, old: oldState, new: newState)
+            let stillSubscribed = listeners.filter { entry in subscribed.contains { $0.id == entry.id } }
+            Self.call(stillSubscribed, old: oldState, new: newState)
         }
     }
 

@@ -94,13 +94,16 @@ struct KatanaObserverInterceptorTests {
     // testObserveOnStateChange_whenUsingAppStateChangeObserverAndNillableInitDispatchables_discardsNilOnes,
     // testObserveOnStateChange_whenUsingStateChangeObserverAndNillableInitDispatchables_discardsNilOnes
     @Test(
-        "a state change rule that holds dispatches every non-nil item it lists, a type listed thrice three times",
-        arguments: StateChangeRule.allCases, [
+        "a state change rule that holds dispatches its non-nil items, a type listed thrice three times",
+        arguments: StateChangeRule.allCases,
+        [
             ([StateChangeAddUser.self], 1),
             ([StateChangeAddUser.self, StateChangeAddUser.self, StateChangeAddUser.self], 3),
             ([NilStateChangeAddUser.self, StateChangeAddUser.self], 1),
         ] as [([any StateObserverDispatchable.Type], Int)])
-    func onStateChangeDispatches(rule: StateChangeRule, listed: ([any StateObserverDispatchable.Type], Int)) async throws {
+    func onStateChangeDispatches(rule: StateChangeRule, listed: ([any StateObserverDispatchable.Type], Int))
+        async throws
+    {
         let (items, users) = listed
         #expect(try await usersAdded(by: [.onStateChange(rule.todosCountChanged, items)]) == users)
     }
@@ -113,10 +116,11 @@ struct KatanaObserverInterceptorTests {
         let predicate = rule.todosCountChanged
         let store = KatanaStore(interceptors: [
             ObserverInterceptor.observe([
-                .onStateChange({ prev, current in
-                    evaluated.withLock { $0 += 1 }
-                    return predicate(prev, current)
-                }, [])
+                .onStateChange(
+                    { prev, current in
+                        evaluated.withLock { $0 += 1 }
+                        return predicate(prev, current)
+                    }, [])
             ])
         ])
 
@@ -132,7 +136,9 @@ struct KatanaObserverInterceptorTests {
     // testObserveOnDispatch_whenNillableInitDispatchables_discardsNilOnes
     @Test(
         "a dispatch rule dispatches every non-nil item it lists after the observed type",
-        arguments: katanaCases(StateChangeAddUser.self as any DispatchObserverDispatchable.Type, skipped: NilStateChangeAddUser.self))
+        arguments: katanaCases(
+            StateChangeAddUser.self as any DispatchObserverDispatchable.Type,
+            skipped: NilStateChangeAddUser.self))
     func onDispatchDispatches(items: [any DispatchObserverDispatchable.Type], users: Int) async throws {
         #expect(try await usersAdded(by: [.onDispatch(AddTodo.self, items)]) == users)
     }
@@ -163,10 +169,11 @@ struct KatanaObserverInterceptorTests {
             ObserverInterceptor.observe([.onDispatch(ClosureSideEffect.self, [StateChangeAddUser.self])])
         ])
 
-        let running = store.dispatch(ClosureSideEffect { context in
-            await release.arrive()
-            try await context.dispatch(AddTodo(todo: Todo(title: "late", id: "late"))).value
-        })
+        let running = store.dispatch(
+            ClosureSideEffect { context in
+                await release.arrive()
+                try await context.dispatch(AddTodo(todo: Todo(title: "late", id: "late"))).value
+            })
         // The rule has fired while the side effect still waits at the latch.
         #expect(store.state.user.users.count == 1)
         #expect(store.state.todo.todos.isEmpty)
@@ -183,11 +190,15 @@ struct KatanaObserverInterceptorTests {
     // testObserveOnNotification_whenNillableInitDispatchables_discardsNilOnes
     @Test(
         "a notification rule dispatches its non-nil items when the notification is posted",
-        arguments: katanaCases(StateChangeAddUser.self as any NotificationObserverDispatchable.Type, skipped: NilStateChangeAddUser.self))
-    func onNotificationDispatches(items: [any NotificationObserverDispatchable.Type], users: Int) async throws {
+        arguments: katanaCases(
+            StateChangeAddUser.self as any NotificationObserverDispatchable.Type,
+            skipped: NilStateChangeAddUser.self))
+    func onNotificationDispatches(items: [any NotificationObserverDispatchable.Type], users: Int) async throws
+    {
         let center = NotificationCenter()
         let store = KatanaStore(interceptors: [
-            ObserverInterceptor.observe([.onNotification(testNotification, items)], notificationCenter: center)
+            ObserverInterceptor.observe(
+                [.onNotification(testNotification, items)], notificationCenter: center)
         ])
         #expect(store.isReady)
         #expect(store.state.user.users.isEmpty)
@@ -205,7 +216,9 @@ struct KatanaObserverInterceptorTests {
     // testObserveOnStart_whenNillableInitDispatchables_discardsNilOnes
     @Test(
         "a start rule dispatches its non-nil items before the store is returned",
-        arguments: katanaCases(StateChangeAddUser.self as any OnStartObserverDispatchable.Type, skipped: NilStateChangeAddUser.self))
+        arguments: katanaCases(
+            StateChangeAddUser.self as any OnStartObserverDispatchable.Type,
+            skipped: NilStateChangeAddUser.self))
     func onStartDispatches(items: [any OnStartObserverDispatchable.Type], users: Int) {
         let store = KatanaStore(interceptors: [ObserverInterceptor.observe([.onStart(items)])])
 
@@ -223,7 +236,8 @@ struct KatanaObserverInterceptorTests {
         let center = NotificationCenter()
         let name = Notification.Name("KatanaObserverInterceptorTests.release")
         var store: KatanaStore? = KatanaStore(interceptors: [
-            ObserverInterceptor.observe([.onNotification(name, [CountedNotificationAddUser.self])], notificationCenter: center)
+            ObserverInterceptor.observe(
+                [.onNotification(name, [CountedNotificationAddUser.self])], notificationCenter: center)
         ])
 
         center.post(name: name, object: nil)

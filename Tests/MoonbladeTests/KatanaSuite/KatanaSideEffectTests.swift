@@ -37,7 +37,9 @@ private struct FailingMultiply: ReturningSideEffect {
     let b: Int
     func sideEffect(_ context: any AnySideEffectContext) async throws -> Int {
         try await context.dispatch(AddTodo(todo: Todo(title: "New todo", id: UUID().uuidString))).value
-        guard let state = context.getAnyState() as? AppState, state.todo.todos.count >= 2 else { throw Retry() }
+        guard let state = context.getAnyState() as? AppState, state.todo.todos.count >= 2 else {
+            throw Retry()
+        }
         return a * b
     }
 }
@@ -52,7 +54,9 @@ struct KatanaSideEffectTests {
         let store = KatanaStore()
         let invoked = Locked(false)
 
-        try await bounded { try await store.dispatch(ClosureSideEffect { _ in invoked.withLock { $0 = true } }).value }
+        try await bounded {
+            try await store.dispatch(ClosureSideEffect { _ in invoked.withLock { $0 = true } }).value
+        }
 
         #expect(invoked.withLock { $0 })
     }
@@ -62,7 +66,8 @@ struct KatanaSideEffectTests {
     func sideEffectsShareTheDependencyContainer() async throws {
         let store = KatanaStore()
         let containers = Recorder<ObjectIdentifier>()
-        let record = ClosureSideEffect { context in containers.append(ObjectIdentifier(context.dependencies)) }
+        let record = ClosureSideEffect { context in containers.append(ObjectIdentifier(context.dependencies))
+        }
 
         try await bounded {
             try await store.dispatch(record).value
@@ -81,8 +86,12 @@ struct KatanaSideEffectTests {
         let results = Recorder<String>()
 
         try await bounded {
-            try await store.dispatch(ClosureSideEffect(delay: .milliseconds(300)) { _ in results.append("1") }).value
-            try await store.dispatch(ClosureSideEffect(delay: .milliseconds(100)) { _ in results.append("2") }).value
+            try await store.dispatch(
+                ClosureSideEffect(delay: .milliseconds(300)) { _ in results.append("1") }
+            ).value
+            try await store.dispatch(
+                ClosureSideEffect(delay: .milliseconds(100)) { _ in results.append("2") }
+            ).value
             try await store.dispatch(ClosureSideEffect { _ in results.append("3") }).value
         }
 
@@ -215,7 +224,9 @@ struct KatanaSideEffectTests {
     func retryReturnsTheRetriedResult() async throws {
         let store = KatanaStore()
 
-        let result = try await bounded { try await store.dispatch(FailingMultiply(a: 5, b: 2), retries: 1).value }
+        let result = try await bounded {
+            try await store.dispatch(FailingMultiply(a: 5, b: 2), retries: 1).value
+        }
 
         #expect(result == 10)
         #expect(store.state.todo.todos.count == 2)
@@ -247,16 +258,20 @@ struct KatanaSideEffectTests {
         let attempts = Recorder<Int>()
 
         await #expect(throws: StoreError.invalidRetryCount(-1)) {
-            try await store.dispatch(RetryMe(attempts: attempts), retries: -1).value
+            try await bounded { try await store.dispatch(RetryMe(attempts: attempts), retries: -1).value }
         }
         await #expect(throws: StoreError.invalidRetryCount(-2)) {
-            try await store.dispatch(AddTodo(todo: Todo(title: "test", id: "test")), retries: -2).value
+            try await bounded {
+                try await store.dispatch(AddTodo(todo: Todo(title: "test", id: "test")), retries: -2).value
+            }
         }
         await #expect(throws: StoreError.invalidRetryCount(-1)) {
-            try await store.dispatch(Multiply(a: 5, b: 2), retries: -1).value
+            try await bounded { try await store.dispatch(Multiply(a: 5, b: 2), retries: -1).value }
         }
         await #expect(throws: StoreError.invalidRetryCount(-1)) {
-            try await store.anyDispatch(AddTodo(todo: Todo(title: "test", id: "test")), retries: -1).value
+            try await bounded {
+                try await store.anyDispatch(AddTodo(todo: Todo(title: "test", id: "test")), retries: -1).value
+            }
         }
 
         #expect(attempts.values.isEmpty)

@@ -12,8 +12,9 @@ private struct AddTodoWithDelay: StateUpdater {
     func updateState(_ state: inout AppState) {
         started?.withLock { $0 = true }
         // Only a test may block an updater: it shows that the items behind it wait their turn.
-        Thread.sleep(forTimeInterval: Double(waitingTime.components.seconds)
-            + Double(waitingTime.components.attoseconds) / 1e18)
+        Thread.sleep(
+            forTimeInterval: Double(waitingTime.components.seconds)
+                + Double(waitingTime.components.attoseconds) / 1e18)
         state.todo.todos.append(todo)
     }
 }

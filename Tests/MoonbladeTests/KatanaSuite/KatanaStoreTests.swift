@@ -56,7 +56,8 @@ struct KatanaStoreTests {
     @Test("with a listener provider, a listener unsubscribed before the provider runs is not called")
     func unsubscribedBeforeTheProviderRunsIsNotCalled() async throws {
         let held = Recorder<@Sendable () -> Void>()
-        let store = KatanaStore(configuration: StoreConfiguration(listenersAsyncProvider: { held.append($0) }))
+        let store = KatanaStore(
+            configuration: StoreConfiguration(listenersAsyncProvider: { held.append($0) }))
         let removedCalls = Locked(0)
         let keptCalls = Locked<[(old: AppState, new: AppState)]>([])
         let unsubscribe = store.addListener { _, _ in removedCalls.withLock { $0 += 1 } }
@@ -80,9 +81,12 @@ struct KatanaStoreTests {
         let calls = Locked(0)
         weak var released: KatanaStore?
         do {
-            let store = KatanaStore(configuration: StoreConfiguration(listenersAsyncProvider: { held.append($0) }))
+            let store = KatanaStore(
+                configuration: StoreConfiguration(listenersAsyncProvider: { held.append($0) }))
             _ = store.addListener { _, _ in calls.withLock { $0 += 1 } }
-            try await bounded { try await store.dispatch(AddTodo(todo: Todo(title: "title", id: "id"))).value }
+            try await bounded {
+                try await store.dispatch(AddTodo(todo: Todo(title: "title", id: "id"))).value
+            }
             released = store
         }
 

@@ -33,7 +33,8 @@ struct ReturningClosureSideEffect: ReturningSideEffect {
     func sideEffect(_ context: any AnySideEffectContext) async throws -> AppState {
         guard let context = context as? KatanaContext else {
             throw StoreError.typeMismatch(
-                expected: String(reflecting: KatanaContext.self), found: String(reflecting: type(of: context)))
+                expected: String(reflecting: KatanaContext.self), found: String(reflecting: type(of: context))
+            )
         }
         return try await body(context)
     }
