@@ -216,8 +216,8 @@ extension Store {
         // listeners when the provider runs them, skips it. Weak, so held work does not keep the store.
         provider { [weak self] in
             guard let self else { return }
-            let subscribed = self.lock.withLock { self.listeners }
-            let stillSubscribed = listeners.filter { entry in subscribed.contains { $0.id == entry.id } }
+            let subscribed = Set(self.lock.withLock { self.listeners }.map(\.id))  // many listeners: no n × m scan
+            let stillSubscribed = listeners.filter { subscribed.contains($0.id) }
             Self.call(stillSubscribed, old: oldState, new: newState)
         }
     }
