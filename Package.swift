@@ -100,7 +100,7 @@ let package = Package(
         .target(name: "MoonbladeTestSupport", path: "Tests/MoonbladeTestSupport"),
         .testTarget(
             name: "MoonbladeTests",
-            dependencies: ["Moonblade", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Moonblade", "MoonbladeTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "MoonbladeHostTests",
