@@ -85,6 +85,9 @@ static int moonblade_load_text_only(lua_State *L) {
     if (arguments > 4) lua_settop(L, 4);
     lua_pushliteral(L, "t");
     lua_replace(L, 3);
+    // Compiling runs no instruction: a loop loading a huge text would run on between two hooks.
+    // Parsing a byte costs about as much as a few instructions.
+    if (lua_type(L, 1) == LUA_TSTRING) moonblade_charge_steps(L, (long long)lua_rawlen(L, 1) * 4);
     if (arguments < 4 && !lua_isnone(L, lua_upvalueindex(2))) lua_pushvalue(L, lua_upvalueindex(2));
     moonblade_call_original(L, LUA_MULTRET);
     if (lua_isnil(L, 1)) moonblade_raise_if_stopped(L);  // a memory error while compiling

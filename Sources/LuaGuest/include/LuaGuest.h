@@ -39,6 +39,9 @@ typedef struct moonblade_limits {
     double time_limit;              // the seconds the deadline allows, for the message
     int violation;                  // a `moonblade_violation`, reset when an outermost guest call starts
     char violation_message[LUA_IDSIZE + 96];  // "source:line: instruction budget of … exceeded"
+    lua_State *running;             // the thread guest code runs on (set by the host's guest calls, the
+                                    // hook, coroutine switches), or NULL: a large allocation makes it
+                                    // check the limits at its next instruction
     void *pool[moonblade_pool_classes];  // freed small blocks, by size class (Limits/block_pool.c)
     size_t pooled_bytes;
 } moonblade_limits;
