@@ -250,11 +250,15 @@ static long long moonblade_range_size(lua_State *L, int first) {
     return (lua_Unsigned)to - (lua_Unsigned)from >= (lua_Unsigned)LLONG_MAX ? LLONG_MAX : (long long)(to - from) + 1;
 }
 
+/// The most values `table.unpack` returns (Lua's stack limit, `LUAI_MAXSTACK`).
+enum { moonblade_most_results = 1000000 };
+
 /// `table.concat` and `table.unpack` (upvalue 1; upvalue 2: where `i` is), charged one step per
 /// element of the range (and the separator's bytes) before they start.
 static int moonblade_sized_by_range(lua_State *L) {
     int first = (int)lua_tointeger(L, lua_upvalueindex(2));
     long long elements = lua_type(L, 1) == LUA_TTABLE ? moonblade_range_size(L, first) : 0;
+    if (first == 2 && elements > moonblade_most_results) elements = 0;  // unpack refuses it before any work
     size_t separator = first == 3 && lua_type(L, 2) == LUA_TSTRING ? lua_rawlen(L, 2) : 0;
     if (elements >= moonblade_charged_input / moonblade_bytes_per_step) {
         long long copied = separator == 0 ? 0 : (long long)(separator / moonblade_bytes_per_step + 1);

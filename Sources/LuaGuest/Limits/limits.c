@@ -56,9 +56,11 @@ static size_t moonblade_least_recovery(const moonblade_limits *limits) {
     return limits->memory_limit / 8;
 }
 
-/// Allocations at least this large are charged to the budget, one step per `moonblade_bytes_per_step`
-/// bytes (smaller ones come with the instructions that make them, which the hook counts).
-enum { moonblade_charged_allocation = 4096 };
+/// Allocations at least this large are charged to the budget, one step per
+/// `moonblade_allocated_bytes_per_step` bytes (smaller ones come with the instructions that make them,
+/// which the hook counts). Filling a block costs far less per byte than scanning does per step: a
+/// memory bomb should meet the memory limit, not the budget.
+enum { moonblade_charged_allocation = 4096, moonblade_allocated_bytes_per_step = 64 };
 /// Allocations at least this large make the running thread check the limits at its next instruction.
 enum { moonblade_prompt_check_allocation = 64 * 1024 };
 
@@ -67,7 +69,7 @@ static void moonblade_count_hook(lua_State *L, lua_Debug *ar);
 /// Charges guest code for allocating `bytes` at once (see `moonblade_charged_allocation`).
 static void moonblade_charge_allocation(moonblade_limits *limits, size_t bytes) {
     if (bytes < moonblade_charged_allocation || limits->guest_depth == 0) return;
-    if (limits->instruction_budget != 0) limits->instructions_left -= (long long)(bytes / moonblade_bytes_per_step);
+    if (limits->instruction_budget != 0) limits->instructions_left -= (long long)(bytes / moonblade_allocated_bytes_per_step);
     // lua_sethook may be called at any time (even from a signal handler): the thread traps at once.
     if (bytes >= moonblade_prompt_check_allocation && limits->running && limits->hook_interval > 0) {
         lua_sethook(limits->running, moonblade_count_hook, LUA_MASKCOUNT, 1);

@@ -89,8 +89,13 @@ static int moonblade_load_text_only(lua_State *L) {
     // Parsing a byte costs about as much as a few instructions.
     if (lua_type(L, 1) == LUA_TSTRING) moonblade_charge_steps(L, (long long)lua_rawlen(L, 1) * 4);
     if (arguments < 4 && !lua_isnone(L, lua_upvalueindex(2))) lua_pushvalue(L, lua_upvalueindex(2));
-    moonblade_call_original(L, LUA_MULTRET);
-    if (lua_isnil(L, 1)) moonblade_raise_if_stopped(L);  // a memory error while compiling
+    // Protected, without a message handler: Lua's parser inherits the running one, so a "C stack
+    // overflow" in a deeply nested chunk would come back as the host's error description (a table).
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    int status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+    if (status != LUA_OK || lua_isnil(L, 1)) moonblade_raise_if_stopped(L);  // a memory error while compiling
+    if (status != LUA_OK) return lua_error(L);  // a bad argument, raised again
     return lua_gettop(L);
 }
 

@@ -17,7 +17,8 @@ enum HostileCorpus {
 
     static let cases: [HostileCase] =
         syntaxAndLoading + errorObjects + runawayCode + workInC + memoryBombs + escapes
-        + tampering + wrongResults + sideEffects
+        + tampering + wrongResults + sideEffects + sizedWorkInC + patternsAtScale + recursion + limitsCaught
+        + errorObjectsMore + sandboxMore + memoryMore + interceptors + sideEffectsAtScale
 
     static let syntaxAndLoading = [
         HostileCase(
