@@ -83,6 +83,8 @@ static int moonblade_guarded_xpcall(lua_State *L) {
 
 /// `coroutine.resume` (upvalue 1), except that a limit that stopped the coroutine goes on unwinding.
 static int moonblade_guarded_resume(lua_State *L) {
+    // The coroutine runs now (it stays on this stack while it does): large allocations check it.
+    if (lua_type(L, 1) == LUA_TTHREAD) moonblade_limits_of(L)->running = lua_tothread(L, 1);
     moonblade_call_original(L, LUA_MULTRET);
     moonblade_limits_of(L)->running = L;  // not the coroutine the hook saw last: it may be collected
     if (!lua_toboolean(L, 1)) moonblade_raise_if_stopped(L);
@@ -98,6 +100,7 @@ static int moonblade_guarded_close(lua_State *L) {
         lua_pushliteral(L, "coroutine was stopped by a limit");
         return 2;
     }
+    moonblade_limits_of(L)->running = lua_tothread(L, 1);
     moonblade_call_original(L, LUA_MULTRET);  // runs the coroutine's __close handlers on it
     moonblade_limits_of(L)->running = L;
     if (!lua_toboolean(L, 1)) moonblade_raise_if_stopped(L);
@@ -113,6 +116,7 @@ static int moonblade_resume_wrapped(lua_State *L) {
     lua_xmove(L, co, arguments);
     int results = 0;
     moonblade_limits *limits = moonblade_limits_of(L);
+    limits->running = co;
     int status = lua_resume(co, L, arguments, &results);
     limits->running = L;
     if (status == LUA_OK || status == LUA_YIELD) {
@@ -126,6 +130,7 @@ static int moonblade_resume_wrapped(lua_State *L) {
     moonblade_raise_if_stopped(L);
     status = lua_status(co);
     if (status != LUA_OK && status != LUA_YIELD && !moonblade_is_stopped_thread(L, lua_upvalueindex(1))) {
+        limits->running = co;
         status = lua_resetthread(co);  // closes its to-be-closed variables
         limits->running = L;
     }

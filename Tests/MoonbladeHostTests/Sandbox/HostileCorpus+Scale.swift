@@ -91,11 +91,11 @@ extension HostileCorpus {
     static let patternsAtScale = [
         HostileCase(
             name: "gsub with a table replacement on a long subject, in a loop",
-            body: "local s = ('x'):rep(1e6) while true do s:gsub('x', { x = 'yy' }) end", kind: .limit,
+            body: "local s = ('x'):rep(4e6) while true do s:gsub('x', { x = 'yy' }) end", kind: .limit,
             says: budgetExceeded, line: 5),
         HostileCase(
             name: "gsub with a string replacement on a long subject, in a loop",
-            body: "local s = ('x'):rep(1e6) while true do s:gsub('x', '%0%0') end", kind: .limit,
+            body: "local s = ('x'):rep(4e6) while true do s:gsub('x', '%0%0') end", kind: .limit,
             says: budgetExceeded, line: 5),
         HostileCase(
             name: "gsub with a function replacement on a long subject",
