@@ -26,7 +26,6 @@ struct HostileWorkTests {
           updaters = {
             bump = function(state) state.n = (state.n or 0) + 1 end,
             packsize = function(state) state.n = -1 local f = ('i16'):rep(3e7) while true do string.packsize(f) end end,
-            gsub = function(state) state.n = -1 local s = ('x'):rep(1e7) while true do s:gsub('x', { x = 'yy' }) end end,
             concat = function(state) state.n = -1 local t = {} for i = 1, 1e6 do t[i] = 'abcdefgh' end while true do local r = table.concat(t, ',') end end,
           },
           side_effects = {
@@ -40,14 +39,14 @@ struct HostileWorkTests {
 
     @Test func eachCallEndsAtItsLimitAndTheNextRuns() async throws {
         let hostile = try workspace.plugin("hostile", Self.plugin)
-        let input = "hostile.packsize\nhostile.gsub\nhostile.concat\nhostile.utf8\nstate\nquit\n"
+        let input = "hostile.packsize\nhostile.concat\nhostile.utf8\nstate\nquit\n"
         let clock = ContinuousClock()
         let start = clock.now
         let outcome = try await workspace.run("repl", "--no-watch", hostile, input: input)
         let elapsed = clock.now - start
         #expect(outcome.status == 0, "\(outcome.stderr)")
-        #expect(elapsed < Self.bound * 4, "took \(elapsed)")
-        for (item, line) in [("packsize", 4), ("gsub", 5), ("concat", 6), ("utf8", 9)] {
+        #expect(elapsed < Self.bound * 3, "took \(elapsed)")
+        for (item, line) in [("packsize", 4), ("concat", 5), ("utf8", 8)] {
             #expect(Self.stopped(outcome.stderr, "error: hostile.\(item): hostile/plugin.lua:\(line): "), "\(outcome.stderr)")
         }
         #expect(outcome.stdout.hasSuffix("{}\n"), "\(outcome.stdout)")  // no updater's `state.n = -1` stayed
@@ -62,7 +61,7 @@ struct HostileWorkTests {
         let outcome = try await workspace.run("run", hostile, "--dispatch", "hostile.bump", "--allow-logged-failures")
         #expect(clock.now - start < Self.bound, "took \(clock.now - start)")
         #expect(outcome.status == 0, "\(outcome.stderr)")
-        #expect(outcome.stderr.contains("hostile.observers[1]: hostile/plugin.lua:12:"), "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("hostile.observers[1]: hostile/plugin.lua:11:"), "\(outcome.stderr)")
         #expect(Self.stopped(outcome.stderr.replacingOccurrences(of: " plugin=", with: "\n"), ""), "\(outcome.stderr)")
         #expect(try outcome.json()["n"] == 1)
     }
@@ -74,7 +73,7 @@ struct HostileWorkTests {
         _ = try workspace.file("hostile/spec/hostile_spec.lua", """
             describe("hostile", function()
               it("packs in the spec", function() local f = ('i16'):rep(3e7) while true do string.packsize(f) end end)
-              it("dispatches", function() dispatch("hostile.gsub") end)
+              it("dispatches", function() dispatch("hostile.packsize") end)
               it("still bumps", function() dispatch("hostile.bump") assert.are.same(1, state().n) end)
             end)
             """)
@@ -86,7 +85,7 @@ struct HostileWorkTests {
         #expect(Self.stopped(outcome.stdout, "FAIL hostile: hostile packs in the spec — "), "\(outcome.stdout)")
         #expect(outcome.stdout.contains("hostile_spec.lua:2: "), "\(outcome.stdout)")
         #expect(Self.stopped(outcome.stdout, "FAIL hostile: hostile dispatches — "), "\(outcome.stdout)")
-        #expect(outcome.stdout.contains("hostile_spec.lua:3: hostile.gsub: hostile/plugin.lua:5: "), "\(outcome.stdout)")
+        #expect(outcome.stdout.contains("hostile_spec.lua:3: hostile.packsize: hostile/plugin.lua:4: "), "\(outcome.stdout)")
         #expect(outcome.stdout.contains("ok   hostile: hostile still bumps"), "\(outcome.stdout)")
     }
 }

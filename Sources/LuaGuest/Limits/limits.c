@@ -142,6 +142,13 @@ void moonblade_leave_guest(moonblade_limits *limits, int was_enforcing) {
     limits->memory_enforcing = was_enforcing;
 }
 
+void moonblade_collect_after_memory_failure(lua_State *L) {
+    moonblade_limits *limits = moonblade_limits_of(L);
+    if (limits->guest_depth != 0) return;
+    if (!limits->memory_refused && limits->violation != moonblade_memory_limit_exceeded) return;
+    lua_gc(L, LUA_GCCOLLECT);
+}
+
 const char *moonblade_violation_message(const moonblade_limits *limits) {
     return limits->violation == moonblade_within_limits ? NULL : limits->violation_message;
 }

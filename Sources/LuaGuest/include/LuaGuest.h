@@ -76,6 +76,12 @@ void moonblade_leave_guest(moonblade_limits *limits, int was_enforcing);
 int moonblade_suspend_memory_limit(lua_State *L);
 void moonblade_resume_memory_limit(lua_State *L, int was_enforcing);
 
+/// After the outermost guest call, if it met the memory limit: collects what it built, garbage now.
+/// The emergency collection at the limit set the next cycle at about twice the memory then in use, so
+/// the VM would otherwise hold the limit's worth until plugin code allocates as much again. Never raises
+/// (plugins have no finalizers).
+void moonblade_collect_after_memory_failure(lua_State *L);
+
 /// The message of the limit that stopped the current (or last) guest call, or NULL.
 const char *moonblade_violation_message(const moonblade_limits *limits);
 

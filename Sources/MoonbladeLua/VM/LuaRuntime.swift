@@ -87,6 +87,7 @@ final class LuaRuntime {
         defer {
             limits.pointee.running = outerThread
             moonblade_leave_guest(limits, wasEnforcing)
+            moonblade_collect_after_memory_failure(thread)
         }
         guard let deadline = deadline ?? (outermost ? callTimeLimit.map(LuaDeadline.init(afterSeconds:)) : nil) else {
             return try body()
