@@ -100,7 +100,7 @@ let package = Package(
         .target(name: "MoonbladeTestSupport", path: "Tests/MoonbladeTestSupport"),
         .testTarget(
             name: "MoonbladeTests",
-            dependencies: ["Moonblade", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Moonblade", "MoonbladeTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "MoonbladeHostTests",
@@ -108,6 +108,7 @@ let package = Package(
                 "MoonbladeHost", "MoonbladeTestSupport", .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(

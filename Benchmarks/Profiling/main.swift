@@ -7,7 +7,7 @@
 //   Profiling resident field|item|native|host <items> [repetitions]   (native: a Swift updater flipping one
 //                                                                      item; host: bench.toggle through a PluginHost)
 //   Profiling resident memory <items> [commits]    (prints bytes, resident against fresh)
-//   Profiling sideEffect native|noop|echo [repetitions]   (dispatched and awaited, one at a time)
+//   Profiling sideEffect native|noop|echo|echo_ten [repetitions]   (dispatched and awaited, one at a time)
 //
 // A side effect runs in tasks on other threads, which callgrind's per-thread `--toggle-collect` does
 // not follow: Scripts/profile counts the whole process for it (setup included; run it with 0
@@ -46,7 +46,7 @@ func usage() -> Never {
     print("       Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]")
     print("       Profiling small into|out luaCoders|handWritten [repetitions]")
     print("       Profiling resident field|item|native|host|memory <items> [repetitions]")
-    print("       Profiling sideEffect native|noop|echo [repetitions]")
+    print("       Profiling sideEffect native|noop|echo|echo_ten [repetitions]")
     print("       Profiling journal typed|json <items> [repetitions]")
     exit(2)
 }
@@ -109,7 +109,7 @@ case ("resident", "native"):
 case ("sideEffect", "native"):
     let store = BenchmarkStores.native(initialState: CounterState())
     profiledLoop(Int(argument(2) ?? "") ?? 10_000) { _ = try await store.dispatch(NativeEcho(n: 1)).value }
-case ("sideEffect", let effect?) where effect == "noop" || effect == "echo":
+case ("sideEffect", let effect?) where ["noop", "echo", "echo_ten"].contains(effect):
     let host = try BenchmarkStores.lua(initialState: CounterState())
     profiledLoop(Int(argument(2) ?? "") ?? 10_000) {
         _ = try await host.dispatch("bench.\(effect)", EchoRequest(n: 1), returning: Int.self).value

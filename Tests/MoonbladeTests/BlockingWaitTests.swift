@@ -15,36 +15,6 @@ func onThread<T: Sendable>(timeout: Duration = .seconds(10), _ body: @escaping @
     return await outcome.value
 }
 
-/// Holds the first of several outcomes and hands it to its single waiter.
-private final class FirstOutcome<T: Sendable>: @unchecked Sendable {
-    // @unchecked: `outcome` and `waiter` are only touched while holding `lock`.
-    private let lock = NSLock()
-    private var outcome: T??
-    private var waiter: CheckedContinuation<T?, Never>?
-
-    func finish(_ value: T?) {
-        let waiter = lock.withLock { () -> CheckedContinuation<T?, Never>? in
-            guard outcome == nil else { return nil }
-            outcome = .some(value)
-            defer { self.waiter = nil }
-            return self.waiter
-        }
-        waiter?.resume(returning: value)
-    }
-
-    var value: T? {
-        get async {
-            await withCheckedContinuation { continuation in
-                let finished = lock.withLock { () -> T?? in
-                    if outcome == nil { waiter = continuation }
-                    return outcome
-                }
-                if let finished { continuation.resume(returning: finished) }
-            }
-        }
-    }
-}
-
 /// A synchronous interceptor that, for items of type `Trigger`, dispatches `Append("waited")` and
 /// blocks until it has been applied, as a Katana interceptor blocks on Hydra's `await`.
 func waitingFor<Trigger: Dispatchable>(_: Trigger.Type, errors: Recorder<StoreError>) -> StoreInterceptor {

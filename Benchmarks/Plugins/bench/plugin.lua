@@ -28,6 +28,14 @@ return {
     echo = function(ctx, p)
       return ctx.deps.bench.echo { n = p.n }
     end,
+    -- Awaits `bench.echo` ten times in one run: what each await after the first adds.
+    echo_ten = function(ctx, p)
+      local sum = 0
+      for _ = 1, 10 do
+        sum = sum + ctx.deps.bench.echo { n = p.n }
+      end
+      return sum
+    end,
     -- Awaits a nested dispatch of the Lua updater.
     relay = function(ctx)
       ctx.dispatch("bench.increment")

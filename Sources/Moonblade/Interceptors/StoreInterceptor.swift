@@ -10,7 +10,9 @@ public typealias StoreInterceptorNext = (_ dispatchable: any Dispatchable) throw
 /// middle one once, with the rest of the chain; the inner one for every item, on the thread that is
 /// draining the store, one item at a time. Interceptors compose in array order (the first is the
 /// outermost; code after `next` unwinds in reverse order). The inner closure may:
-/// - pass the item on with `try next(item)` (the state has changed when it returns);
+/// - pass the item on with `try next(item)`: an updater has been applied when it returns; a side effect
+///   has been started in its task, and may still be running (Katana ran it to its end inside `next`; a
+///   ``SideEffectInterceptor``'s `next` returns once it has finished);
 /// - replace it by calling `next` with another item: an item of the same kind (updater or side
 ///   effect) runs in its place and its result goes to the original handle; an item of another kind is
 ///   re-dispatched through the whole chain, after the items already queued, and the original handle

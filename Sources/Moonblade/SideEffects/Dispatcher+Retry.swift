@@ -5,7 +5,8 @@
 /// attempt is a whole new dispatch through the interceptors; an attempt that fails leaves the state as
 /// it was (an updater's change is all or nothing), so work a side effect does only once it succeeds is
 /// done once. The handle resolves to the first attempt that succeeds (a ``ReturningSideEffect``'s value)
-/// or to the error of the last one; ``DispatchHandle/cancel()`` stops the retries.
+/// or to the error of the last one; ``DispatchHandle/cancel()`` stops the retries. A negative `retries`
+/// (Hydra's `.retry(0)`) dispatches nothing and fails with ``StoreError/invalidRetryCount(_:)``.
 extension Dispatcher {
     /// Dispatches a state updater, and again up to `retries` times, `delay` apart, while it fails.
     @discardableResult

@@ -6,11 +6,13 @@ extension DispatchHandle {
     /// attempt that succeeds at once (an applied updater) costs nothing more. Otherwise the retries run
     /// in a task of their own, which ``cancel()`` stops: the attempt in flight is cancelled, no further
     /// attempt is made, and the handle reports that attempt's outcome (a `CancellationError` if the
-    /// loop was waiting out `delay`).
+    /// loop was waiting out `delay`). A negative `retries` dispatches nothing: the handle fails with
+    /// ``StoreError/invalidRetryCount(_:)``.
     package static func retrying(
         retries: Int, delay: Duration, _ attempt: @escaping @Sendable () -> Self
     ) -> Self {
-        precondition(retries >= 0, "a dispatch cannot be retried \(retries) times")
+        // A count Hydra's `.retry(0)` ports to: Hydra rejects it with an error, and so does this.
+        guard retries >= 0 else { return .failed(StoreError.invalidRetryCount(retries)) }
         let first = attempt()
         guard retries > 0 else { return first }
         if case .completed(.success) = first.status { return first }

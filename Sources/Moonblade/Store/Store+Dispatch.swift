@@ -212,7 +212,14 @@ extension Store {
         guard let provider = configuration.listenersAsyncProvider else {
             return Self.call(listeners, old: oldState, new: newState)  // inline: no closure to allocate
         }
-        provider { Self.call(listeners, old: oldState, new: newState) }
+        // The work runs later: a listener unsubscribed meanwhile is skipped, as Katana, which reads its
+        // listeners when the provider runs them, skips it. Weak, so held work does not keep the store.
+        provider { [weak self] in
+            guard let self else { return }
+            let subscribed = Set(self.lock.withLock { self.listeners }.map(\.id))  // many listeners: no n × m scan
+            let stillSubscribed = listeners.filter { subscribed.contains($0.id) }
+            Self.call(stillSubscribed, old: oldState, new: newState)
+        }
     }
 
     private static func call(_ listeners: [StoreListenerEntry<S>], old oldState: S, new newState: S) {

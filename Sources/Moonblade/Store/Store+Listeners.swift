@@ -10,8 +10,10 @@ extension Store {
     ///
     /// Listeners may be added and removed from any thread at any time, also from inside a listener.
     /// Guarantee on removal: once the returned closure has returned, the listener is not called for
-    /// any change applied after that. A call for a change applied before may still be in progress on
-    /// the draining thread (the listeners of a change are snapshotted when it is applied).
+    /// any change applied after that, nor, with a ``StoreConfiguration/listenersAsyncProvider``, for a
+    /// change whose listener calls the provider has not started yet. A call already begun may still be in
+    /// progress (the listeners of a change are snapshotted when it is applied: one added later is not
+    /// called for it).
     ///
     /// - Returns: a closure that removes the listener.
     public func addListener(_ listener: @escaping StoreListener<S>) -> StoreUnsubscribe {

@@ -11,7 +11,8 @@ public struct StoreConfiguration: Sendable {
     ///
     /// Listeners see every change in order only if the provider runs work in the order it receives it
     /// (a serial queue, `{ work in DispatchQueue.main.async(execute: work) }` as in Katana); a dispatch
-    /// then completes before its listeners have been called.
+    /// then completes before its listeners have been called. A listener unsubscribed before the provider
+    /// runs the work is not called, and none is once the store has been released.
     public var listenersAsyncProvider: AsyncProvider?
 
     /// Creates a configuration.

@@ -12,6 +12,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// that is draining the store, while it was `processing` an item (in an interceptor, an updater
     /// or a listener): the awaited item is queued behind that one, so the wait could never end.
     case unservableWait(place: String, processing: String)
+    /// A dispatch was asked to retry a negative number of times (`retries` counts the attempts after
+    /// the first); nothing was dispatched.
+    case invalidRetryCount(Int)
 
     /// A one-line description of the error.
     public var description: String {
@@ -26,6 +29,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "the wait at \(place) cannot be served: it blocks the store's serial drain while it processes "
                 + "\(processing), and the awaited item runs after that; await the handle's value from a side "
                 + "effect or a SideEffectInterceptor instead"
+        case .invalidRetryCount(let retries):
+            "a dispatch cannot be retried \(retries) times: retries counts the attempts after the first, 0 or more "
+                + "(Hydra's .retry(n) is retries: n - 1)"
         }
     }
 }

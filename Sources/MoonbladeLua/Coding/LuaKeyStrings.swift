@@ -95,7 +95,8 @@ struct LuaKeyStrings {
             return
         }
         let type = UInt64(UInt(bitPattern: ObjectIdentifier(K.self)))
-        let value: UInt64 = size == 0 ? 0 : withUnsafeBytes(of: key) { UInt64($0[0]) }
+        // A cast rather than `withUnsafeBytes(of:)`, which this unspecialized code calls with a closure.
+        let value: UInt64 = size == 0 ? 0 : UInt64(unsafeBitCast(key, to: UInt8.self))
         let slot = lasting[Self.find(type, value, 0, in: lasting, Self.lastingEntryCount, current: nil)].slot
         if slot != 0 {
             lua_rawgeti(L, moonblade_registryindex, lua_Integer(slot))

@@ -48,57 +48,161 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         return LuaCoding.isNilOrNull(L, -1)
     }
 
-    /// Reads a required field with `read`, which gets the value's absolute index.
+    // A field's read pushes its value (`required`, `present`) and pops it in a `defer`, thrown or not.
+    // Written out per type rather than passing the read as a closure: the compiler keeps such a
+    // closure a function of its own, a call and a context per field.
+
+    /// Pushes a required field's value and returns its absolute index.
     @inline(__always)
-    private func required<T>(_ key: Key, _ read: (Int32) throws -> T) throws -> T {
-        guard lookup(key) != LUA_TNIL else {
-            lua_settop(L, -2)
-            throw decoder.keyNotFound(key, integer: integerKeys)
-        }
-        defer { lua_settop(L, -2) }
-        return try read(lua_gettop(L))
+    private func required(_ key: Key) throws -> Int32 {
+        guard lookup(key) != LUA_TNIL else { throw decoder.keyNotFound(key, integer: integerKeys) }
+        return lua_gettop(L)
     }
 
-    /// Reads an optional field with `read`; nil when absent or `null`.
+    /// Pushes an optional field's value and returns its absolute index; nil when absent or `null`.
     @inline(__always)
-    private func optional<T>(_ key: Key, _ read: (Int32) throws -> T) throws -> T? {
+    private func present(_ key: Key) -> Int32? {
         lookup(key)
-        defer { lua_settop(L, -2) }
         let index = lua_gettop(L)
-        return LuaCoding.isNilOrNull(L, index) ? nil : try read(index)
+        return LuaCoding.isNilOrNull(L, index) ? nil : index
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try required(key) { try decoder.decodeBool(at: $0, key: key) } }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try required(key) { try decoder.decodeString(at: $0, key: key) } }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try required(key) { try decoder.decodeDouble(at: $0, key: key) } }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try required(key) { try decoder.decodeFloat(at: $0, key: key) } }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try required(key) { try decoder.decodeInteger(Int.self, at: $0, key: key) } }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try required(key) { try decoder.decodeInteger(Int8.self, at: $0, key: key) } }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try required(key) { try decoder.decodeInteger(Int16.self, at: $0, key: key) } }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try required(key) { try decoder.decodeInteger(Int32.self, at: $0, key: key) } }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try required(key) { try decoder.decodeInteger(Int64.self, at: $0, key: key) } }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try required(key) { try decoder.decodeInteger(UInt.self, at: $0, key: key) } }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try required(key) { try decoder.decodeInteger(UInt8.self, at: $0, key: key) } }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try required(key) { try decoder.decodeInteger(UInt16.self, at: $0, key: key) } }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try required(key) { try decoder.decodeInteger(UInt32.self, at: $0, key: key) } }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try required(key) { try decoder.decodeInteger(UInt64.self, at: $0, key: key) } }
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try required(key) { try decoder.decodeValue(T.self, at: $0, key: key) } }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        defer { lua_settop(L, -2) }
+        return try decoder.decodeBool(at: required(key), key: key)
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        defer { lua_settop(L, -2) }
+        return try decoder.decodeString(at: required(key), key: key)
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        defer { lua_settop(L, -2) }
+        return try decoder.decodeDouble(at: required(key), key: key)
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        defer { lua_settop(L, -2) }
+        return try decoder.decodeFloat(at: required(key), key: key)
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        defer { lua_settop(L, -2) }
+        return try decoder.decodeInteger(Int.self, at: required(key), key: key)
+    }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+        defer { lua_settop(L, -2) }
+        return try decoder.decodeInteger(Int8.self, at: required(key), key: key)
+    }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        defer { lua_settop(L, -2) }
+        return try decoder.decodeInteger(Int16.self, at: required(key), key: key)
+    }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        defer { lua_settop(L, -2) }
+        return try decoder.decodeInteger(Int32.self, at: required(key), key: key)
+    }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        defer { lua_settop(L, -2) }
+        return try decoder.decodeInteger(Int64.self, at: required(key), key: key)
+    }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+        defer { lua_settop(L, -2) }
+        return try decoder.decodeInteger(UInt.self, at: required(key), key: key)
+    }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        defer { lua_settop(L, -2) }
+        return try decoder.decodeInteger(UInt8.self, at: required(key), key: key)
+    }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        defer { lua_settop(L, -2) }
+        return try decoder.decodeInteger(UInt16.self, at: required(key), key: key)
+    }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        defer { lua_settop(L, -2) }
+        return try decoder.decodeInteger(UInt32.self, at: required(key), key: key)
+    }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        defer { lua_settop(L, -2) }
+        return try decoder.decodeInteger(UInt64.self, at: required(key), key: key)
+    }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        defer { lua_settop(L, -2) }
+        return try decoder.decodeValue(T.self, at: required(key), key: key)
+    }
 
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try optional(key) { try decoder.decodeBool(at: $0, key: key) } }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try optional(key) { try decoder.decodeString(at: $0, key: key) } }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try optional(key) { try decoder.decodeDouble(at: $0, key: key) } }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try optional(key) { try decoder.decodeFloat(at: $0, key: key) } }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optional(key) { try decoder.decodeInteger(Int.self, at: $0, key: key) } }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optional(key) { try decoder.decodeInteger(Int8.self, at: $0, key: key) } }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try optional(key) { try decoder.decodeInteger(Int16.self, at: $0, key: key) } }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try optional(key) { try decoder.decodeInteger(Int32.self, at: $0, key: key) } }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try optional(key) { try decoder.decodeInteger(Int64.self, at: $0, key: key) } }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try optional(key) { try decoder.decodeInteger(UInt.self, at: $0, key: key) } }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try optional(key) { try decoder.decodeInteger(UInt8.self, at: $0, key: key) } }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try optional(key) { try decoder.decodeInteger(UInt16.self, at: $0, key: key) } }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try optional(key) { try decoder.decodeInteger(UInt32.self, at: $0, key: key) } }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try optional(key) { try decoder.decodeInteger(UInt64.self, at: $0, key: key) } }
-    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try optional(key) { try decoder.decodeValue(T.self, at: $0, key: key) } }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        defer { lua_settop(L, -2) }
+        guard let index = present(key) else { return nil }
+        return try decoder.decodeBool(at: index, key: key)
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        defer { lua_settop(L, -2) }
+        guard let index = present(key) else { return nil }
+        return try decoder.decodeString(at: index, key: key)
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        defer { lua_settop(L, -2) }
+        guard let index = present(key) else { return nil }
+        return try decoder.decodeDouble(at: index, key: key)
+    }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        defer { lua_settop(L, -2) }
+        guard let index = present(key) else { return nil }
+        return try decoder.decodeFloat(at: index, key: key)
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        defer { lua_settop(L, -2) }
+        guard let index = present(key) else { return nil }
+        return try decoder.decodeInteger(Int.self, at: index, key: key)
+    }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
+        defer { lua_settop(L, -2) }
+        guard let index = present(key) else { return nil }
+        return try decoder.decodeInteger(Int8.self, at: index, key: key)
+    }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
+        defer { lua_settop(L, -2) }
+        guard let index = present(key) else { return nil }
+        return try decoder.decodeInteger(Int16.self, at: index, key: key)
+    }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        defer { lua_settop(L, -2) }
+        guard let index = present(key) else { return nil }
+        return try decoder.decodeInteger(Int32.self, at: index, key: key)
+    }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        defer { lua_settop(L, -2) }
+        guard let index = present(key) else { return nil }
+        return try decoder.decodeInteger(Int64.self, at: index, key: key)
+    }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
+        defer { lua_settop(L, -2) }
+        guard let index = present(key) else { return nil }
+        return try decoder.decodeInteger(UInt.self, at: index, key: key)
+    }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
+        defer { lua_settop(L, -2) }
+        guard let index = present(key) else { return nil }
+        return try decoder.decodeInteger(UInt8.self, at: index, key: key)
+    }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
+        defer { lua_settop(L, -2) }
+        guard let index = present(key) else { return nil }
+        return try decoder.decodeInteger(UInt16.self, at: index, key: key)
+    }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
+        defer { lua_settop(L, -2) }
+        guard let index = present(key) else { return nil }
+        return try decoder.decodeInteger(UInt32.self, at: index, key: key)
+    }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
+        defer { lua_settop(L, -2) }
+        guard let index = present(key) else { return nil }
+        return try decoder.decodeInteger(UInt64.self, at: index, key: key)
+    }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        defer { lua_settop(L, -2) }
+        guard let index = present(key) else { return nil }
+        return try decoder.decodeValue(T.self, at: index, key: key)
+    }
 
     /// Leaves `table[key]` on the stack (until the value owning this container is done) and returns a
     /// decoder for it.

@@ -8,11 +8,13 @@ import CLua
 public struct LuaTableChanges {
     /// A key of a changed table.
     public enum Key: Hashable, Sendable {
-        /// An integer key: a sequence position (1-based, as Lua counts).
+        /// An integer key: a sequence position (1-based, as Lua counts), also when written as a float
+        /// with an integral value (`t[2.0]`, which Lua stores at 2).
         case position(Int)
         /// A string key.
         case name(String)
-        /// Any other key (a float, a boolean, …), which no patchable collection holds.
+        /// Any other key (a fractional float, a boolean, a table, …). Its value cannot be read back
+        /// through these changes, so a collection with such a change is decoded in full (which reports it).
         case other
     }
 
@@ -32,8 +34,11 @@ public struct LuaTableChanges {
         for position in stride(from: lua_Integer(2), through: lua_Integer(count), by: 1) {
             lua_rawgeti(L, record, position)
             defer { lua_settop(L, -2) }
-            if lua_isinteger(L, -1) != 0 {
-                keys.append(.position(Int(lua_tointegerx(L, -1, nil))))
+            var isInteger: Int32 = 0
+            // A float key with an integral value is stored at that integer: `t[2.0]` is `t[2]`.
+            let integer = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isInteger) : 0
+            if isInteger != 0 {
+                keys.append(.position(Int(integer)))
             } else if let name = decoder.stack.string(at: -1) {
                 keys.append(.name(name))
             } else {
@@ -75,6 +80,7 @@ public struct LuaTableChanges {
         var written: [Int] = []
         var removed = 0
         for key in changedKeys {
+            if key == .other { return nil }
             let present = contains(key)
             guard case .position(let position) = key else {
                 if present { return nil }
@@ -122,10 +128,11 @@ public struct LuaTableChanges {
     }
 
     /// `base` (an older table's dictionary) patched to the new table, or nil when a key that is not a
-    /// string was set (the table is then decoded in full, which reports it).
+    /// string was set or removed (the table is then decoded in full, which reports it).
     public func patchedDictionary<V: Decodable>(_ base: [String: V]) throws -> [String: V]? {
         var patched = base
         for key in changedKeys {
+            if key == .other { return nil }
             let present = contains(key)
             guard case .name(let name) = key else {
                 if present { return nil }

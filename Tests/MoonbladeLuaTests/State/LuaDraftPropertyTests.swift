@@ -33,14 +33,59 @@ struct Mutation: CustomStringConvertible {
         case 21: "if #state.todos > 0 then error(\"halfway\") end"
         case 22:
             "do return { counter = state.counter + 1, name = state.name, todos = state.todos, byOwner = state.byOwner, settings = state.settings } end"
+        // Keys of odd kinds: integral floats, strings that look like numbers, a hole, a NaN.
+        case 24: "if #state.todos >= \(p) then state.todos[\(p).0].done = \(flag) end"
+        case 25: "local l = state.byOwner[\"\(s)\"]; if l then l[#l + 1.0] = \(n) end"
+        case 26: "state.byOwner[\"\(n)\"] = { \(n) }"
+        case 27: "if #state.todos >= 2 then state.todos[1] = nil end"  // a hole: decodes in neither copy
+        case 28: "state.byOwner[\"\(s)\"] = { \(n), 0/0 }"
+        // Aliases: one table at two keys, written through one of them; a table assigned into itself.
+        case 29: "state.byOwner[\"\(s)\"] = state.byOwner.ann"
+        case 30: "if state.byOwner.bob then state.byOwner[\"\(s)\"] = state.byOwner.bob; table.insert(state.byOwner[\"\(s)\"], \(n)) end"
+        case 31: "state.settings.limits.me = state.settings"
+        case 32: "state.todos = state.todos; state.settings.limits = state.settings.limits"
+        // Parts kept in a global and put back in a later dispatch (LuaDraftHostileTests writes through
+        // them; here `state.todos` may be a table the updater made, where a kept draft stays read-only).
+        case 33: "kept = state.todos[\(p)]"
+        case 34: "if kept then state.todos[#state.todos + 1] = kept; kept = nil end"
+        // Errors caught inside the updater, the standard library, returning a child.
+        case 35: "pcall(function() state.counter = state.counter + \(n); state.todos[1] = nil; error(\"caught\") end)"
+        case 36: "if #state.todos >= \(p + q - 1) then table.move(state.todos, 1, \(p), \(q)) end"
+        case 37: "if #state.todos > 0 then state.todos[#state.todos] = nil end"
+        case 38: "do return state.settings end"  // decodes in neither copy
+        case 39: "if #state.todos >= \(p) then state.todos[\(p)].extra = print end"  // a field Chore ignores
+        // pairs while writing, in a way the order of the walk does not change (aliases above).
+        case 40: "for k, v in pairs(state.byOwner) do if #v > 1 then state.byOwner[k] = { v[2], v[1] } else state.byOwner[k] = nil end end"
+        case 41: "local l = state.byOwner[\"\(s)\"]; if l then table.sort(l, function(a, b) return a > b end) end"
+        case 42: "local c = {}; for _, t in ipairs(state.todos) do table.insert(c, 1, t) end; state.todos = c"
+        case 43: "local n = select('#', table.unpack(state.todos)); state.counter = n + #state.byOwner.ann"
+        case 44: "-- a Swift updater first: \(SwiftChange(p: p, n: n))"
         default: "state.counter = \"not a number\""  // decodes in neither copy
         }
     }
 
     static let gen = zip(
-        Gen.int(in: 0...23), Gen.int(in: 1...5), Gen.int(in: 1...5), Gen.element(of: ["a", "b", "c", "d"]).map { $0! },
+        Gen.int(in: 0...44), Gen.int(in: 1...5), Gen.int(in: 1...5), Gen.element(of: ["a", "b", "c", "d"]).map { $0! },
         Gen.int(in: 0...9), Gen.bool
     ).map { Mutation(kind: $0, p: $1, q: $2, s: $3, n: $4, flag: $5) }
+}
+
+/// A change Swift code makes to the state between Lua updaters (a Swift updater), which pushes the
+/// state again, reusing the tables of the collections it left untouched.
+struct SwiftChange: CustomStringConvertible {
+    var p: Int, n: Int
+
+    var description: String { ["counter", "a todo appended", "byOwner.swift", "limits emptied", "tags of todo 1"][p - 1] }
+
+    func apply(to board: inout Board) {
+        switch p {
+        case 1: board.counter += 10
+        case 2: board.todos.append(Chore(title: "swift", done: false))
+        case 3: board.byOwner["swift", default: []].append(n)
+        case 4: board.settings.limits.removeAll()
+        default: if !board.todos.isEmpty { board.todos[0].tags.append("s\(n)") }
+        }
+    }
 }
 
 @Suite("Resident state: property-based drafts against plain copies")
@@ -54,8 +99,18 @@ struct LuaDraftPropertyTests {
             let harness = try ResidentStateHarness(Board.sample)
             let plain = try PlainCopyRunner(harness, initial: Board.sample)
             var expected = Board.sample
-            _ = try harness.resident.decode(Board.self, of: #require(harness.resident.current))
+            // The state as the store holds it: decoded through the cache, so that a Swift change to it
+            // keeps the storage of what it leaves untouched, as a Swift updater's does.
+            var current = try harness.resident.decode(Board.self, of: #require(harness.resident.current))
+            var swiftVersion: UInt64 = 1 << 32
             for (number, mutations) in dispatches.enumerated() {
+                for mutation in mutations where mutation.kind == 44 {
+                    SwiftChange(p: mutation.p, n: mutation.n).apply(to: &current)
+                    swiftVersion += 1
+                    try harness.resident.replace(with: current, version: swiftVersion)
+                    try plain.replace(with: current)
+                    expected = current
+                }
                 let source = mutations.map(\.description).joined(separator: "\n")
                 let before = try #require(harness.resident.current)
 
@@ -72,6 +127,7 @@ struct LuaDraftPropertyTests {
                 #expect(residentResult == plainResult, "dispatch \(number):\n\(source)")
                 if let plainResult {
                     expected = plainResult
+                    if let residentResult { current = residentResult }
                 } else {
                     #expect(harness.resident.current === before, "dispatch \(number) failed but committed")
                 }

@@ -18,7 +18,9 @@ extension ObserverInterceptor {
         case onNotification(
             _ notification: Notification.Name, _ dispatchables: [any NotificationObserverDispatchable.Type])
 
-        /// After an item of exactly the observed type is handled, dispatches the types.
+        /// After an item of exactly the observed type is handled, dispatches the types: after an updater
+        /// is applied, or after a side effect has started (not finished, as in Katana, whose chain runs a
+        /// side effect to its end), with the state as it started.
         case onDispatch(
             _ observed: any Dispatchable.Type, _ dispatchables: [any DispatchObserverDispatchable.Type])
 
