@@ -4,7 +4,7 @@ import Testing
 
 /// Plugins whose loops do megabytes of work in C per instruction, run from the command line at the
 /// default limits: each call ends at its limit with its place, the state stays, the next one runs.
-@Suite("moonblade: work in C at scale under the default limits")
+@Suite("moonblade: work in C at scale under the default limits", .serialized)
 struct HostileWorkTests {
     let workspace = Workspace()
 

@@ -68,7 +68,7 @@ static void moonblade_count_hook(lua_State *L, lua_Debug *ar);
 
 /// Charges guest code for allocating `bytes` at once (see `moonblade_charged_allocation`).
 static void moonblade_charge_allocation(moonblade_limits *limits, size_t bytes) {
-    if (bytes < moonblade_charged_allocation || limits->guest_depth == 0) return;
+    if (limits->guest_depth == 0) return;
     if (limits->instruction_budget != 0) limits->instructions_left -= (long long)(bytes / moonblade_allocated_bytes_per_step);
     // lua_sethook may be called at any time (even from a signal handler): the thread traps at once.
     if (bytes >= moonblade_prompt_check_allocation && limits->running && limits->hook_interval > 0) {
@@ -104,7 +104,9 @@ static void *moonblade_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         }
     }
     limits->memory_used = limits->memory_used - old_size + nsize;
-    if (limits->memory_enforcing && grows) moonblade_charge_allocation(limits, nsize - old_size);
+    if (grows && nsize - old_size >= moonblade_charged_allocation && limits->memory_enforcing) {
+        moonblade_charge_allocation(limits, nsize - old_size);
+    }
     return block;
 }
 

@@ -57,6 +57,10 @@ extension HostileCorpus {
             body: "local src = 'return ' .. ('1+'):rep(1e6) .. '1' while true do load(src) end", kind: .limit,
             says: budgetExceeded, line: 5),
         HostileCase(
+            name: "load with a reader that returns a megabyte forever",
+            body: "local s, first = ('1+'):rep(5e5), true\nload(function() if first then first = false return 'return ' end return s end)",
+            kind: .limit, says: budgetExceeded, line: 6),
+        HostileCase(
             name: "load of a deeply nested chunk",
             body: "assert(load('return ' .. ('('):rep(1e5) .. '1' .. (')'):rep(1e5)))", kind: .runtime,
             says: "C stack overflow", line: 5),

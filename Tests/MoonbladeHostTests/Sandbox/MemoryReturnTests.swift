@@ -4,7 +4,7 @@ import Testing
 
 /// After a plugin call met the memory limit, what it built is garbage: the VM gives it back at once,
 /// and the host dispatches on.
-@Suite("The VM's memory after a memory bomb")
+@Suite("The VM's memory after a memory bomb", .serialized)
 struct MemoryReturnTests {
     static let limit = 32 << 20
     static let initial = AppState(counter: 7, todos: [Todo(title: "keep")])

@@ -6,7 +6,7 @@ import Testing
 /// C, and instructions (`..`) that copy megabytes. They are charged by size, and a large allocation
 /// makes the thread check its limits at its next instruction, so a loop of a few instructions doing
 /// such work stops within its budget or time limit, not `hookInterval` instructions later.
-@Suite("Limits on work in C, by its size")
+@Suite("Limits on work in C, by its size", .serialized)
 struct SizedWorkLimitTests {
     static let budget = 1_000_000
     static let budgetExceeded = "instruction budget of 1000000 instructions exceeded"
@@ -35,6 +35,9 @@ struct SizedWorkLimitTests {
         GuestStop(
             name: "table.insert at the front",
             source: "local t = {} for i = 1, 1e5 do t[i] = i end while true do table.insert(t, 1, 0) table.remove(t, 1) end",
+            line: 1),
+        GuestStop(
+            name: "load with a reader", source: "local s, first = ('1+'):rep(5e5), true load(function() if first then first = false return 'return ' end return s end)",
             line: 1),
         GuestStop(name: "load", source: "local src = 'return ' .. ('1+'):rep(1e6) .. '1' while true do load(src) end", line: 1),
         GuestStop(
@@ -77,6 +80,9 @@ struct SizedWorkLimitTests {
         #expect(try vm.run(long + "return #s:upper(), utf8.len(s), #string.format('%s!', s), string.packsize('i4i8')") == [5000, 5000, 5001, 12])
         #expect(try vm.run("local t = {} for i = 1, 1000 do t[i] = i end table.insert(t, 1, 0) return table.remove(t, 1), #t, table.concat(t, ',', 1, 3), select('#', table.unpack(t))") == [0, 1000, "1,2,3", 1000])
         #expect(try vm.run(long + "return tonumber(s), (load('return ' .. ('1+'):rep(600) .. '1'))()") == [.nil, 601])
+        #expect(try vm.run("local parts = { 'return ', ('1+'):rep(600), '1' } local i = 0 return load(function() i = i + 1 return parts[i] end)()") == [601])
+        let badReader = expectLuaError { _ = try vm.run("return assert(load(function() return {} end))", chunkName: "reader.lua") }
+        #expect(badReader?.message.contains("reader function must return a string") == true, "\(String(describing: badReader))")
         let badArgument = expectLuaError { _ = try vm.run(long + "return utf8.len(s, {})", chunkName: "arg.lua") }
         #expect(badArgument?.message.contains("bad argument #2 to 'len' (number expected, got table)") == true, "\(String(describing: badArgument))")
         let badConcat = expectLuaError { _ = try vm.run("local t = {} for i = 1, 1000 do t[i] = {} end return table.concat(t)", chunkName: "concat.lua") }
