@@ -291,7 +291,7 @@ static void moonblade_size_field(lua_State *L, int table, const char *name, lua_
 }
 
 /// The library functions that scan their string arguments in C, and how many bytes count as a step:
-/// one for the pack formats (each byte an option to parse), `moonblade_bytes_per_step` for the rest.
+/// one for the pack and date formats (each byte an option to parse), `moonblade_bytes_per_step` for the rest.
 static void moonblade_size_library_functions(lua_State *L, int globals) {
     static const struct { const char *library, *name; int bytes_per_step; } scanning[] = {
         {LUA_STRLIBNAME, "packsize", 1}, {LUA_STRLIBNAME, "pack", 1},  {LUA_STRLIBNAME, "unpack", 1},
@@ -300,7 +300,8 @@ static void moonblade_size_library_functions(lua_State *L, int globals) {
         {LUA_STRLIBNAME, "reverse", moonblade_bytes_per_step},  {LUA_STRLIBNAME, "sub", moonblade_bytes_per_step},
         {LUA_UTF8LIBNAME, "len", moonblade_bytes_per_step},     {LUA_UTF8LIBNAME, "offset", moonblade_bytes_per_step},
         {LUA_UTF8LIBNAME, "codepoint", moonblade_bytes_per_step}, {LUA_UTF8LIBNAME, "codes", moonblade_bytes_per_step},
-        {LUA_GNAME, "tonumber", moonblade_bytes_per_step},
+        {LUA_GNAME, "tonumber", moonblade_bytes_per_step},      {LUA_GNAME, "rawequal", moonblade_bytes_per_step},
+        {LUA_OSLIBNAME, "date", 1},
     };
     for (size_t index = 0; index < sizeof scanning / sizeof scanning[0]; index++) {
         if (strcmp(scanning[index].library, LUA_GNAME) == 0) {
