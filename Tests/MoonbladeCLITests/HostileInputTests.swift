@@ -113,6 +113,26 @@ struct HostileInputTests {
         #expect(outcome.stderr.contains(place), "\(outcome.stderr)")
     }
 
+    @Test func anArgumentThatIsNotUTF8IsAUsageErrorNotAReplacementCharacter() async throws {
+        let doc = try workspace.plugin("doc", Self.plugin)
+        // Foundation's Process takes Swift strings, which cannot hold such bytes: a shell makes them.
+        let output = try OutputFiles(in: workspace.url)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c", #"exec "$0" run "$1" --dispatch doc.set "$(printf '"\377"')""#, MoonbladeProcess.executable.path, doc,
+        ]
+        process.currentDirectoryURL = workspace.url
+        process.standardOutput = try FileHandle(forWritingTo: output.stdout)
+        process.standardError = try FileHandle(forWritingTo: output.stderr)
+        try process.run()
+        await MoonbladeProcess.waitForExit(process, arguments: process.arguments ?? [])
+        let outcome = try output.outcome(status: process.terminationStatus)
+        #expect(outcome.status == 64)
+        #expect(outcome.stdout == "")
+        #expect(outcome.stderr == "error: argument 5 of the command line is not valid UTF-8\n")
+    }
+
     @Test func watchLinesThatAreNotExactJSONAreReportedAndTheRestApplied() async throws {
         let doc = try workspace.plugin("doc", Self.plugin)
         let long = String(repeating: "é", count: 500_000)

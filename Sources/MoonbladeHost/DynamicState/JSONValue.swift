@@ -12,9 +12,9 @@ import MoonbladeLua
 /// metatable (``LuaTableKind``): an empty object or array from JSON comes back from Lua as it went in,
 /// an object Lua code empties stays an object, and plugins say which they mean with
 /// `moonblade.object()` or `moonblade.array()`. An unmarked empty table (a plain `{}` made in Lua)
-/// reads back as an empty array. JSON's `null` is `moonblade.null` in Lua, in objects and arrays
-/// alike, so a member whose value is null keeps its key and an array its length (`nil` removes a
-/// key). JSON has no NaN or infinity, so a Lua number that is one fails to decode, naming its path.
+/// reads back as an empty array. JSON's `null` inside an object or array is `moonblade.null` in Lua,
+/// so a member whose value is null keeps its key and an array its length (`nil` removes a key); a
+/// `null` on its own (a payload) is `nil`. JSON has no NaN or infinity, so a Lua number that is one fails to decode, naming its path.
 /// JSON text is read with ``init(json:)-(Sequence<UInt8>)``, which refuses what it would have to guess.
 public enum JSONValue: Sendable, Hashable {
     /// JSON `null` (Lua `nil`).
@@ -94,9 +94,9 @@ extension JSONValue: Codable {
         var container = encoder.singleValueContainer()
         switch self {
         case .null:
-            // In Lua, null is `moonblade.null`: a table keeps it where `nil` would drop the key or
-            // make a hole in the array.
-            if let lua = encoder as? any LuaNullEncoding { return try lua.encodeNull() }
+            // Inside a table, null is `moonblade.null` in Lua: the table keeps it where `nil` would
+            // drop the key or make a hole in the array. Alone (no payload, say) it is `nil`.
+            if let lua = encoder as? any LuaNullEncoding, !encoder.codingPath.isEmpty { return try lua.encodeNull() }
             try container.encodeNil()
         case .bool(let value): try container.encode(value)
         case .integer(let value): try container.encode(value)
