@@ -1,19 +1,45 @@
 import Foundation
+import Synchronization
+
+/// Whether standard output was found closed; set once, by the write that found it.
+private let outputClosed = Atomic<Bool>(false)
 
 /// Standard output for results, standard error for diagnostics; unbuffered, so lines appear in order
 /// and at once even when both go to one pipe.
+///
+/// A closed output (the reader of a pipe gone: `moonblade run --watch … | head -1`) does not end the
+/// process: SIGPIPE is ignored (see ``MoonbladeCommand/main()``), what cannot be written is dropped,
+/// said once on standard error, and the run goes on to save its state.
 enum Console {
     static func print(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        write(line + "\n", to: STDOUT_FILENO)
     }
 
     /// Writes `text` without a newline: a prompt before what the user types.
     static func prompt(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        write(text, to: STDOUT_FILENO)
     }
 
     static func printError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        write(line + "\n", to: STDERR_FILENO)
+    }
+
+    /// Writes all of `text` to `descriptor`, retrying short and interrupted writes; a closed standard
+    /// output is reported once and then skipped.
+    private static func write(_ text: String, to descriptor: Int32) {
+        if descriptor == STDOUT_FILENO, outputClosed.load(ordering: .relaxed) { return }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                if descriptor == STDOUT_FILENO, !outputClosed.exchange(true, ordering: .relaxed) {
+                    printError("error: standard output is closed (\(String(cString: strerror(errno)))); results are no longer printed")
+                }
+                return
+            }
+            bytes = bytes.dropFirst(written)
+        }
     }
 
     /// Reports a failure as one `error: ...` line on standard error.

@@ -3,7 +3,7 @@ import MoonbladeHost
 import Testing
 
 /// Files and folders a careless user names: folders where files belong, odd names, links, two runs
-/// saving to one file. Each fault is one clear line with the documented exit code, and no file is
+/// saving to one file, an output nobody reads any more. Each fault is one clear line with the documented exit code, and no file is
 /// left half-written.
 @Suite("moonblade run: hostile files and folders")
 struct HostileFileTests {
@@ -57,5 +57,31 @@ struct HostileFileTests {
         let saved = try workspace.read("out.json")
         #expect(["{\n  \"total\": 30\n}\n", "{\n  \"total\": 7\n}\n"].contains(saved), "\(saved)")
         #expect(try workspace.contents().filter { $0.hasPrefix(".out.json") } == [])
+    }
+
+    @Test func aClosedStandardOutputDoesNotEndAWatchingRunBeforeItSaves() async throws {
+        let tally = try workspace.plugin("tally", tallyPlugin)
+        let output = try OutputFiles(in: workspace.url)
+        let input = output.io.appendingPathComponent("stdin")
+        try Data(String(repeating: "tally.add\n", count: 200).utf8).write(to: input)
+        // The reader of standard output is gone before the run starts (`… | head -0`).
+        let pipe = Pipe()
+        try pipe.fileHandleForReading.close()
+        let process = Process()
+        process.executableURL = MoonbladeProcess.executable
+        process.arguments = ["run", tally, "--watch", "--print-state", "--save", "saved.json"]
+        process.currentDirectoryURL = workspace.url
+        process.standardInput = try FileHandle(forReadingFrom: input)
+        process.standardOutput = pipe
+        process.standardError = try FileHandle(forWritingTo: output.stderr)
+        try process.run()
+        try pipe.fileHandleForWriting.close()
+        await MoonbladeProcess.waitForExit(process, arguments: process.arguments ?? [])
+        #expect(process.terminationStatus == 0)
+        #expect(process.terminationReason == .exit)
+        #expect(try workspace.read("saved.json") == "{\n  \"total\": 200\n}\n")
+        #expect(
+            try output.read().stderr
+                == "error: standard output is closed (Broken pipe); results are no longer printed\n")
     }
 }
