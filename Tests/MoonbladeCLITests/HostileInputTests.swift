@@ -13,14 +13,7 @@ struct HostileInputTests {
     /// Copies the document within the state, or takes a payload copied by plain Lua (keeping the
     /// kind markers, which a payload's tables show and a draft's do not).
     static let plugin = """
-        local object, array = getmetatable(moonblade.object()), getmetatable(moonblade.array())
-        local function deep_copy(value)
-          if type(value) ~= "table" then return value end
-          local kind = getmetatable(value)
-          local copy = kind == object and moonblade.object() or kind == array and moonblade.array() or {}
-          for k, v in pairs(value) do copy[k] = deep_copy(v) end
-          return copy
-        end
+        \(luaDeepCopyKeepingKinds)
         return {
           name = "doc",
           updaters = {
@@ -55,14 +48,10 @@ struct HostileInputTests {
         #expect(saved["doc"]?.jsonString() == expected["doc"]?.jsonString())
         #expect(saved["copy"]?.jsonString() == expected["doc"]?.jsonString())
 
-        let second = try await workspace.run("run", doc, "--state", "saved.json", "--dispatch", "doc.touch")
+        // Through Lua again (copying what is already equal changes nothing): the very text saved.
+        let second = try await workspace.run("run", doc, "--state", "saved.json", "--dispatch", "doc.copy")
         #expect(second.status == 0, "\(second.stderr)")
-        var withTouch = saved
-        if case .object(var members) = withTouch {
-            members["n"] = 1
-            withTouch = .object(members)
-        }
-        #expect(try JSONValue(json: second.stdout).jsonString() == withTouch.jsonString())
+        #expect(second.stdout == (try workspace.read("saved.json")))
     }
 
     @Test(arguments: [

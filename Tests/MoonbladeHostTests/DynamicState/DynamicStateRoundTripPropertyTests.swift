@@ -56,14 +56,7 @@ struct DynamicStateRoundTripPropertyTests {
 
     @Test func aDocumentComesBackFromLuaAndFromItsTextAsItWent() async throws {
         let folder = try scratch.write("copy", """
-            local object, array = getmetatable(moonblade.object()), getmetatable(moonblade.array())
-            local function deep_copy(value)
-              if type(value) ~= "table" then return value end
-              local kind = getmetatable(value)
-              local copy = kind == object and moonblade.object() or kind == array and moonblade.array() or {}
-              for k, v in pairs(value) do copy[k] = deep_copy(v) end
-              return copy
-            end
+            \(luaDeepCopyKeepingKinds)
             return {
               name = "copy",
               updaters = {
