@@ -119,11 +119,16 @@ struct DynamicStateRoundTripPropertyTests {
                 fn = function(state) state.x = { print } end,
                 co = function(state) state.x = { y = coroutine.create(print) } end,
                 bytes = function(state) state.x = { "ok", "\\xff\\xfe" } end,
+                key = function(state) state.x = { ok = { ["\\xff"] = 1 } } end,
+                added_key = function(state) state.keep_obj["\\xc3("] = 1 end,
               },
             }
             """)
-        let host = try PluginHost<JSONValue>(plugins: [folder], initialState: ["keep": 1.5])
+        let initial: JSONValue = ["keep": 1.5, "keep_obj": ["a": 1]]
+        let host = try PluginHost<JSONValue>(plugins: [folder], initialState: initial)
         for (item, says) in [
+            ("odd.key", "state.x.ok: JSON keys are UTF-8 text, found key \"\u{FFFD}\" (not valid UTF-8)"),
+            ("odd.added_key", "JSON keys are UTF-8 text, found key \"\u{FFFD}(\" (not valid UTF-8)"),
             ("odd.fn", "state.x[1]: JSON has no function"),
             ("odd.co", "state.x.y: JSON has no coroutine"),
             ("odd.bytes", "state.x[2]: expected String, found a string that is not valid UTF-8"),
@@ -131,7 +136,7 @@ struct DynamicStateRoundTripPropertyTests {
             await #expect { try await host.dispatch(item).value } throws: { error in
                 "\(error)".contains(says) && "\(error)".contains("odd/plugin.lua:")
             }
-            #expect(host.state == ["keep": 1.5])
+            #expect(host.state == initial)
         }
     }
 }
