@@ -125,6 +125,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--state: the journal \(journal.file) already holds a state to start from")
         }
         let initialState = try stateFile.map(StateFile.read)
+        try save.map(StateFile.checkSavable)
         let summary = metrics ? SummaryMetrics() : nil
         defer {
             summary?.lines().forEach { Console.printError("metrics: \($0)") }

@@ -22,6 +22,19 @@ enum StateFile {
         return state
     }
 
+    /// Checks, before a session does any work, that `path` can be saved to later: not a folder, in a
+    /// folder that exists and may be written. (The save itself can still fail, e.g. on a full disk.)
+    static func checkSavable(_ path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw fail("cannot save the state to \(path): it is a folder")
+        }
+        let folder = URL(fileURLWithPath: path).resolvingSymlinksInPath().deletingLastPathComponent().path
+        guard access(folder, W_OK) == 0 else {
+            throw fail("cannot save the state to \(path): \(folder): \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// Writes `state` as pretty JSON to `path`: all of it or, if that fails, nothing (an earlier file
     /// stays as it was).
     static func save(_ state: JSONValue, to path: String) throws {
