@@ -41,6 +41,19 @@ struct StopSignalTests {
         #expect(try workspace.read("state.json") == "{\n  \"total\": 3\n}\n")
     }
 
+    @Test func aStopDuringTheDispatchItemsLetsTheOneInFlightSettleRunsNoMoreAndSaves() async throws {
+        let slow = try workspace.plugin("slow", Self.plugin)
+        let adds = Array(repeating: ["--dispatch", "slow.add"], count: 5).flatMap { $0 }
+        let run = try RunningMoonblade(
+            ["run", slow, "--dispatch", "slow.busy"] + adds + ["--watch", "--save", "state.json"], in: workspace.url)
+        try await run.waitUntil("the side effect to start") { _, stderr in stderr.contains("busy") }
+        run.send(signal: SIGTERM)
+        let outcome = try await run.waitForExit()
+        #expect(outcome.status == 143)
+        #expect(outcome.stderr.contains("stopped: 5 --dispatch item(s) not run, from slow.add"), "\(outcome.stderr)")
+        #expect(try workspace.read("state.json") == "{\n  \"spun\": true\n}\n")
+    }
+
     @Test func theDispatchInFlightSettlesBeforeTheSave() async throws {
         let slow = try workspace.plugin("slow", Self.plugin)
         let run = try RunningMoonblade(["run", slow, "--watch", "--save", "state.json"], in: workspace.url)
