@@ -42,16 +42,32 @@ struct StopSignalTests {
     }
 
     @Test func aStopDuringTheDispatchItemsLetsTheOneInFlightSettleRunsNoMoreAndSaves() async throws {
-        let slow = try workspace.plugin("slow", Self.plugin)
-        let adds = Array(repeating: ["--dispatch", "slow.add"], count: 5).flatMap { $0 }
+        // The first item keeps the store busy for a while (twenty queued spins), so the signal lands
+        // in it however slowly the test notices that it started.
+        let slow = try workspace.plugin("many", """
+            return {
+              name = "many",
+              updaters = {
+                add = function(state) state.total = (state.total or 0) + 1 end,
+                spin = function(state) for _ = 1, 2e7 do end; state.spins = (state.spins or 0) + 1 end,
+              },
+              side_effects = {
+                busy = function(ctx)
+                  ctx.deps.log.info("busy")
+                  for _ = 1, 20 do ctx.dispatch("many.spin") end
+                end,
+              },
+            }
+            """)
+        let adds = Array(repeating: ["--dispatch", "many.add"], count: 5).flatMap { $0 }
         let run = try RunningMoonblade(
-            ["run", slow, "--dispatch", "slow.busy"] + adds + ["--watch", "--save", "state.json"], in: workspace.url)
+            ["run", slow, "--dispatch", "many.busy"] + adds + ["--watch", "--save", "state.json"], in: workspace.url)
         try await run.waitUntil("the side effect to start") { _, stderr in stderr.contains("busy") }
         run.send(signal: SIGTERM)
         let outcome = try await run.waitForExit()
         #expect(outcome.status == 143)
-        #expect(outcome.stderr.contains("stopped: 5 --dispatch item(s) not run, from slow.add"), "\(outcome.stderr)")
-        #expect(try workspace.read("state.json") == "{\n  \"spun\": true\n}\n")
+        #expect(outcome.stderr.contains("stopped: 5 --dispatch item(s) not run, from many.add"), "\(outcome.stderr)")
+        #expect(try workspace.read("state.json") == "{\n  \"spins\": 20\n}\n")
     }
 
     @Test func theDispatchInFlightSettlesBeforeTheSave() async throws {
