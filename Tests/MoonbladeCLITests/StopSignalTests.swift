@@ -42,32 +42,34 @@ struct StopSignalTests {
     }
 
     @Test func aStopDuringTheDispatchItemsLetsTheOneInFlightSettleRunsNoMoreAndSaves() async throws {
-        // The first item keeps the store busy for a while (twenty queued spins), so the signal lands
-        // in it however slowly the test notices that it started.
-        let slow = try workspace.plugin("many", """
+        // The first item runs until the test lets it go (a storage key it polls), after the signal.
+        let slow = try workspace.plugin("gate", """
             return {
-              name = "many",
+              name = "gate",
               updaters = {
                 add = function(state) state.total = (state.total or 0) + 1 end,
-                spin = function(state) for _ = 1, 2e7 do end; state.spins = (state.spins or 0) + 1 end,
+                passed = function(state) state.passed = true end,
               },
               side_effects = {
-                busy = function(ctx)
-                  ctx.deps.log.info("busy")
-                  for _ = 1, 20 do ctx.dispatch("many.spin") end
+                wait = function(ctx)
+                  ctx.deps.log.info("waiting")
+                  while ctx.deps.storage.read { key = "go" } == nil do end
+                  ctx.dispatch("gate.passed")
                 end,
               },
             }
             """)
-        let adds = Array(repeating: ["--dispatch", "many.add"], count: 5).flatMap { $0 }
+        let adds = Array(repeating: ["--dispatch", "gate.add"], count: 5).flatMap { $0 }
         let run = try RunningMoonblade(
-            ["run", slow, "--dispatch", "many.busy"] + adds + ["--watch", "--save", "state.json"], in: workspace.url)
-        try await run.waitUntil("the side effect to start") { _, stderr in stderr.contains("busy") }
+            ["run", slow, "--data-dir", "data", "--dispatch", "gate.wait"] + adds + ["--watch", "--save", "state.json"],
+            in: workspace.url)
+        try await run.waitUntil("the side effect to start") { _, stderr in stderr.contains("waiting") }
         run.send(signal: SIGTERM)
+        try workspace.file("data/go.json", "true")
         let outcome = try await run.waitForExit()
         #expect(outcome.status == 143)
-        #expect(outcome.stderr.contains("stopped: 5 --dispatch item(s) not run, from many.add"), "\(outcome.stderr)")
-        #expect(try workspace.read("state.json") == "{\n  \"spins\": 20\n}\n")
+        #expect(outcome.stderr.contains("stopped: 5 --dispatch item(s) not run, from gate.add"), "\(outcome.stderr)")
+        #expect(try workspace.read("state.json") == "{\n  \"passed\": true\n}\n")
     }
 
     @Test func theDispatchInFlightSettlesBeforeTheSave() async throws {
