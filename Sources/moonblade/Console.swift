@@ -1,19 +1,45 @@
 import Foundation
+import Synchronization
+
+/// Whether standard output was found closed; set once, by the write that found it.
+private let outputClosed = Atomic<Bool>(false)
 
 /// Standard output for results, standard error for diagnostics; unbuffered, so lines appear in order
 /// and at once even when both go to one pipe.
+///
+/// A closed output (the reader of a pipe gone: `moonblade run --watch … | head -1`) does not end the
+/// process: SIGPIPE is ignored (see ``MoonbladeCommand/main()``), what cannot be written is dropped,
+/// said once on standard error, and the run goes on to save its state.
 enum Console {
     static func print(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        write(line + "\n", to: STDOUT_FILENO)
     }
 
     /// Writes `text` without a newline: a prompt before what the user types.
     static func prompt(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        write(text, to: STDOUT_FILENO)
     }
 
     static func printError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        write(line + "\n", to: STDERR_FILENO)
+    }
+
+    /// Writes all of `text` to `descriptor`, retrying short and interrupted writes; a closed standard
+    /// output is reported once and then skipped.
+    private static func write(_ text: String, to descriptor: Int32) {
+        if descriptor == STDOUT_FILENO, outputClosed.load(ordering: .relaxed) { return }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                if descriptor == STDOUT_FILENO, !outputClosed.exchange(true, ordering: .relaxed) {
+                    printError("error: standard output is closed (\(String(cString: strerror(errno)))); results are no longer printed")
+                }
+                return
+            }
+            bytes = bytes.dropFirst(written)
+        }
     }
 
     /// Reports a failure as one `error: ...` line on standard error.
@@ -24,16 +50,39 @@ enum Console {
     /// Lines of standard input as they arrive, without their newlines, until end of file.
     ///
     /// They are read on a thread of their own: a read blocked on a terminal must not hold one of the
-    /// few threads of Swift's cooperative pool that the store's side effects need.
+    /// few threads of Swift's cooperative pool that the store's side effects need. A line that is not
+    /// UTF-8 is reported and skipped (`readLine` would replace its bytes with U+FFFD, and a payload
+    /// would change on its way in); a last line without a newline counts.
     static func inputLines() -> AsyncStream<String> {
         AsyncStream { continuation in
             Thread {
-                while let line = readLine(strippingNewline: true) {
+                // A stream of its own over descriptor 0: the C library's `stdin` is shared mutable state.
+                guard let input = fdopen(STDIN_FILENO, "r") else { return continuation.finish() }
+                var number = 0
+                while let bytes = readLineBytes(from: input) {
+                    number += 1
+                    guard let line = String(validating: bytes, as: UTF8.self) else {
+                        printError("error: line \(number) of standard input is not valid UTF-8; skipped")
+                        continue
+                    }
                     continuation.yield(line)
                 }
                 continuation.finish()
             }.start()
         }
+    }
+
+    /// The next line of standard input without its `\n` or `\r\n`; nil at end of file.
+    private static func readLineBytes(from input: UnsafeMutablePointer<FILE>) -> [UInt8]? {
+        var buffer: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(buffer) }
+        let count = getline(&buffer, &capacity, input)
+        guard count >= 0, let buffer else { return nil }
+        var bytes = [UInt8](UnsafeRawBufferPointer(start: buffer, count: count))
+        if bytes.last == 0x0A { bytes.removeLast() }
+        if bytes.last == 0x0D { bytes.removeLast() }
+        return bytes
     }
 
     /// Whether standard input is a terminal (a person typing) rather than a pipe or a file.

@@ -12,16 +12,18 @@ struct DispatchRequest: Equatable {
         self.name = name
         guard let json, !json.allSatisfy(\.isWhitespace) else { return }
         do {
-            payload = try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8))
+            payload = try JSONValue(json: json)
         } catch {
-            throw DispatchRequestError(message: "the payload of \(name) is not valid JSON: \(json)")
+            throw DispatchRequestError(message: "the payload of \(name) is not valid JSON (\(json.count > 60 ? json.prefix(60) + "…" : json)): \(error)")
         }
     }
 
-    /// A line `NAME` or `NAME JSON`.
+    /// A line `NAME` or `NAME JSON`; NAME must be `plugin.item` (any names, no JSON punctuation), so a
+    /// line of garbage is not read as an item named by its first word.
     init(line: String) throws(DispatchRequestError) {
         let trimmed = line.drop(while: \.isWhitespace)
         let name = trimmed.prefix { !$0.isWhitespace }
+        guard Self.isPlausibleItemName(name) else { throw .notAName(String(name)) }
         try self.init(
             name: String(name), json: trimmed.dropFirst(name.count).trimmingCharacters(in: .whitespaces))
     }
@@ -44,6 +46,13 @@ extension DispatchRequest {
             index += payload == nil ? 1 : 2
         }
         return requests
+    }
+
+    /// `plugin.item` as plugins may name them: two non-empty names joined by one dot, with no quote,
+    /// bracket, brace, comma or colon (which would make it JSON, not a name).
+    static func isPlausibleItemName(_ word: Substring) -> Bool {
+        let parts = word.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty } && !word.contains { "\"{}[],:".contains($0) }
     }
 
     /// `plugin.item`: two identifiers joined by a dot, which no JSON text is.

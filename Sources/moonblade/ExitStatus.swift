@@ -21,7 +21,9 @@ enum ExitStatus: Int32, CaseIterable {
         case .dispatchFailed: "a dispatch failed (run; the plugin's error is on standard error)"
         case .specFailed: "a spec case failed (test)"
         case .pluginFailed: "a plugin failed to load or to pass its shape check, or a folder given holds no plugin"
-        case .fileFailed: "a folder given does not exist, or a file cannot be read or written (--state, --save, --junit)"
+        case .fileFailed:
+            "a folder given does not exist, or a file cannot be read or written (--state, also when it is not exact JSON; "
+                + "--save, checked before any work; --junit)"
         case .noSpecs: "a plugin has no spec case (test: spec/*_spec.lua with an `it`)"
         case .loggedFailure:
             "a failure reached only the log (run: a rule, what it dispatched, an on_start item, a stopped cascade; "
@@ -35,7 +37,7 @@ enum ExitStatus: Int32, CaseIterable {
     static let help =
         (["EXIT CODES:", "  0   success"] + allCases.map { "  \($0.rawValue)   \($0.meaning)" }
         + [
-            "  64  the command line is wrong (usage)",
+            "  64  the command line is wrong (usage; a --dispatch payload that is not exact JSON; an argument that is not UTF-8)",
             "  130 run --watch stopped by SIGINT (Ctrl-C), 143 by SIGTERM, after saving the state",
         ]).joined(separator: "\n")
 }

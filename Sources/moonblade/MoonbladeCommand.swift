@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `moonblade`: runs Lua plugins in a Moonblade store from the command line.
 @main
@@ -21,4 +22,21 @@ struct MoonbladeCommand: AsyncParsableCommand {
             ReplayCommand.self, JournalCommand.self,
         ]
     )
+}
+
+extension MoonbladeCommand {
+    /// Refuses a command line with an argument that is not UTF-8 (exit 64), then runs the command.
+    ///
+    /// Swift hands arguments over with such bytes replaced by U+FFFD, so a payload or a path would
+    /// change on its way in without a word. SIGPIPE is ignored: a closed standard output must not end
+    /// a run before it saves its state (``Console`` drops what it cannot write).
+    static func main() async {
+        signal(SIGPIPE, SIG_IGN)
+        let arguments = (0..<Int(CommandLine.argc)).compactMap { CommandLine.unsafeArgv[$0] }
+        if let bad = arguments.firstIndex(where: { String(validatingCString: $0) == nil }) {
+            Console.printError("error: argument \(bad) of the command line is not valid UTF-8")
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
+        await main(nil)
+    }
 }

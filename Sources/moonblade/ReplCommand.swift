@@ -53,6 +53,7 @@ struct ReplCommand: AsyncParsableCommand {
         let journal = try journalOptions.open() ?? JournalFailure.guarding { () throws(JournalError) in try Journal.inMemory() }
         defer { JournalFailure.close(journal) }
         let initialState = try stateFile.map(StateFile.read)
+        try save.map(StateFile.checkSavable)
         // A broken plugin is reported and left out; the watcher (or `reload`) loads it once fixed.
         let session = try await host.session(initialState: initialState, journal: journal, keepingBrokenPlugins: true)
         let hotReload = watch ? HotReload(session.host) : nil

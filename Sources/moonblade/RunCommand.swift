@@ -22,7 +22,8 @@ struct RunCommand: AsyncParsableCommand {
             a plugin reloads whenever its folder's Lua files change: `reloaded cart (version 2)` \
             on standard error, or the error with its place while the earlier version keeps running. \
             The state survives a reload. Ctrl-C (SIGINT) or SIGTERM stops the run in order: the \
-            dispatch in flight gets 5 seconds to settle, the state is saved (--save) or printed, and \
+            dispatch in flight gets 5 seconds to settle (a --dispatch item in flight finishes and the \
+            rest are not run), the state is saved (--save) or printed, and \
             the run exits 130 or 143; a second signal ends it at once.
 
             A failure that nobody awaits reaches only the log (a failing observer rule or what it \
@@ -125,13 +126,21 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--state: the journal \(journal.file) already holds a state to start from")
         }
         let initialState = try stateFile.map(StateFile.read)
+        try save.map(StateFile.checkSavable)
         let summary = metrics ? SummaryMetrics() : nil
         defer {
             summary?.lines().forEach { Console.printError("metrics: \($0)") }
         }
         let session = try await host.session(
             initialState: initialState, journal: journal, tracer: trace ? TreeTracer() : nil, metrics: summary)
-        for request in try requests() {
+        let requests = try requests()
+        for (number, request) in requests.enumerated() {
+            // A stop asked for during the --dispatch items ends them here: the one in flight has
+            // finished, the rest are not started, and the state is saved as the watch loop would.
+            if let stop, stop.received != nil {
+                Console.printError("stopped: \(requests.count - number) --dispatch item(s) not run, from \(request.name)")
+                break
+            }
             do {
                 try await session.dispatch(request)
             } catch {
@@ -139,7 +148,7 @@ struct RunCommand: AsyncParsableCommand {
                 throw ExitStatus.dispatchFailed.code
             }
         }
-        for notification in try posts() {
+        for notification in try posts() where stop?.received == nil {
             await session.post(notification)
         }
         if let stop {

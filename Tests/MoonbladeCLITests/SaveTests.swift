@@ -45,14 +45,15 @@ struct SaveTests {
         #expect(try workspace.read("state.json") == "earlier")
     }
 
-    @Test func aSaveThatCannotReplaceTheFileExits4AndLeavesNoTemporaryFile() async throws {
-        // The target is a directory: the temporary file is written, the rename fails.
+    @Test func aSaveOverAFolderExits4BeforeTheSessionDoesAnyWork() async throws {
+        // Checked at the start: a watching session must not end with its work unsavable.
         try workspace.file("state.json/earlier", "earlier")
         let outcome = try await workspace.run(
-            "run", shippedPlugin("counter"), "--dispatch", "counter.increment", "--save", "state.json")
+            ["run", shippedPlugin("counter"), "--watch", "--print-state", "--save", "state.json"],
+            input: "counter.increment\n")
         #expect(outcome.status == 4)
         #expect(outcome.stdout == "")
-        #expect(outcome.stderr.hasPrefix("error: cannot save the state: cannot replace"))
+        #expect(outcome.stderr == "error: cannot save the state to state.json: it is a folder\n")
         #expect(try workspace.contents() == ["state.json"])
         #expect(try workspace.read("state.json/earlier") == "earlier")
     }

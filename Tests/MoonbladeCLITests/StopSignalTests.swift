@@ -41,6 +41,37 @@ struct StopSignalTests {
         #expect(try workspace.read("state.json") == "{\n  \"total\": 3\n}\n")
     }
 
+    @Test func aStopDuringTheDispatchItemsLetsTheOneInFlightSettleRunsNoMoreAndSaves() async throws {
+        // The first item runs until the test lets it go (a storage key it polls), after the signal.
+        let slow = try workspace.plugin("gate", """
+            return {
+              name = "gate",
+              updaters = {
+                add = function(state) state.total = (state.total or 0) + 1 end,
+                passed = function(state) state.passed = true end,
+              },
+              side_effects = {
+                wait = function(ctx)
+                  ctx.deps.log.info("waiting")
+                  while ctx.deps.storage.read { key = "go" } == nil do end
+                  ctx.dispatch("gate.passed")
+                end,
+              },
+            }
+            """)
+        let adds = Array(repeating: ["--dispatch", "gate.add"], count: 5).flatMap { $0 }
+        let run = try RunningMoonblade(
+            ["run", slow, "--data-dir", "data", "--dispatch", "gate.wait"] + adds + ["--watch", "--save", "state.json"],
+            in: workspace.url)
+        try await run.waitUntil("the side effect to start") { _, stderr in stderr.contains("waiting") }
+        run.send(signal: SIGTERM)
+        try workspace.file("data/go.json", "true")
+        let outcome = try await run.waitForExit()
+        #expect(outcome.status == 143)
+        #expect(outcome.stderr.contains("stopped: 5 --dispatch item(s) not run, from gate.add"), "\(outcome.stderr)")
+        #expect(try workspace.read("state.json") == "{\n  \"passed\": true\n}\n")
+    }
+
     @Test func theDispatchInFlightSettlesBeforeTheSave() async throws {
         let slow = try workspace.plugin("slow", Self.plugin)
         let run = try RunningMoonblade(["run", slow, "--watch", "--save", "state.json"], in: workspace.url)

@@ -95,6 +95,24 @@ struct AtomicFileTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
     }
 
+    @Test func aRenameThatFailsLeavesTheTargetAndNoTemporaryFile() throws {
+        let folder = scratch.url.appendingPathComponent("state.json")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let error = #expect(throws: AtomicFileError.self) { try AtomicFile.write(Data("{}".utf8), to: folder) }
+        #expect(error?.description == "cannot replace \(folder.path): Is a directory")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path) == ["state.json"])
+    }
+
+    @Test func aLinkIsFollowedAndStays() throws {
+        let target = scratch.url.appendingPathComponent("target.json")
+        let link = scratch.url.appendingPathComponent("link.json")
+        try Data("old".utf8).write(to: target)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        try AtomicFile.write(Data("new".utf8), to: link)
+        #expect(try String(contentsOf: target, encoding: .utf8) == "new")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path)
+    }
+
     func permissions(_ file: URL) throws -> Int? {
         try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
     }

@@ -68,3 +68,18 @@ public func waitUntil(
     let held = await eventually(timeout: timeout, condition)
     #expect(held, "timed out waiting", sourceLocation: sourceLocation)
 }
+
+/// Lua that defines `local function deep_copy(value)`: a copy of plain tables (a payload's, not a
+/// draft's) that keeps the kind markers of `moonblade.object()` and `moonblade.array()`, for plugins
+/// that check the dynamic state against plain Lua code.
+public let luaDeepCopyKeepingKinds = """
+    -- A kind marker's metatable is protected: `getmetatable` gives its name.
+    local object, array = getmetatable(moonblade.object()), getmetatable(moonblade.array())
+    local function deep_copy(value)
+      if type(value) ~= "table" then return value end
+      local kind = getmetatable(value)
+      local copy = kind == object and moonblade.object() or kind == array and moonblade.array() or {}
+      for k, v in pairs(value) do copy[k] = deep_copy(v) end
+      return copy
+    end
+    """

@@ -12,8 +12,10 @@ import MoonbladeLua
 /// metatable (``LuaTableKind``): an empty object or array from JSON comes back from Lua as it went in,
 /// an object Lua code empties stays an object, and plugins say which they mean with
 /// `moonblade.object()` or `moonblade.array()`. An unmarked empty table (a plain `{}` made in Lua)
-/// reads back as an empty array. JSON has no NaN or infinity, so a
-/// Lua number that is one fails to decode, naming its path.
+/// reads back as an empty array. JSON's `null` inside an object or array is `moonblade.null` in Lua,
+/// so a member whose value is null keeps its key and an array its length (`nil` removes a key); a
+/// `null` on its own (a payload) is `nil`. JSON has no NaN or infinity, so a Lua number that is one fails to decode, naming its path.
+/// JSON text is read with ``init(json:)-(Sequence<UInt8>)``, which refuses what it would have to guess.
 public enum JSONValue: Sendable, Hashable {
     /// JSON `null` (Lua `nil`).
     case null
@@ -39,12 +41,31 @@ extension JSONValue: State {
 extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        // From Lua, a table says which it is, empty ones too (by their marker); and an error inside it
-        // (a NaN deep down) comes out with its path instead of being taken for the wrong kind.
-        if let kind = (decoder as? any LuaTableKindDecoding)?.tableKind {
+        // From Lua, the value says what it is: a float stays a float (`1.0` would pass the integer
+        // probe), a table says which kind it is, empty ones too (by their marker), and an error inside
+        // it (a NaN deep down, a string that is not UTF-8) comes out with its path instead of being
+        // taken for the wrong kind.
+        if let kind = (decoder as? any LuaValueKindDecoding)?.valueKind {
             switch kind {
-            case .array: self = .array(try container.decode([JSONValue].self))
-            case .object: self = .object(try container.decode([String: JSONValue].self))
+            case .null: self = .null
+            case .boolean: self = .bool(try container.decode(Bool.self))
+            case .integer: self = .integer(try container.decode(Int64.self))
+            case .float: self = .double(try Self.finite(container.decode(Double.self), in: container))
+            case .string: self = .string(try container.decode(String.self))
+            case .table(.array): self = .array(try container.decode([JSONValue].self))
+            case .table(.object):
+                do {
+                    self = .object(try container.decode([String: JSONValue].self))
+                } catch DecodingError.keyNotFound(let key, let context) {
+                    // Only a key read with its bytes repaired (not UTF-8) goes missing from its own table.
+                    throw DecodingError.dataCorrupted(
+                        .init(
+                            codingPath: context.codingPath,
+                            debugDescription: "JSON keys are UTF-8 text, found key \"\(key.stringValue)\" (not valid UTF-8)"))
+                }
+            case .other(let found):
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "JSON has no \(found): expected nil, a boolean, number, string or table")
             }
             return
         }
@@ -57,13 +78,7 @@ extension JSONValue: Codable {
         } else if let value = try? container.decode(Int64.self) {
             self = .integer(value)
         } else if let value = try? container.decode(Double.self) {
-            guard value.isFinite else {
-                throw DecodingError.dataCorruptedError(
-                    in: container,
-                    debugDescription: value.isNaN
-                        ? "JSON has no NaN, found number nan" : "JSON has no infinity, found number \(value)")
-            }
-            self = .double(value)
+            self = .double(try Self.finite(value, in: container))
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
         } else if let value = try? container.decode([JSONValue].self) {
@@ -73,10 +88,25 @@ extension JSONValue: Codable {
         }
     }
 
+    /// `value`, which must be finite: JSON has no NaN or infinity.
+    private static func finite(_ value: Double, in container: any SingleValueDecodingContainer) throws -> Double {
+        guard value.isFinite else {
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: value.isNaN
+                    ? "JSON has no NaN, found number nan" : "JSON has no infinity, found number \(value)")
+        }
+        return value
+    }
+
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
-        case .null: try container.encodeNil()
+        case .null:
+            // Inside a table, null is `moonblade.null` in Lua: the table keeps it where `nil` would
+            // drop the key or make a hole in the array. Alone (no payload, say) it is `nil`.
+            if let lua = encoder as? any LuaNullEncoding, !encoder.codingPath.isEmpty { return try lua.encodeNull() }
+            try container.encodeNil()
         case .bool(let value): try container.encode(value)
         case .integer(let value): try container.encode(value)
         case .double(let value): try container.encode(value)

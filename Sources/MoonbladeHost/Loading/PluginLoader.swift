@@ -23,7 +23,7 @@ struct PluginLoader {
         do {
             try stack.load(source, chunkName: chunkName)
             try stack.pushSandbox()  // its own globals, read-only shared libraries
-            try stack.pushTableKindLibrary()  // moonblade.array(), moonblade.object()
+            try stack.pushTableKindLibrary()  // moonblade.array(), moonblade.object(), moonblade.null
             stack.rawSet(table: -2, field: "moonblade")
             try PluginModules.pushRequire(directory: directory, folder: folder, sandbox: -1, on: stack)
             stack.rawSet(table: -2, field: "require")

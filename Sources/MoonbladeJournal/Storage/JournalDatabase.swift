@@ -194,9 +194,9 @@ final class JournalDatabase: Sendable {
 
     private func json(_ text: String, what: String) throws(JournalError) -> JSONValue {
         do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+            return try JSONValue(json: text)
         } catch {
-            throw JournalError(file: file, problem: "\(what) is not valid JSON")
+            throw JournalError(file: file, problem: "\(what) is not valid JSON: \(error)")
         }
     }
 

@@ -72,7 +72,8 @@ extension LuaStack {
     }
 
     /// Pushes the `moonblade` library scripts see: `moonblade.array()` and `moonblade.object()` make
-    /// an empty table of that kind. It is read-only, made once per VM and shared, so one copy serves
+    /// an empty table of that kind; `moonblade.null` is the `null` sentinel (``pushNull()``), JSON's
+    /// `null` where a table must keep it (``LuaNullEncoding``). It is read-only, made once per VM and shared, so one copy serves
     /// every plugin environment.
     public func pushTableKindLibrary() throws(LuaError) {
         push(Self.tableKindLibraryKey)
@@ -81,7 +82,8 @@ extension LuaStack {
         try load(Self.tableKindLibrarySource, chunkName: "moonblade/library.lua")
         pushTableKindMarker(.array)
         pushTableKindMarker(.object)
-        try call(arguments: 2, results: 1)
+        pushNull()
+        try call(arguments: 3, results: 1)
         push(Self.tableKindLibraryKey)
         pushCopy(of: -2)
         lua_rawset(state, moonblade_registryindex)
@@ -90,11 +92,12 @@ extension LuaStack {
     private static let tableKindLibraryKey = "moonblade.library"
 
     private static let tableKindLibrarySource = """
-        local array_marker, object_marker = ...
+        local array_marker, object_marker, null = ...
         local setmetatable, error = setmetatable, error
         local library = {
           array = function() return setmetatable({}, array_marker) end,
           object = function() return setmetatable({}, object_marker) end,
+          null = null,
         }
         return setmetatable({}, {
           __index = library,

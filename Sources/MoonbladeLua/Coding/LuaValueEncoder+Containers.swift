@@ -180,6 +180,8 @@ struct LuaSingleValueEncodingContainer: SingleValueEncodingContainer {
     }
 
     mutating func encodeNil() throws { try put { lua_pushnil($0) } }
+    /// Puts the `null` sentinel (``LuaStack/pushNull()``), which a table keeps where it would drop `nil`.
+    func encodeNull() throws { try put { LuaStack($0).pushNull() } }
     mutating func encode(_ value: Bool) throws { try put { lua_pushboolean($0, value ? 1 : 0) } }
     mutating func encode(_ value: String) throws { try put { LuaStack($0).push(value) } }
     mutating func encode(_ value: Double) throws { try put { lua_pushnumber($0, value) } }

@@ -13,7 +13,7 @@ public struct LuaTableChanges {
         case position(Int)
         /// A string key.
         case name(String)
-        /// Any other key (a fractional float, a boolean, a table, …). Its value cannot be read back
+        /// Any other key (a fractional float, a boolean, a table, a string that is not UTF-8, …). Its value cannot be read back
         /// through these changes, so a collection with such a change is decoded in full (which reports it).
         case other
     }
@@ -39,7 +39,9 @@ public struct LuaTableChanges {
             let integer = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isInteger) : 0
             if isInteger != 0 {
                 keys.append(.position(Int(integer)))
-            } else if let name = decoder.stack.string(at: -1) {
+            } else if let name = decoder.stack.withStringBytes(at: -1, { String(validating: $0, as: UTF8.self) }) ?? nil {
+                // Validated: a key whose bytes are not UTF-8 is `.other`, so the full decode reports it
+                // (repaired, it would name no key of the table and be dropped without a word).
                 keys.append(.name(name))
             } else {
                 keys.append(.other)

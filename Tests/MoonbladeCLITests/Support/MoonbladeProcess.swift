@@ -29,9 +29,14 @@ enum MoonbladeProcess {
 
     /// Runs `moonblade arguments...` in `directory` with `input` on standard input (none: end of file).
     static func run(_ arguments: [String], input: String = "", in directory: URL) async throws -> Outcome {
+        try await run(arguments, inputBytes: Data(input.utf8), in: directory)
+    }
+
+    /// Runs `moonblade arguments...` in `directory` with the bytes `input` (UTF-8 or not) on standard input.
+    static func run(_ arguments: [String], inputBytes input: Data, in directory: URL) async throws -> Outcome {
         let output = try OutputFiles(in: directory)
         let stdin = output.io.appendingPathComponent("stdin")
-        try Data(input.utf8).write(to: stdin)
+        try input.write(to: stdin)
         let process = try launch(arguments, standardInput: FileHandle(forReadingFrom: stdin), output: output, in: directory)
         await waitForExit(process, arguments: arguments)
         return try output.outcome(status: process.terminationStatus)
@@ -143,6 +148,18 @@ final class Workspace: Sendable {
 
     func run(_ arguments: [String], input: String = "") async throws -> Outcome {
         try await MoonbladeProcess.run(arguments, input: input, in: url)
+    }
+
+    func run(_ arguments: [String], inputBytes: Data) async throws -> Outcome {
+        try await MoonbladeProcess.run(arguments, inputBytes: inputBytes, in: url)
+    }
+
+    /// Writes `bytes` to the file at `path` (relative to the workspace) and returns its full path.
+    @discardableResult
+    func file(_ path: String, bytes: [UInt8]) throws -> String {
+        let file = url.appendingPathComponent(path)
+        try Data(bytes).write(to: file)
+        return file.path
     }
 }
 

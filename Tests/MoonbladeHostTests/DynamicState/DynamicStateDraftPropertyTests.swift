@@ -55,15 +55,7 @@ struct DynamicStateDraftPropertyTests {
 
     @Test func draftsOfTheDynamicStateEndWhereTheSameCodeOnAPlainCopyEnds() async throws {
         let folder = try scratch.write("random", """
-            -- A kind marker's metatable is protected: `getmetatable` gives its name.
-            local object, array = getmetatable(moonblade.object()), getmetatable(moonblade.array())
-            local function deep_copy(value)
-              if type(value) ~= "table" then return value end
-              local kind = getmetatable(value)
-              local copy = kind == object and moonblade.object() or kind == array and moonblade.array() or {}
-              for k, v in pairs(value) do copy[k] = deep_copy(v) end
-              return copy
-            end
+            \(luaDeepCopyKeepingKinds)
             return {
               name = "random",
               updaters = {

@@ -13,10 +13,14 @@ import Foundation
 /// the temporary file is removed and the earlier file, if any, is left as it was.
 ///
 /// A replaced file keeps its permissions; a new one gets those of any file the user creates (0666 less
-/// the umask).
+/// the umask). A symbolic link is followed: its target is replaced.
 package enum AtomicFile {
     /// Replaces the file at `url` with `data`, atomically.
     package static func write(_ data: Data, to url: URL) throws(AtomicFileError) {
+        // A link is followed: its target is replaced and the link stays (renaming onto the link
+        // would replace the link itself with a file).
+        var link = stat()
+        let url = lstat(url.path, &link) == 0 && link.st_mode & S_IFMT == S_IFLNK ? url.resolvingSymlinksInPath() : url
         let target = url.path
         let (descriptor, temporary) = try createTemporaryFile(next: url)
         var replaced = false

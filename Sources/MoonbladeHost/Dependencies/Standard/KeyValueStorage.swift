@@ -27,9 +27,9 @@ public struct KeyValueStorage: Sendable {
                 .unreadable, key: key, message: "cannot read \(file.path): \(error.localizedDescription)")
         }
         do {
-            return try JSONDecoder().decode(JSONValue.self, from: data)
+            return try JSONValue(json: data)
         } catch {
-            throw StorageError(.unreadable, key: key, message: "\(file.path) is not valid JSON")
+            throw StorageError(.unreadable, key: key, message: "\(file.path) is not valid JSON: \(error)")
         }
     }
 

@@ -1,0 +1,50 @@
+import CLua
+
+/// What a Lua value is, as a value that decodes itself from any Lua value needs to know: Lua keeps
+/// integers and floats apart (`1` and `1.0`), which `Decoder`'s probes cannot tell (a float with an
+/// integral value decodes as an `Int64` too).
+public enum LuaValueKind: Sendable, Equatable {
+    /// `nil`, nothing, or the `null` sentinel (``LuaStack/pushNull()``).
+    case null
+    case boolean
+    case integer
+    case float
+    case string
+    case table(LuaTableKind)
+    /// Anything else (a function, a coroutine, userdata), described as error messages name it after
+    /// "found": `function`, `coroutine`, `userdata`.
+    case other(String)
+}
+
+/// A decoder that can tell what Lua value it decodes: ``LuaDecoder``'s.
+public protocol LuaValueKindDecoding: Decoder {
+    /// The kind of the value being decoded.
+    var valueKind: LuaValueKind { get }
+}
+
+extension LuaValueDecoder: LuaValueKindDecoding {
+    var valueKind: LuaValueKind {
+        switch lua_type(L, index) {
+        case LUA_TBOOLEAN: .boolean
+        case LUA_TNUMBER: lua_isinteger(L, index) != 0 ? .integer : .float
+        case LUA_TSTRING: .string
+        case LUA_TTABLE: .table(LuaStack(L).tableKind(at: index) ?? .object)
+        case _ where LuaCoding.isNilOrNull(L, index): .null
+        default: .other(LuaCoding.describeValue(L, index))
+        }
+    }
+}
+
+/// An encoder that can put the `null` sentinel (``LuaStack/pushNull()``) where `encodeNil()` would
+/// put `nil`: ``LuaEncoder``'s. A value with a null of its own (JSON's) uses it so that a table keeps
+/// the member or element (`nil` would drop a key, or make a hole in a sequence).
+public protocol LuaNullEncoding: Encoder {
+    /// Encodes the `null` sentinel as this encoder's single value.
+    func encodeNull() throws
+}
+
+extension LuaValueEncoder: LuaNullEncoding {
+    func encodeNull() throws {
+        try LuaSingleValueEncodingContainer(encoder: self).encodeNull()
+    }
+}
