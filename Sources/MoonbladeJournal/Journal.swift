@@ -91,19 +91,48 @@ public final class Journal: Sendable {
 
     /// The entries with sequences from `from` through `until`, in order, once every earlier dispatch
     /// is committed.
+    ///
+    /// - Throws: ``JournalError`` naming the first entry that cannot be read or is damaged.
     public func entries(from: Int = 0, until: Int = .max) throws(JournalError) -> [JournalEntry] {
         try flush()
-        return try database.entries(from: from, until: until)
+        let entries = try database.entries(from: from, until: until)
+        if let damaged = entries.first(where: \.isDamaged) {
+            throw damage(of: damaged)
+        }
+        return entries
+    }
+
+    /// The error for an entry whose row no longer matches its checksum.
+    func damage(of entry: JournalEntry) -> JournalError {
+        JournalError(file: file, problem: "entry \(entry.sequence) (\(entry.name)) is damaged: its row does not match its checksum")
+    }
+
+    /// The state after `entry`, given the state before it.
+    ///
+    /// - Throws: ``JournalError`` when its patch does not fit, or its row is damaged.
+    func state(after entry: JournalEntry, from state: JSONValue) throws(JournalError) -> JSONValue {
+        let after: JSONValue
+        do {
+            after = try entry.patch.applied(to: state)
+        } catch {
+            throw JournalError(file: file, problem: "entry \(entry.sequence) (\(entry.name)): its patch does not fit the state: \(error)")
+        }
+        guard !entry.isDamaged else { throw damage(of: entry) }
+        return after
     }
 
     /// The state as of `sequence` (the latest when nil): the last snapshot at or before it plus the
     /// patches after it. No plugin code runs. Nil for a journal with nothing in it.
     ///
-    /// - Throws: ``JournalError`` naming the entry whose patch does not fit, or the unreadable row.
+    /// - Throws: ``JournalError`` for a sequence outside 0 through the last, naming the entry whose
+    ///   patch does not fit, or the unreadable or damaged row.
     public func state(at sequence: Int? = nil) throws(JournalError) -> JSONValue? {
         try flush()
         let last = try database.lastSequence()
-        let target = min(sequence ?? last, last)
+        let target = sequence ?? last
+        guard (0...last).contains(target) else {
+            throw JournalError(file: file, problem: "no entry \(target) (the journal goes from 0 to \(last))")
+        }
         guard let snapshot = try database.snapshot(atOrBefore: target) else {
             guard try database.entries(from: 0, until: target).isEmpty else {
                 throw JournalError(file: file, problem: "entries up to \(target) have no snapshot before them")
@@ -112,11 +141,7 @@ public final class Journal: Sendable {
         }
         var state = snapshot.state
         for entry in try database.entries(from: snapshot.sequence + 1, until: target) {
-            do {
-                state = try entry.patch.applied(to: state)
-            } catch {
-                throw JournalError(file: file, problem: "entry \(entry.sequence) (\(entry.name)): its patch does not fit the state: \(error)")
-            }
+            state = try self.state(after: entry, from: state)
         }
         return state
     }

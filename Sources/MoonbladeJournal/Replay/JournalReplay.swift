@@ -61,12 +61,7 @@ public struct JournalReplay {
         }
         var report = Report(matched: 0, skipped: 0, divergence: nil)
         for entry in try journal.entries(from: first, until: until) {
-            let recorded: JSONValue
-            do {
-                recorded = try entry.patch.applied(to: state)
-            } catch {
-                throw JournalError(file: journal.file, problem: "entry \(entry.sequence) (\(entry.name)): its patch does not fit the state: \(error)")
-            }
+            let recorded = try journal.state(after: entry, from: state)
             guard entry.kind == .updater, entry.plugin != nil, entry.target == nil else {
                 report.skipped += 1
                 state = recorded

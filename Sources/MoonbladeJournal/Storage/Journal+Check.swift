@@ -36,11 +36,7 @@ extension Journal {
             guard let before = state else {
                 throw JournalError(file: file, problem: "entry \(entry.sequence) has no snapshot before it")
             }
-            do {
-                state = try entry.patch.applied(to: before)
-            } catch {
-                throw JournalError(file: file, problem: "entry \(entry.sequence) (\(entry.name)): its patch does not fit the state: \(error)")
-            }
+            state = try self.state(after: entry, from: before)
             if snapshots.remove(entry.sequence) != nil {
                 state = try database.snapshot(atOrBefore: entry.sequence)?.state
             }

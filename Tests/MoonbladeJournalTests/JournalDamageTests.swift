@@ -1,0 +1,285 @@
+import Foundation
+import GRDB
+import Moonblade
+import MoonbladeHost
+import MoonbladeJournal
+import Testing
+
+/// A bad disk: a journal file cut short, with flipped bytes, a zeroed block or garbage after it is
+/// either read whole and right, or refused with an error naming the file: never a crash, never a
+/// state or history that silently differs from what was recorded.
+@Suite struct JournalDamageTests {
+    /// A small sound journal (five pushes, a snapshot every two) and what reading it gives.
+    private struct Recorded {
+        let bytes: Data
+        let entries: [JournalEntry]
+        let states: [JSONValue?]
+    }
+
+    private static func recordSmallJournal(_ workspace: Workspace) async throws -> Recorded {
+        let path = workspace.path("sound.journal")
+        let journal = try Journal(path: path, configuration: .init(snapshotInterval: 2))
+        let host = try PluginHost<JSONValue>(plugins: [try workspace.tally()], journal: journal)
+        for index in 0..<5 {
+            try await host.dispatch("tally.push", JSONValue.object(["item": .string("item \(index)")])).value
+        }
+        try journal.close()
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "the closed journal is checkpointed")
+        let reader = try Journal.existing(at: path)
+        let recorded = Recorded(
+            bytes: try Data(contentsOf: URL(fileURLWithPath: path)), entries: try reader.entries(),
+            states: try (0...5).map { try reader.state(at: $0) })
+        try reader.close()
+        return recorded
+    }
+
+    /// Opens the damaged file at `path` the ways users do (check, read, recover); each either fails
+    /// with a ``JournalError`` naming `path`, or gives exactly what was recorded.
+    private func expectWholeOrRefused(
+        _ path: String, _ recorded: Recorded, _ what: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        func refusedOrSame<T: Equatable>(_ expected: T, _ body: () throws -> T) {
+            do {
+                let value = try body()
+                #expect(value == expected, "\(what): read without an error but differs", sourceLocation: sourceLocation)
+            } catch let error as JournalError {
+                #expect(error.file == path, "\(what): \(error)", sourceLocation: sourceLocation)
+            } catch {
+                Issue.record("\(what): not a JournalError: \(error)", sourceLocation: sourceLocation)
+            }
+        }
+        refusedOrSame(recorded.entries.count) {
+            let journal = try Journal.existing(at: path)
+            defer { try? journal.close() }
+            return try journal.check().entries
+        }
+        refusedOrSame(recorded.entries) {
+            let journal = try Journal.existing(at: path)
+            defer { try? journal.close() }
+            return try journal.entries()
+        }
+        refusedOrSame(recorded.states) {
+            let journal = try Journal.existing(at: path)
+            defer { try? journal.close() }
+            return try (0...5).map { try journal.state(at: $0) }
+        }
+        // What `run --journal` does: open for writing and recover the latest state.
+        refusedOrSame(recorded.states.last!) {
+            let journal = try Journal(path: path)
+            defer { try? journal.close() }
+            return try journal.state()
+        }
+    }
+
+    private func write(_ bytes: Data, to path: String) throws {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        try bytes.write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test func truncatedAtEveryByteOffsetIsWholeOrRefused() async throws {
+        let workspace = Workspace()
+        let recorded = try await Self.recordSmallJournal(workspace)
+        let path = workspace.path("cut.journal")
+        // Every offset of SQLite's header and around each page boundary; a stride of 61 between.
+        let pageSize = 4096
+        let offsets = (1..<recorded.bytes.count).filter { offset in
+            offset <= 120 || offset % pageSize < 3 || offset % pageSize > pageSize - 3 || offset % 61 == 0
+        }
+        for offset in offsets {
+            try write(recorded.bytes.prefix(offset), to: path)
+            expectWholeOrRefused(path, recorded, "cut at \(offset) of \(recorded.bytes.count)")
+        }
+    }
+
+    @Test func aFileCutInsideItsHeaderIsNotStartedAfresh() async throws {
+        let workspace = Workspace()
+        let recorded = try await Self.recordSmallJournal(workspace)
+        let path = workspace.path("cut.journal")
+        for offset in [1, 16, 50, 99, 100, 101, 511] {
+            try write(recorded.bytes.prefix(offset), to: path)
+            #expect(throws: JournalError.self, "cut at \(offset)") {
+                let journal = try Journal(path: path)
+                try journal.close()
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == recorded.bytes.prefix(offset), "left as it was")
+        }
+    }
+
+    @Test(arguments: [0x01, 0x80, 0xFF] as [UInt8])
+    func flippedBytesAreFoundOrHarmless(mask: UInt8) async throws {
+        let workspace = Workspace()
+        let recorded = try await Self.recordSmallJournal(workspace)
+        let path = workspace.path("flipped.journal")
+        var generator = SplitMix(seed: UInt64(mask))
+        // A spread of offsets over the whole file, and more in the last page (where the newest rows are).
+        let count = recorded.bytes.count
+        let offsets = Set(
+            (0..<60).map { _ in Int(generator.next() % UInt64(count)) }
+                + (0..<60).map { _ in count - 1 - Int(generator.next() % UInt64(min(count, 4096))) })
+        for offset in offsets.sorted() {
+            var bytes = recorded.bytes
+            bytes[offset] ^= mask
+            try write(bytes, to: path)
+            expectWholeOrRefused(path, recorded, "byte \(offset) ^ \(mask)")
+        }
+    }
+
+    @Test func everyTextByteOfTheRowsFlippedIsFound() async throws {
+        let workspace = Workspace()
+        let recorded = try await Self.recordSmallJournal(workspace)
+        let path = workspace.path("flipped.journal")
+        // The rows' JSON, where a flip can leave valid JSON with another value: `item 1` → `item 0`.
+        let text = Array(recorded.bytes)
+        let needles = ["item ", "\"items\""].map { Array($0.utf8) }
+        var offsets: [Int] = []
+        for needle in needles {
+            for start in 0..<(text.count - needle.count) where Array(text[start..<start + needle.count]) == needle {
+                offsets += Array(start..<start + needle.count + 2)
+            }
+        }
+        #expect(offsets.count > 20)
+        for offset in offsets where offset % 3 == 0 {
+            var bytes = recorded.bytes
+            bytes[offset] ^= 0x01
+            try write(bytes, to: path)
+            expectWholeOrRefused(path, recorded, "text byte \(offset) ^ 1")
+        }
+    }
+
+    @Test func aZeroedBlockIsFoundOrHarmless() async throws {
+        let workspace = Workspace()
+        let recorded = try await Self.recordSmallJournal(workspace)
+        let path = workspace.path("zeroed.journal")
+        for start in stride(from: 0, to: recorded.bytes.count, by: 512) {
+            var bytes = recorded.bytes
+            bytes.replaceSubrange(start..<min(start + 512, bytes.count), with: Data(count: min(512, bytes.count - start)))
+            try write(bytes, to: path)
+            expectWholeOrRefused(path, recorded, "zeroed 512 bytes at \(start)")
+        }
+    }
+
+    @Test func garbageAppendedIsFoundOrHarmless() async throws {
+        let workspace = Workspace()
+        let recorded = try await Self.recordSmallJournal(workspace)
+        let path = workspace.path("appended.journal")
+        for garbage in [Data("x".utf8), Data(repeating: 0xAB, count: 4096), Data(repeating: 0, count: 10_000), Data("{\"count\": 1}\n".utf8)] {
+            try write(recorded.bytes + garbage, to: path)
+            expectWholeOrRefused(path, recorded, "\(garbage.count) bytes appended")
+        }
+    }
+
+    @Test func aRowRewrittenOrSwappedWithAnotherIsFound() async throws {
+        let workspace = Workspace()
+        let recorded = try await Self.recordSmallJournal(workspace)
+        let path = workspace.path("edited.journal")
+        let edits = [
+            // The patch of 3 made to set another, well-formed value.
+            #"UPDATE entries SET patch = replace(patch, 'item 2', 'item 9') WHERE seq = 3"#,
+            // Two patches swapped: each still fits.
+            """
+            UPDATE entries SET patch = CASE seq WHEN 4 THEN (SELECT patch FROM entries WHERE seq = 5)
+                ELSE (SELECT patch FROM entries WHERE seq = 4) END WHERE seq IN (4, 5)
+            """,
+            // A row duplicated in place of the next one.
+            "DELETE FROM entries WHERE seq = 5; INSERT INTO entries SELECT 5, time, name, kind, payload, plugin, plugin_version, outcome, error, duration, patch, target FROM entries WHERE seq = 4",
+            // A snapshot's state changed.
+            #"UPDATE snapshots SET state = replace(state, 'item 1', 'item 7')"#,
+        ]
+        for edit in edits {
+            try write(recorded.bytes, to: path)
+            let queue = try DatabaseQueue(path: path)
+            try await queue.write { db in
+                // A later column added by the format must not break the edit: copy what exists.
+                try db.execute(sql: edit.replacingOccurrences(of: ", target FROM entries", with: try Self.otherColumns(db)))
+            }
+            try queue.close()
+            let journal = try Journal.existing(at: path)
+            #expect(throws: JournalError.self, "\(edit)") { _ = try journal.check() }
+            try journal.close()
+            expectWholeOrRefused(path, recorded, edit)
+        }
+    }
+
+    /// `, target FROM entries`, with any column after `target` copied too.
+    private static func otherColumns(_ db: Database) throws -> String {
+        let columns = try db.columns(in: "entries").map(\.name)
+        guard let index = columns.firstIndex(of: "target") else { return ", target FROM entries" }
+        return ", " + columns[index...].joined(separator: ", ") + " FROM entries"
+    }
+
+    @Test func anEmptyFileIsANewJournalForWritingAndAnErrorForReading() throws {
+        let workspace = Workspace()
+        let path = workspace.path("empty.journal")
+        FileManager.default.createFile(atPath: path, contents: Data())
+        #expect(throws: JournalError.self) { _ = try Journal.existing(at: path).check() }
+        let journal = try Journal(path: path)
+        #expect(try journal.state() == nil)
+        try journal.close()
+    }
+
+    @Test func aDirectoryIsAClearError() throws {
+        let workspace = Workspace()
+        let path = workspace.path("folder.journal")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        for open in [{ try Journal(path: path) }, { try Journal.existing(at: path) }] as [() throws -> Journal] {
+            #expect {
+                _ = try open()
+            } throws: { error in
+                (error as? JournalError)?.file == path && "\(error)".contains("cannot be opened")
+            }
+        }
+        let inMissingFolder = workspace.path("no/such/folder/app.journal")
+        #expect(throws: JournalError.self) { _ = try Journal(path: inMissingFolder) }
+    }
+
+    @Test func aJournalOfAnotherStateTypeIsAnErrorNamingTheType() async throws {
+        let workspace = Workspace()
+        let path = workspace.path("app.journal")
+        let journal = try Journal(path: path)
+        let host = try PluginHost<JSONValue>(plugins: [try workspace.tally()], journal: journal)
+        try await host.dispatch("tally.push", ["item": "milk"]).value
+        _ = try? await host.dispatch("tally.add", ["by": "many"]).value  // recorded as failed
+        try journal.close()
+
+        struct Other: State, Codable { var total: Int = 0 }
+        #expect {
+            _ = try PluginHost<Other>(plugins: [try workspace.tally()], journal: try Journal(path: path))
+        } throws: { error in
+            "\(error)".hasPrefix("journal \(path): the recorded state is not a Other")
+        }
+        // The refused open left the journal as it was.
+        let reader = try Journal.existing(at: path)
+        #expect(try reader.check().entries == 2)
+        #expect(try reader.state() == ["items": ["milk"]])
+    }
+
+    @Test func aJournalOfANewerFormatIsRefusedNamingTheVersion() async throws {
+        let workspace = Workspace()
+        let path = workspace.path("app.journal")
+        try Journal(path: path).close()
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { try $0.execute(sql: "UPDATE journal_info SET value = '99' WHERE key = 'version'") }
+        try queue.close()
+        #expect {
+            _ = try Journal(path: path)
+        } throws: { error in
+            "\(error)".contains("has format version 99")
+        }
+    }
+
+    @Test func aHugeRecordIsKeptWhole() async throws {
+        let workspace = Workspace()
+        let path = workspace.path("app.journal")
+        let big = String(repeating: "0123456789", count: 500_000)  // 5 MB in one payload and state
+        do {
+            let journal = try Journal(path: path, configuration: .init(snapshotInterval: 1))
+            let host = try PluginHost<JSONValue>(plugins: [try workspace.tally()], journal: journal)
+            try await host.dispatch("tally.push", JSONValue.object(["item": .string(big)])).value
+            try journal.close()
+        }
+        let reader = try Journal.existing(at: path)
+        #expect(try reader.check().entries == 1)
+        #expect(try reader.state() == ["items": [.string(big)]])
+        #expect(try reader.entries().first?.payload == ["item": .string(big)])
+    }
+}
