@@ -45,9 +45,14 @@ import Testing
         } throws: { error in
             (error as? JournalError)?.file == path && "\(error)".contains("in use")
         }
+        // Reading is not writing: a running host's journal can be checked and read.
+        let live = try Journal.existing(at: path)
+        #expect(try live.entries().count == 1)
+        try live.close()
         // The first goes on recording as if nothing happened.
         try await host.dispatch("tally.push", ["item": "b"]).value
         try first.close()
+        #expect(!FileManager.default.fileExists(atPath: path + "-lock"))
         let reader = try Journal.existing(at: path)
         #expect(try reader.check().entries == 2)
         #expect(try reader.state() == ["items": ["a", "b"]])

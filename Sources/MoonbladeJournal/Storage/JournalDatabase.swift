@@ -12,6 +12,8 @@ final class JournalDatabase: Sendable {
 
     let file: String
     private let queue: DatabaseQueue
+    /// Held by a journal that writes to a file: one writer per file.
+    private let lock: JournalLock?
 
     /// Opens the journal at `path`, or one in memory when `path` is nil.
     ///
@@ -24,16 +26,12 @@ final class JournalDatabase: Sendable {
         if let path {
             try Self.checkHeader(path, create: create)
         }
+        // Taken before SQLite touches the file, so a refused journal changes nothing.
+        lock = try path.flatMap { path throws(JournalError) in create ? try JournalLock(file: path) : nil }
         var configuration = Configuration()
         configuration.label = "moonblade.journal"
         configuration.prepareDatabase { db in
             if path != nil {
-                if create {
-                    // One writer per file: a second journal (or process) recording into the same file
-                    // would number its entries like the first. The lock is taken by the first access
-                    // and held until the journal closes; the write-ahead index then lives in memory.
-                    try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
-                }
                 // WAL: a commit appends to the log instead of rewriting pages; readers never block it.
                 let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
                 guard mode?.lowercased() == "wal" else {
@@ -47,8 +45,10 @@ final class JournalDatabase: Sendable {
                 ?? DatabaseQueue(configuration: configuration)
             try queue.write { db in try Self.prepareSchema(db, create: create) }
         } catch let error as JournalError {
+            lock?.release()
             throw error
         } catch {
+            lock?.release()
             throw JournalError(file: file, problem: Self.describe(error))
         }
     }
@@ -214,6 +214,7 @@ final class JournalDatabase: Sendable {
 
     func close() {
         try? queue.close()
+        lock?.release()
     }
 
     /// The columns a row's checksum covers, in order.
@@ -300,7 +301,6 @@ final class JournalDatabase: Sendable {
             switch error.resultCode {
             case .SQLITE_NOTADB: return "is not a journal (not an SQLite database)"
             case .SQLITE_CORRUPT: return "is corrupted (SQLite: \(error.message ?? "database disk image is malformed"))"
-            case .SQLITE_BUSY, .SQLITE_LOCKED: return "is in use by another journal (one writer per file; close it first)"
             case .SQLITE_CANTOPEN: return "cannot be opened (\(error.message ?? "unable to open database file"))"
             default: return "SQLite error: \(error.message ?? "\(error.resultCode)")"
             }
