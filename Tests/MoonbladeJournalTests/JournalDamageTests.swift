@@ -200,6 +200,27 @@ import Testing
         }
     }
 
+    @Test func checkSaysHowFarTheStatesStillRebuild() async throws {
+        let workspace = Workspace()
+        let recorded = try await Self.recordSmallJournal(workspace)
+        let path = workspace.path("edited.journal")
+        try write(recorded.bytes, to: path)
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { try $0.execute(sql: "UPDATE entries SET payload = replace(payload, 'item 3', 'item 8') WHERE seq = 4") }
+        try queue.close()
+        let journal = try Journal.existing(at: path)
+        #expect {
+            _ = try journal.check()
+        } throws: { error in
+            "\(error)" == "journal \(path): entry 4 (tally.push) is damaged: its row does not match its checksum (the states up to entry 3 rebuild)"
+        }
+        #expect(try journal.state(at: 3) == recorded.states[3])
+        // The snapshot at 4 still gives the states after it; the damaged entry itself is refused.
+        #expect(try journal.state(at: 5) == recorded.states[5])
+        #expect(throws: JournalError.self) { _ = try journal.entries(from: 4, until: 4) }
+        #expect(try journal.entries(until: 3) == Array(recorded.entries.prefix(3)))
+    }
+
     /// `, target FROM entries`, with any column after `target` copied too.
     private static func otherColumns(_ db: Database) throws -> String {
         let columns = try db.columns(in: "entries").map(\.name)
