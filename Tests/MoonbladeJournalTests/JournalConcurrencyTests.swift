@@ -53,6 +53,10 @@ import Testing
         try await host.dispatch("tally.push", ["item": "b"]).value
         try first.close()
         #expect(!FileManager.default.fileExists(atPath: path + "-lock"))
+        // A closed journal answers with errors, not a crash; closing again does nothing.
+        #expect(throws: JournalError.self) { _ = try first.entries() }
+        #expect(throws: JournalError.self) { _ = try first.state() }
+        try first.close()
         let reader = try Journal.existing(at: path)
         #expect(try reader.check().entries == 2)
         #expect(try reader.state() == ["items": ["a", "b"]])

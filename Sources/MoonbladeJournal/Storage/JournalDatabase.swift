@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import MoonbladeHost
 
 /// The journal's SQLite file, through GRDB: the schema, and reading and writing rows.
@@ -14,6 +15,8 @@ final class JournalDatabase: Sendable {
     private let queue: DatabaseQueue
     /// Held by a journal that writes to a file: one writer per file.
     private let lock: JournalLock?
+    /// Whether ``close()`` has closed the queue; held while the queue is used.
+    private let isClosed = Mutex(false)
 
     /// Opens the journal at `path`, or one in memory when `path` is nil.
     ///
@@ -31,8 +34,9 @@ final class JournalDatabase: Sendable {
         var configuration = Configuration()
         configuration.label = "moonblade.journal"
         configuration.prepareDatabase { db in
-            if path != nil {
+            if path != nil && create {
                 // WAL: a commit appends to the log instead of rewriting pages; readers never block it.
+                // (A reader leaves the file as it is: a journal is in WAL mode from its creation.)
                 let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
                 guard mode?.lowercased() == "wal" else {
                     throw DatabaseError(message: "cannot switch to WAL mode (got \(mode ?? "nothing"))")
@@ -43,7 +47,11 @@ final class JournalDatabase: Sendable {
         do {
             queue = try path.map { try DatabaseQueue(path: $0, configuration: configuration) }
                 ?? DatabaseQueue(configuration: configuration)
-            try queue.write { db in try Self.prepareSchema(db, create: create) }
+            if create {
+                try queue.write { db in try Self.prepareSchema(db, create: true) }
+            } else {
+                try queue.read { db in try Self.prepareSchema(db, create: false) }
+            }
         } catch let error as JournalError {
             lock?.release()
             throw error
@@ -70,7 +78,8 @@ final class JournalDatabase: Sendable {
         }
     }
 
-    /// Checks the file is a journal of this format, creating the tables in a new one.
+    /// Checks the file is a journal of this format, creating the tables in a new one (only with
+    /// `create`: without it nothing is written).
     private static func prepareSchema(_ db: Database, create: Bool) throws {
         if try db.tableExists("journal_info") {
             let info = try Row.fetchAll(db, sql: "SELECT key, value FROM journal_info")
@@ -87,8 +96,9 @@ final class JournalDatabase: Sendable {
             guard try db.tableExists("entries"), try db.tableExists("snapshots") else {
                 throw JournalFormatProblem("misses its entries or snapshots table")
             }
-            // Journals written before rows had checksums get the column; their old rows stay unchecked.
-            for table in ["entries", "snapshots"] where try !db.columns(in: table).contains(where: { $0.name == "checksum" }) {
+            // Journals written before rows had checksums get the column when opened for writing; their
+            // old rows stay unchecked.
+            for table in ["entries", "snapshots"] where try create && !db.columns(in: table).contains(where: { $0.name == "checksum" }) {
                 try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN checksum INTEGER")
             }
             return
@@ -213,8 +223,12 @@ final class JournalDatabase: Sendable {
     }
 
     func close() {
-        try? queue.close()
-        lock?.release()
+        isClosed.withLock { closed in
+            guard !closed else { return }
+            closed = true
+            try? queue.close()
+            lock?.release()
+        }
     }
 
     /// The columns a row's checksum covers, in order.
@@ -269,7 +283,7 @@ final class JournalDatabase: Sendable {
 
     /// Whether `row` matches its checksum; true for a row written before rows had one.
     private func isIntact(_ row: Row, columns: [String], of what: String) throws(JournalError) -> Bool {
-        guard let stored: Int64 = try column(row, "checksum", of: what) else { return true }
+        guard row.hasColumn("checksum"), let stored: Int64 = try column(row, "checksum", of: what) else { return true }
         var values: [DatabaseValue] = []
         for name in columns {
             values.append(try column(row, name, of: what))
@@ -286,11 +300,18 @@ final class JournalDatabase: Sendable {
     }
 
     /// Runs a database access, turning what SQLite and GRDB throw into a ``JournalError`` naming the file.
+    ///
+    /// Accesses and ``close()`` exclude each other: GRDB's queue, once closed, hands SQLite a freed
+    /// connection (a crash), so an access after close (a strict dispatch racing it, a reader called
+    /// late) is an error instead. The queue serializes accesses anyway, so the lock costs no parallelism.
     private func access<Result>(_ body: () throws -> Result) throws(JournalError) -> Result {
-        do {
-            return try body()
-        } catch {
-            throw JournalError(file: file, problem: Self.describe(error))
+        try isClosed.withLock { closed throws(JournalError) in
+            guard !closed else { throw JournalError(file: file, problem: "is closed") }
+            do {
+                return try body()
+            } catch {
+                throw JournalError(file: file, problem: Self.describe(error))
+            }
         }
     }
 
