@@ -221,6 +221,32 @@ import Testing
         #expect(try journal.entries(until: 3) == Array(recorded.entries.prefix(3)))
     }
 
+    @Test func aJournalWrittenBeforeChecksumsIsReadAndGoesOn() async throws {
+        let workspace = Workspace()
+        let recorded = try await Self.recordSmallJournal(workspace)
+        let path = workspace.path("old.journal")
+        try write(recorded.bytes, to: path)
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(sql: "ALTER TABLE entries DROP COLUMN checksum; ALTER TABLE snapshots DROP COLUMN checksum")
+        }
+        try queue.close()
+        let reader = try Journal.existing(at: path)
+        #expect(try reader.check().entries == 5)
+        #expect(try reader.entries() == recorded.entries)
+        try reader.close()
+        let columns = try await DatabaseQueue(path: path).read { try $0.columns(in: "entries").map(\.name) }
+        #expect(!columns.contains("checksum"), "a reader adds no column")
+
+        let journal = try Journal(path: path)
+        let host = try PluginHost<JSONValue>(plugins: [try workspace.tally()], journal: journal)
+        try await host.dispatch("tally.push", ["item": "item 5"]).value
+        try journal.close()
+        let after = try Journal.existing(at: path)
+        #expect(try after.check().entries == 6)
+        #expect(try after.state() == ["items": ["item 0", "item 1", "item 2", "item 3", "item 4", "item 5"]])
+    }
+
     /// `, target FROM entries`, with any column after `target` copied too.
     private static func otherColumns(_ db: Database) throws -> String {
         let columns = try db.columns(in: "entries").map(\.name)
