@@ -71,6 +71,17 @@ import Testing
         }
     }
 
+    /// Writes the recorded bytes, damaged by `damage`, to `path` and expects them whole or refused.
+    private func expectDamage(
+        _ what: String, of recorded: Recorded, at path: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ damage: (inout Data) -> Void
+    ) throws {
+        var bytes = recorded.bytes
+        damage(&bytes)
+        try write(bytes, to: path)
+        expectWholeOrRefused(path, recorded, what, sourceLocation: sourceLocation)
+    }
+
     private func write(_ bytes: Data, to path: String) throws {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         try bytes.write(to: URL(fileURLWithPath: path))
@@ -86,8 +97,7 @@ import Testing
             offset <= 120 || offset % pageSize < 3 || offset % pageSize > pageSize - 3 || offset % 61 == 0
         }
         for offset in offsets {
-            try write(recorded.bytes.prefix(offset), to: path)
-            expectWholeOrRefused(path, recorded, "cut at \(offset) of \(recorded.bytes.count)")
+            try expectDamage("cut at \(offset) of \(recorded.bytes.count)", of: recorded, at: path) { $0 = $0.prefix(offset) }
         }
     }
 
@@ -117,10 +127,7 @@ import Testing
             (0..<60).map { _ in Int(generator.next() % UInt64(count)) }
                 + (0..<60).map { _ in count - 1 - Int(generator.next() % UInt64(min(count, 4096))) })
         for offset in offsets.sorted() {
-            var bytes = recorded.bytes
-            bytes[offset] ^= mask
-            try write(bytes, to: path)
-            expectWholeOrRefused(path, recorded, "byte \(offset) ^ \(mask)")
+            try expectDamage("byte \(offset) ^ \(mask)", of: recorded, at: path) { $0[offset] ^= mask }
         }
     }
 
@@ -139,10 +146,7 @@ import Testing
         }
         #expect(offsets.count > 20)
         for offset in offsets where offset % 3 == 0 {
-            var bytes = recorded.bytes
-            bytes[offset] ^= 0x01
-            try write(bytes, to: path)
-            expectWholeOrRefused(path, recorded, "text byte \(offset) ^ 1")
+            try expectDamage("text byte \(offset) ^ 1", of: recorded, at: path) { $0[offset] ^= 0x01 }
         }
     }
 
@@ -151,10 +155,10 @@ import Testing
         let recorded = try await Self.recordSmallJournal(workspace)
         let path = workspace.path("zeroed.journal")
         for start in stride(from: 0, to: recorded.bytes.count, by: 512) {
-            var bytes = recorded.bytes
-            bytes.replaceSubrange(start..<min(start + 512, bytes.count), with: Data(count: min(512, bytes.count - start)))
-            try write(bytes, to: path)
-            expectWholeOrRefused(path, recorded, "zeroed 512 bytes at \(start)")
+            try expectDamage("zeroed 512 bytes at \(start)", of: recorded, at: path) { bytes in
+                let end = min(start + 512, bytes.count)
+                bytes.replaceSubrange(start..<end, with: Data(count: end - start))
+            }
         }
     }
 
@@ -163,8 +167,7 @@ import Testing
         let recorded = try await Self.recordSmallJournal(workspace)
         let path = workspace.path("appended.journal")
         for garbage in [Data("x".utf8), Data(repeating: 0xAB, count: 4096), Data(repeating: 0, count: 10_000), Data("{\"count\": 1}\n".utf8)] {
-            try write(recorded.bytes + garbage, to: path)
-            expectWholeOrRefused(path, recorded, "\(garbage.count) bytes appended")
+            try expectDamage("\(garbage.count) bytes appended", of: recorded, at: path) { $0 += garbage }
         }
     }
 
@@ -186,13 +189,7 @@ import Testing
             #"UPDATE snapshots SET state = replace(state, 'item 1', 'item 7')"#,
         ]
         for edit in edits {
-            try write(recorded.bytes, to: path)
-            let queue = try DatabaseQueue(path: path)
-            try await queue.write { db in
-                // A later column added by the format must not break the edit: copy what exists.
-                try db.execute(sql: edit.replacingOccurrences(of: ", target FROM entries", with: try Self.otherColumns(db)))
-            }
-            try queue.close()
+            try await writeEdited(recorded, to: path, edit)
             let journal = try Journal.existing(at: path)
             #expect(throws: JournalError.self, "\(edit)") { _ = try journal.check() }
             try journal.close()
@@ -201,13 +198,9 @@ import Testing
     }
 
     @Test func checkSaysHowFarTheStatesStillRebuild() async throws {
-        let workspace = Workspace()
-        let recorded = try await Self.recordSmallJournal(workspace)
-        let path = workspace.path("edited.journal")
-        try write(recorded.bytes, to: path)
-        let queue = try DatabaseQueue(path: path)
-        try await queue.write { try $0.execute(sql: "UPDATE entries SET payload = replace(payload, 'item 3', 'item 8') WHERE seq = 4") }
-        try queue.close()
+        let (workspace, recorded, path) = try await editedCopy(
+            "UPDATE entries SET payload = replace(payload, 'item 3', 'item 8') WHERE seq = 4")
+        defer { withExtendedLifetime(workspace) {} }
         let journal = try Journal.existing(at: path)
         #expect {
             _ = try journal.check()
@@ -222,15 +215,8 @@ import Testing
     }
 
     @Test func aJournalWrittenBeforeChecksumsIsReadAndGoesOn() async throws {
-        let workspace = Workspace()
-        let recorded = try await Self.recordSmallJournal(workspace)
-        let path = workspace.path("old.journal")
-        try write(recorded.bytes, to: path)
-        let queue = try DatabaseQueue(path: path)
-        try await queue.write { db in
-            try db.execute(sql: "ALTER TABLE entries DROP COLUMN checksum; ALTER TABLE snapshots DROP COLUMN checksum")
-        }
-        try queue.close()
+        let (workspace, recorded, path) = try await editedCopy(
+            "ALTER TABLE entries DROP COLUMN checksum; ALTER TABLE snapshots DROP COLUMN checksum")
         let reader = try Journal.existing(at: path)
         #expect(try reader.check().entries == 5)
         #expect(try reader.entries() == recorded.entries)
@@ -245,6 +231,27 @@ import Testing
         let after = try Journal.existing(at: path)
         #expect(try after.check().entries == 6)
         #expect(try after.state() == ["items": ["item 0", "item 1", "item 2", "item 3", "item 4", "item 5"]])
+    }
+
+    /// A small journal recorded in a new workspace and a copy of it changed with `sql`: the workspace
+    /// (the files live as long as it), what the journal held, and the copy's path.
+    private func editedCopy(_ sql: String) async throws -> (Workspace, Recorded, String) {
+        let workspace = Workspace()
+        let recorded = try await Self.recordSmallJournal(workspace)
+        let path = workspace.path("edited.journal")
+        try await writeEdited(recorded, to: path, sql)
+        return (workspace, recorded, path)
+    }
+
+    /// Writes the recorded journal to `path` and changes it with `sql`, as an editor of the file would.
+    private func writeEdited(_ recorded: Recorded, to path: String, _ sql: String) async throws {
+        try write(recorded.bytes, to: path)
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            // A later column added by the format must not break a copied row: copy what exists.
+            try db.execute(sql: sql.replacingOccurrences(of: ", target FROM entries", with: try Self.otherColumns(db)))
+        }
+        try queue.close()
     }
 
     /// `, target FROM entries`, with any column after `target` copied too.
