@@ -33,6 +33,36 @@ import Testing
         #expect(try Journal.existing(at: workspace.path("app.journal")).state() == host.state)
     }
 
+    @Test(arguments: [Journal.Configuration.Durability.groupCommit, .strict])
+    func readingWhileDispatchingSeesWholeEntries(durability: Journal.Configuration.Durability) async throws {
+        let workspace = Workspace()
+        let journal = try Journal(path: workspace.path("app.journal"), configuration: .init(durability: durability, snapshotInterval: 4))
+        let host = try PluginHost<JSONValue>(plugins: [try workspace.tally()], journal: journal)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<3 {
+                group.addTask {
+                    for index in 0..<40 {
+                        try await host.dispatch("tally.push", JSONValue.object(["item": .string("\(task)-\(index)")])).value
+                    }
+                }
+            }
+            group.addTask {
+                // Each read is of a whole, gapless journal whose states are its patches folded.
+                for _ in 0..<15 {
+                    let entries = try journal.entries()
+                    #expect(entries.map(\.sequence) == Array(0..<entries.count).map { $0 + 1 })
+                    let folded = try entries.reduce(JSONValue.object([:])) { state, entry in try entry.patch.applied(to: state) }
+                    let last = entries.last?.sequence ?? 0
+                    #expect(try journal.state(at: last) ?? [:] == folded)
+                    #expect(try journal.check().entries >= entries.count)
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try journal.state() == host.state)
+        try journal.close()
+    }
+
     @Test func aSecondJournalOnTheSameFileIsRefused() async throws {
         let workspace = Workspace()
         let path = workspace.path("app.journal")
