@@ -121,6 +121,29 @@ public final class Journal: Sendable {
         return after
     }
 
+    /// Walks the entries from `first` through `last` with the recorded state before and after each, as
+    /// the store had them: each patch applied to the state before it, and where a snapshot follows an
+    /// entry (a host restarted from another state writes one), the next entry starting from it.
+    /// `body` returns false to stop.
+    ///
+    /// - Returns: false when the journal holds no state before `first` (nothing was walked).
+    func walkRecordedStates(
+        from first: Int, until last: Int,
+        _ body: (_ entry: JournalEntry, _ before: JSONValue, _ after: JSONValue) throws(JournalError) -> Bool
+    ) throws(JournalError) -> Bool {
+        guard var state = try state(at: first - 1) else { return false }
+        let snapshots = Set(try database.snapshotSequences())
+        for entry in try entries(from: first, until: last) {
+            let after = try self.state(after: entry, from: state)
+            guard try body(entry, state, after) else { return true }
+            state = after
+            if snapshots.contains(entry.sequence), let snapshot = try database.snapshot(atOrBefore: entry.sequence) {
+                state = snapshot.state
+            }
+        }
+        return true
+    }
+
     /// The state as of `sequence` (the latest when nil): the last snapshot at or before it plus the
     /// patches after it. No plugin code runs. Nil for a journal with nothing in it.
     ///
