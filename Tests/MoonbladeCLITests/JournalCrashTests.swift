@@ -6,7 +6,7 @@ import Testing
 /// `kill -9` at random moments of a run that dispatches into a journal, several times over the same
 /// file: the journal always checks, recovery is its recorded state, and under --strict-journal every
 /// dispatch that resolved is in it.
-@Suite("moonblade run --journal, killed")
+@Suite("moonblade run --journal, killed", .serialized)
 struct JournalCrashTests {
     let workspace = Workspace()
 
@@ -14,7 +14,7 @@ struct JournalCrashTests {
     func repeatedKillsLeaveASoundJournalThatKeepsWhatResolved(strict: Bool) async throws {
         var generator = SystemRandomNumberGenerator()
         var resolvedBefore = 0  // the highest counter printed by any round, so resolved
-        for round in 0..<4 {
+        for round in 0..<3 {
             let running = try RunningMoonblade(
                 ["run", shippedPlugin("counter"), "--journal", "app.journal", "--watch", "--print-state", "--snapshot-every", "7"]
                     + (strict ? ["--strict-journal"] : []),

@@ -6,7 +6,7 @@ import Testing
 /// Snapshots agree with replay: for random dispatch sequences, random snapshot intervals and
 /// restarts in between, the state as of every sequence is the same whether rebuilt from the nearest
 /// snapshot or from the start, and is what the host held after that dispatch.
-@Suite struct JournalSnapshotPropertyTests {
+@Suite(.serialized) struct JournalSnapshotPropertyTests {
     @Test(arguments: 0..<6 as Range<UInt64>)
     func replayFromAnySnapshotIsReplayFromTheStart(seed: UInt64) async throws {
         var generator = SplitMix(seed: seed &* 7919 &+ 1)
