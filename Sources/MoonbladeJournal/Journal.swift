@@ -91,19 +91,71 @@ public final class Journal: Sendable {
 
     /// The entries with sequences from `from` through `until`, in order, once every earlier dispatch
     /// is committed.
+    ///
+    /// - Throws: ``JournalError`` naming the first entry that cannot be read or is damaged.
     public func entries(from: Int = 0, until: Int = .max) throws(JournalError) -> [JournalEntry] {
         try flush()
-        return try database.entries(from: from, until: until)
+        let entries = try database.entries(from: from, until: until)
+        if let damaged = entries.first(where: \.isDamaged) {
+            throw damage(of: damaged)
+        }
+        return entries
+    }
+
+    /// The error for an entry whose row no longer matches its checksum.
+    func damage(of entry: JournalEntry) -> JournalError {
+        JournalError(file: file, problem: "entry \(entry.sequence) (\(entry.name)) is damaged: its row does not match its checksum")
+    }
+
+    /// The state after `entry`, given the state before it.
+    ///
+    /// - Throws: ``JournalError`` when its patch does not fit, or its row is damaged.
+    func state(after entry: JournalEntry, from state: JSONValue) throws(JournalError) -> JSONValue {
+        let after: JSONValue
+        do {
+            after = try entry.patch.applied(to: state)
+        } catch {
+            throw JournalError(file: file, problem: "entry \(entry.sequence) (\(entry.name)): its patch does not fit the state: \(error)")
+        }
+        guard !entry.isDamaged else { throw damage(of: entry) }
+        return after
+    }
+
+    /// Walks the entries from `first` through `last` with the recorded state before and after each, as
+    /// the store had them: each patch applied to the state before it, and where a snapshot follows an
+    /// entry (a host restarted from another state writes one), the next entry starting from it.
+    /// `body` returns false to stop.
+    ///
+    /// - Returns: false when the journal holds no state before `first` (nothing was walked).
+    func walkRecordedStates(
+        from first: Int, until last: Int,
+        _ body: (_ entry: JournalEntry, _ before: JSONValue, _ after: JSONValue) throws(JournalError) -> Bool
+    ) throws(JournalError) -> Bool {
+        guard var state = try state(at: first - 1) else { return false }
+        let snapshots = Set(try database.snapshotSequences())
+        for entry in try entries(from: first, until: last) {
+            let after = try self.state(after: entry, from: state)
+            guard try body(entry, state, after) else { return true }
+            state = after
+            if snapshots.contains(entry.sequence), let snapshot = try database.snapshot(atOrBefore: entry.sequence) {
+                state = snapshot.state
+            }
+        }
+        return true
     }
 
     /// The state as of `sequence` (the latest when nil): the last snapshot at or before it plus the
     /// patches after it. No plugin code runs. Nil for a journal with nothing in it.
     ///
-    /// - Throws: ``JournalError`` naming the entry whose patch does not fit, or the unreadable row.
+    /// - Throws: ``JournalError`` for a sequence outside 0 through the last, naming the entry whose
+    ///   patch does not fit, or the unreadable or damaged row.
     public func state(at sequence: Int? = nil) throws(JournalError) -> JSONValue? {
         try flush()
         let last = try database.lastSequence()
-        let target = min(sequence ?? last, last)
+        let target = sequence ?? last
+        guard (0...last).contains(target) else {
+            throw JournalError(file: file, problem: "no entry \(target) (the journal goes from 0 to \(last))")
+        }
         guard let snapshot = try database.snapshot(atOrBefore: target) else {
             guard try database.entries(from: 0, until: target).isEmpty else {
                 throw JournalError(file: file, problem: "entries up to \(target) have no snapshot before them")
@@ -112,11 +164,7 @@ public final class Journal: Sendable {
         }
         var state = snapshot.state
         for entry in try database.entries(from: snapshot.sequence + 1, until: target) {
-            do {
-                state = try entry.patch.applied(to: state)
-            } catch {
-                throw JournalError(file: file, problem: "entry \(entry.sequence) (\(entry.name)): its patch does not fit the state: \(error)")
-            }
+            state = try self.state(after: entry, from: state)
         }
         return state
     }

@@ -14,12 +14,15 @@ extension PluginRuntime {
     ///     plugin are then taken from there, unless a reload installed other code since.
     ///   - thread: the stack to run on when a Lua interceptor's `next` handed the updater on from a
     ///     Lua thread; the main thread's otherwise.
+    ///   - outsideStore: whether `state` is not the store's (a replay): the resident copy, kept for
+    ///     the store's generation, must not stand in for it.
     func applyUpdater(
-        _ item: String, resolved: ResolvedLuaItem? = nil, to state: S, payload: PluginValue, on thread: LuaStack? = nil
+        _ item: String, resolved: ResolvedLuaItem? = nil, to state: S, payload: PluginValue, on thread: LuaStack? = nil,
+        outsideStore: Bool = false
     ) throws(PluginError) -> S {
         try withLua { lua throws(PluginError) in
             // Updaters run on the thread draining the store, which owns the generation.
-            let generation = lua.store?.stateGeneration
+            let generation = outsideStore ? nil : lua.store?.stateGeneration
             let stack = thread ?? lua.stack
             let base = stack.top
             defer { stack.top = base }

@@ -37,6 +37,8 @@ final class JournalWriter: @unchecked Sendable {
     private var staged: [Pending] = []
     private var closed = false
     private var threadStarted = false
+    /// Whether the writer thread is still running (it ends once closed and drained).
+    private var threadRunning = false
     /// Held while a batch is turned into rows and committed, so batches commit in order.
     private let commitLock = NSLock()
     /// The state as of the last processed entry, in JSON (guarded by `commitLock`).
@@ -128,6 +130,11 @@ final class JournalWriter: @unchecked Sendable {
         }
         guard !closed else {
             condition.unlock()
+            // Group commit drops what comes after close (documented); strict promised every
+            // resolved dispatch is on disk, so the dispatch fails instead.
+            guard configuration.durability != .strict else {
+                throw JournalError(file: database.file, problem: "is closed: the dispatch was not recorded")
+            }
             return
         }
         let wasEmpty = pending.isEmpty
@@ -175,12 +182,25 @@ final class JournalWriter: @unchecked Sendable {
     }
 
     /// Commits what is queued, writes the shutdown snapshot and stops the writer.
+    ///
+    /// Entries queued while closing are committed before the snapshot, and the writer thread has
+    /// ended when this returns: nothing writes to the file after it (the journal then closes it).
     func close() throws(JournalError) {
-        try flush()
+        let flushError: JournalError?
+        do {
+            try flush()
+            flushError = nil
+        } catch {
+            flushError = error
+        }
         condition.withLock {
             closed = true
             condition.broadcast()
+            while threadRunning {
+                condition.wait()
+            }
         }
+        if let flushError { throw flushError }
         commitLock.lock()
         defer { commitLock.unlock() }
         if let currentState, committedSequenceValue > snapshotSequence {
@@ -197,6 +217,7 @@ final class JournalWriter: @unchecked Sendable {
     private func startThreadIfNeeded() {
         guard !threadStarted else { return }
         threadStarted = true
+        threadRunning = true
         let thread = Thread { [self] in runWriter() }
         thread.name = "moonblade.journal"
         thread.start()
@@ -215,6 +236,10 @@ final class JournalWriter: @unchecked Sendable {
                 _ = condition.wait(until: deadline)
             }
             let done = pending.isEmpty && closed
+            if done {
+                threadRunning = false
+                condition.broadcast()
+            }
             condition.unlock()
             if done { return }
             do {

@@ -7,7 +7,8 @@ import MoonbladeHost
 /// Each recorded Lua updater runs on the recorded state before it, outside any store (no interceptor,
 /// rule or listener runs, as the recorded item had already passed them). Entries that are not Lua
 /// updaters (side effects, Swift items, `goto`s) are not run; their recorded changes are applied so
-/// the next entry starts from the recorded state.
+/// the next entry starts from the recorded state (and after a host's restart from another state, from
+/// that state).
 public struct JournalReplay {
     /// The first dispatch whose replayed result differs from the recorded one.
     public struct Divergence: Sendable {
@@ -55,22 +56,11 @@ public struct JournalReplay {
     public static func run(
         _ journal: Journal, on host: PluginHost<JSONValue>, from: Int = 1, until: Int = .max
     ) throws(JournalError) -> Report {
-        let first = max(from, 1)
-        guard var state = try journal.state(at: first - 1) else {
-            return Report(matched: 0, skipped: 0, divergence: nil)
-        }
         var report = Report(matched: 0, skipped: 0, divergence: nil)
-        for entry in try journal.entries(from: first, until: until) {
-            let recorded: JSONValue
-            do {
-                recorded = try entry.patch.applied(to: state)
-            } catch {
-                throw JournalError(file: journal.file, problem: "entry \(entry.sequence) (\(entry.name)): its patch does not fit the state: \(error)")
-            }
+        _ = try journal.walkRecordedStates(from: max(from, 1), until: until) { entry, state, recorded throws(JournalError) in
             guard entry.kind == .updater, entry.plugin != nil, entry.target == nil else {
                 report.skipped += 1
-                state = recorded
-                continue
+                return true
             }
             let replayed: JournalEntry.Outcome
             let replayedState: JSONValue
@@ -89,10 +79,10 @@ public struct JournalReplay {
             guard outcomesMatch, StatePatch(from: recorded, to: replayedState).isEmpty else {
                 report.divergence = Divergence(
                     entry: entry, replayed: replayed, recordedState: recorded, replayedState: replayedState)
-                return report
+                return false
             }
             report.matched += 1
-            state = recorded
+            return true
         }
         return report
     }

@@ -13,20 +13,11 @@ public enum JournalSpecWriter {
     public static func spec(
         from journal: Journal, plugin: String, from first: Int = 1, until last: Int = .max
     ) throws(JournalError) -> String {
-        guard var state = try journal.state(at: max(first, 1) - 1) else {
-            throw JournalError(file: journal.file, problem: "has no recorded state")
-        }
         var lines: [String] = []
         var assertedState: JSONValue?
         var recordedRange: (Int, Int)?
-        for entry in try journal.entries(from: max(first, 1), until: last) {
-            let before = state
-            do {
-                state = try entry.patch.applied(to: state)
-            } catch {
-                throw JournalError(file: journal.file, problem: "entry \(entry.sequence) (\(entry.name)): its patch does not fit the state: \(error)")
-            }
-            guard entry.plugin == plugin, entry.kind == .updater, entry.target == nil else { continue }
+        let walked = try journal.walkRecordedStates(from: max(first, 1), until: last) { entry, before, state throws(JournalError) in
+            guard entry.plugin == plugin, entry.kind == .updater, entry.target == nil else { return true }
             recordedRange = (recordedRange?.0 ?? entry.sequence, entry.sequence)
             if assertedState.map({ !StatePatch(from: $0, to: before).isEmpty }) ?? true {
                 lines.append("    set_state(\(LuaLiteral.of(before, indent: "    ")))")
@@ -42,6 +33,10 @@ public enum JournalSpecWriter {
             }
             lines.append("    assert.are.same(\(LuaLiteral.of(state, indent: "    ")), state())")
             assertedState = state
+            return true
+        }
+        guard walked else {
+            throw JournalError(file: journal.file, problem: "has no recorded state")
         }
         guard let (start, end) = recordedRange else {
             throw JournalError(file: journal.file, problem: "has no updater dispatch of plugin \(plugin)")

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import MoonbladeHost
 
 /// The journal's SQLite file, through GRDB: the schema, and reading and writing rows.
@@ -12,6 +13,10 @@ final class JournalDatabase: Sendable {
 
     let file: String
     private let queue: DatabaseQueue
+    /// Held by a journal that writes to a file: one writer per file.
+    private let lock: JournalLock?
+    /// Whether ``close()`` has closed the queue; held while the queue is used.
+    private let isClosed = Mutex(false)
 
     /// Opens the journal at `path`, or one in memory when `path` is nil.
     ///
@@ -21,14 +26,17 @@ final class JournalDatabase: Sendable {
     ///     written to the write-ahead log (`NORMAL`, which survives a crash of the process).
     init(path: String?, create: Bool, strict: Bool) throws(JournalError) {
         file = path ?? ":memory:"
-        if let path, !create, !FileManager.default.fileExists(atPath: path) {
-            throw JournalError(file: path, problem: "no such file")
+        if let path {
+            try Self.checkHeader(path, create: create)
         }
+        // Taken before SQLite touches the file, so a refused journal changes nothing.
+        lock = try path.flatMap { path throws(JournalError) in create ? try JournalLock(file: path) : nil }
         var configuration = Configuration()
         configuration.label = "moonblade.journal"
         configuration.prepareDatabase { db in
-            if path != nil {
+            if path != nil && create {
                 // WAL: a commit appends to the log instead of rewriting pages; readers never block it.
+                // (A reader leaves the file as it is: a journal is in WAL mode from its creation.)
                 let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
                 guard mode?.lowercased() == "wal" else {
                     throw DatabaseError(message: "cannot switch to WAL mode (got \(mode ?? "nothing"))")
@@ -39,26 +47,59 @@ final class JournalDatabase: Sendable {
         do {
             queue = try path.map { try DatabaseQueue(path: $0, configuration: configuration) }
                 ?? DatabaseQueue(configuration: configuration)
-            try queue.write { db in try Self.prepareSchema(db, create: create) }
+            if create {
+                try queue.write { db in try Self.prepareSchema(db, create: true) }
+            } else {
+                try queue.read { db in try Self.prepareSchema(db, create: false) }
+            }
         } catch let error as JournalError {
+            lock?.release()
             throw error
         } catch {
+            lock?.release()
             throw JournalError(file: file, problem: Self.describe(error))
         }
     }
 
-    /// Checks the file is a journal of this format, creating the tables in a new one.
+    /// Refuses a file too short to hold SQLite's 100-byte header: SQLite would take one of under 16
+    /// bytes for an empty database, and a journal cut that short would silently start afresh.
+    private static func checkHeader(_ path: String, create: Bool) throws(JournalError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            if create { return }
+            throw JournalError(file: path, problem: "no such file")
+        }
+        guard !isDirectory.boolValue else {
+            throw JournalError(file: path, problem: "cannot be opened (it is a directory)")
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        if (1..<100).contains(size) {
+            throw JournalError(file: path, problem: "is cut short (\(size) bytes, less than an SQLite header): not a whole journal")
+        }
+    }
+
+    /// Checks the file is a journal of this format, creating the tables in a new one (only with
+    /// `create`: without it nothing is written).
     private static func prepareSchema(_ db: Database, create: Bool) throws {
         if try db.tableExists("journal_info") {
             let info = try Row.fetchAll(db, sql: "SELECT key, value FROM journal_info")
             var values: [String: String] = [:]
-            for row in info { values[row["key"]] = row["value"] }
+            for row in info {
+                if let key = try? row.decode(String.self, forColumn: "key"), let value = try? row.decode(String.self, forColumn: "value") {
+                    values[key] = value
+                }
+            }
             guard values["format"] == format else { throw JournalFormatProblem("is not a Moonblade journal") }
             guard values["version"] == formatVersion else {
                 throw JournalFormatProblem("has format version \(values["version"] ?? "?"), this moonblade reads \(formatVersion)")
             }
             guard try db.tableExists("entries"), try db.tableExists("snapshots") else {
                 throw JournalFormatProblem("misses its entries or snapshots table")
+            }
+            // Journals written before rows had checksums get the column when opened for writing; their
+            // old rows stay unchecked.
+            for table in ["entries", "snapshots"] where try create && !db.columns(in: table).contains(where: { $0.name == "checksum" }) {
+                try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN checksum INTEGER")
             }
             return
         }
@@ -73,10 +114,10 @@ final class JournalDatabase: Sendable {
                 CREATE TABLE entries (
                     seq INTEGER PRIMARY KEY, time REAL NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,
                     payload TEXT, plugin TEXT, plugin_version INTEGER, outcome TEXT NOT NULL, error TEXT,
-                    duration REAL NOT NULL, patch TEXT NOT NULL, target INTEGER);
+                    duration REAL NOT NULL, patch TEXT NOT NULL, target INTEGER, checksum INTEGER);
                 CREATE TABLE snapshots (
                     id INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL, time REAL NOT NULL,
-                    state TEXT NOT NULL);
+                    state TEXT NOT NULL, checksum INTEGER);
                 """)
     }
 
@@ -87,16 +128,20 @@ final class JournalDatabase: Sendable {
                 // Cached: compiled once per connection, and looked up once per batch (by its SQL text).
                 let insert = try db.cachedStatement(
                     sql: """
-                        INSERT INTO entries (seq, time, name, kind, payload, plugin, plugin_version, outcome, error, duration, patch, target)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        INSERT INTO entries (seq, time, name, kind, payload, plugin, plugin_version, outcome, error, duration, patch, target, checksum)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """)
                 for entry in entries {
                     try Self.insert(entry, with: insert)
                 }
                 for snapshot in snapshots {
+                    let values: [DatabaseValue] = [
+                        snapshot.sequence.databaseValue, Date().timeIntervalSince1970.databaseValue,
+                        snapshot.state.jsonString().databaseValue,
+                    ]
                     try db.execute(
-                        sql: "INSERT INTO snapshots (seq, time, state) VALUES (?, ?, ?)",
-                        arguments: [snapshot.sequence, Date().timeIntervalSince1970, snapshot.state.jsonString()])
+                        sql: "INSERT INTO snapshots (seq, time, state, checksum) VALUES (?, ?, ?, ?)",
+                        arguments: StatementArguments(values + [RowChecksum(values).stored.databaseValue]))
                 }
             }
         }
@@ -109,12 +154,14 @@ final class JournalDatabase: Sendable {
             case .started: ("started", nil)
             case .failed(let message): ("failed", message)
             }
-        try statement.execute(
-            arguments: [
-                entry.sequence, entry.time.timeIntervalSince1970, entry.name, entry.kind.rawValue,
-                entry.payload?.jsonString(), entry.plugin, entry.pluginVersion, outcome, error, entry.duration.timeInterval,
-                entry.patch.jsonText, entry.target,
-            ])
+        let values: [DatabaseValue] = [
+            entry.sequence.databaseValue, entry.time.timeIntervalSince1970.databaseValue, entry.name.databaseValue,
+            entry.kind.rawValue.databaseValue, entry.payload?.jsonString().databaseValue ?? .null,
+            entry.plugin?.databaseValue ?? .null, entry.pluginVersion?.databaseValue ?? .null, outcome.databaseValue,
+            error?.databaseValue ?? .null, entry.duration.timeInterval.databaseValue, entry.patch.jsonText.databaseValue,
+            entry.target?.databaseValue ?? .null,
+        ]
+        try statement.execute(arguments: StatementArguments(values + [RowChecksum(values).stored.databaseValue]))
     }
 
     /// The entries with `from <= seq <= until`, in order.
@@ -129,8 +176,19 @@ final class JournalDatabase: Sendable {
     }
 
     /// The highest sequence written, 0 when there is none.
+    ///
+    /// - Throws: ``JournalError`` when an entry is numbered below 1: a row whose number was damaged
+    ///   (SQLite reads a zeroed row as number 0), which would otherwise make the journal look shorter
+    ///   and let the next entries reuse the numbers of recorded ones.
     func lastSequence() throws(JournalError) -> Int {
-        try access { () throws in try queue.read { db in try Int.fetchOne(db, sql: "SELECT max(seq) FROM entries") ?? 0 } }
+        let row = try access { () throws in
+            try queue.read { db in try Row.fetchOne(db, sql: "SELECT min(seq) AS first, max(seq) AS last FROM entries") }
+        }
+        guard let row, let first: Int = try column(row, "first", of: "the entries") else { return 0 }
+        guard first >= 1 else {
+            throw JournalError(file: file, problem: "is damaged: an entry is numbered \(first)")
+        }
+        return try column(row, "last", of: "the entries")
     }
 
     /// The latest snapshot as of `sequence` or before: the one with the highest sequence, and of
@@ -139,14 +197,18 @@ final class JournalDatabase: Sendable {
         let row = try access { () throws in
             try queue.read { db in
                 try Row.fetchOne(
-                    db, sql: "SELECT seq, state FROM snapshots WHERE seq <= ? ORDER BY seq DESC, id DESC LIMIT 1",
+                    db, sql: "SELECT * FROM snapshots WHERE seq <= ? ORDER BY seq DESC, id DESC LIMIT 1",
                     arguments: [sequence])
             }
         }
         guard let row else { return nil }
-        let snapshotSequence: Int = row["seq"]
-        let text: String = row["state"]
-        return (snapshotSequence, try json(text, what: "the snapshot as of \(snapshotSequence)"))
+        let snapshotSequence: Int = try column(row, "seq", of: "a snapshot")
+        let what = "the snapshot as of \(snapshotSequence)"
+        let state = try json(try column(row, "state", of: what), what: what)
+        guard try isIntact(row, columns: Self.snapshotColumns, of: what) else {
+            throw JournalError(file: file, problem: "\(what) is damaged: its row does not match its checksum")
+        }
+        return (snapshotSequence, state)
     }
 
     /// How many snapshots there are.
@@ -161,35 +223,72 @@ final class JournalDatabase: Sendable {
     }
 
     func close() {
-        try? queue.close()
+        isClosed.withLock { closed in
+            guard !closed else { return }
+            closed = true
+            try? queue.close()
+            lock?.release()
+        }
     }
 
+    /// The columns a row's checksum covers, in order.
+    private static let entryColumns = [
+        "seq", "time", "name", "kind", "payload", "plugin", "plugin_version", "outcome", "error", "duration", "patch", "target",
+    ]
+    private static let snapshotColumns = ["seq", "time", "state"]
+
     private func entry(from row: Row) throws(JournalError) -> JournalEntry {
-        let sequence: Int = row["seq"]
-        guard let kind = JournalEntry.Kind(rawValue: row["kind"]) else {
-            throw JournalError(file: file, problem: "entry \(sequence): unknown kind \(String(describing: row["kind"]))")
+        let sequence: Int = try column(row, "seq", of: "an entry")
+        let what = "entry \(sequence)"
+        let kindName: String = try column(row, "kind", of: what)
+        guard let kind = JournalEntry.Kind(rawValue: kindName) else {
+            throw JournalError(file: file, problem: "\(what): unknown kind \(kindName)")
         }
         let outcome: JournalEntry.Outcome
-        switch row["outcome"] as String {
+        switch try column(row, "outcome", of: what) as String {
         case "applied": outcome = .applied
         case "started": outcome = .started
-        case "failed": outcome = .failed(row["error"] ?? "")
-        case let other: throw JournalError(file: file, problem: "entry \(sequence): unknown outcome \(other)")
+        case "failed": outcome = .failed(try column(row, "error", of: what) ?? "")
+        case let other: throw JournalError(file: file, problem: "\(what): unknown outcome \(other)")
         }
-        let payloadText: String? = row["payload"]
+        let payloadText: String? = try column(row, "payload", of: what)
         let patch: StatePatch
         do {
-            patch = try StatePatch(json: try json(row["patch"], what: "entry \(sequence)'s patch"))
+            patch = try StatePatch(json: try json(try column(row, "patch", of: what), what: "entry \(sequence)'s patch"))
         } catch let error as JournalError {
             throw error
         } catch {
-            throw JournalError(file: file, problem: "entry \(sequence): its patch is malformed: \(error)")
+            throw JournalError(file: file, problem: "\(what): its patch is malformed: \(error)")
         }
-        return JournalEntry(
-            sequence: sequence, time: Date(timeIntervalSince1970: row["time"]), name: row["name"], kind: kind,
+        var entry = JournalEntry(
+            sequence: sequence, time: Date(timeIntervalSince1970: try column(row, "time", of: what)),
+            name: try column(row, "name", of: what), kind: kind,
             payload: try payloadText.map { text throws(JournalError) in try json(text, what: "entry \(sequence)'s payload") },
-            plugin: row["plugin"], pluginVersion: row["plugin_version"], outcome: outcome,
-            duration: .seconds(row["duration"] as Double), patch: patch, target: row["target"])
+            plugin: try column(row, "plugin", of: what), pluginVersion: try column(row, "plugin_version", of: what),
+            outcome: outcome, duration: .seconds(try column(row, "duration", of: what) as Double), patch: patch,
+            target: try column(row, "target", of: what))
+        entry.isDamaged = try !isIntact(row, columns: Self.entryColumns, of: what)
+        return entry
+    }
+
+    /// The value of `name` in `row`; a missing column or a value of another type (a damaged row)
+    /// is an error naming `what` the row is, where GRDB's subscripts would stop the process.
+    private func column<Value: DatabaseValueConvertible>(_ row: Row, _ name: String, of what: String) throws(JournalError) -> Value {
+        do {
+            return try row.decode(Value.self, forColumn: name)
+        } catch {
+            throw JournalError(file: file, problem: "\(what): its \(name) is unreadable (\(error))")
+        }
+    }
+
+    /// Whether `row` matches its checksum; true for a row written before rows had one.
+    private func isIntact(_ row: Row, columns: [String], of what: String) throws(JournalError) -> Bool {
+        guard row.hasColumn("checksum"), let stored: Int64 = try column(row, "checksum", of: what) else { return true }
+        var values: [DatabaseValue] = []
+        for name in columns {
+            values.append(try column(row, name, of: what))
+        }
+        return RowChecksum(values).stored == stored
     }
 
     private func json(_ text: String, what: String) throws(JournalError) -> JSONValue {
@@ -201,11 +300,18 @@ final class JournalDatabase: Sendable {
     }
 
     /// Runs a database access, turning what SQLite and GRDB throw into a ``JournalError`` naming the file.
+    ///
+    /// Accesses and ``close()`` exclude each other: GRDB's queue, once closed, hands SQLite a freed
+    /// connection (a crash), so an access after close (a strict dispatch racing it, a reader called
+    /// late) is an error instead. The queue serializes accesses anyway, so the lock costs no parallelism.
     private func access<Result>(_ body: () throws -> Result) throws(JournalError) -> Result {
-        do {
-            return try body()
-        } catch {
-            throw JournalError(file: file, problem: Self.describe(error))
+        try isClosed.withLock { closed throws(JournalError) in
+            guard !closed else { throw JournalError(file: file, problem: "is closed") }
+            do {
+                return try body()
+            } catch {
+                throw JournalError(file: file, problem: Self.describe(error))
+            }
         }
     }
 

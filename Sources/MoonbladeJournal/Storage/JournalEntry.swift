@@ -37,6 +37,9 @@ public struct JournalEntry: Sendable, Hashable {
     public var patch: StatePatch
     /// For an entry the repl's `goto` made: the sequence whose state it brought back.
     public var target: Int?
+    /// Whether the row read from the file no longer matches its checksum: reported by the readers
+    /// once what the row says has been tried (a patch that does not fit says more than a checksum).
+    var isDamaged = false
 
     public init(
         sequence: Int, time: Date, name: String, kind: Kind, payload: JSONValue?, plugin: String?,

@@ -50,3 +50,17 @@ struct TallyState: State, Codable, Equatable {
     var count = 0
     var items: [String] = []
 }
+
+extension JSONValue {
+    /// The string this is, if it is one.
+    var stringValue: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+
+    /// The elements of this array, if it is one.
+    var arrayValue: [JSONValue]? {
+        if case .array(let elements) = self { return elements }
+        return nil
+    }
+}
