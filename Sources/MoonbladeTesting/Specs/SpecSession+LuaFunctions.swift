@@ -60,7 +60,8 @@ extension SpecSession {
         work: @escaping @Sendable (PluginHost<JSONValue>, String, JSONValue?) async throws -> JSONValue
     ) throws -> Int32 {
         guard let coroutine = CaseCoroutine.running(on: stack) else {
-            throw placedError(stack, "\(function) can only be called inside it, before_each or after_each")
+            throw placedError(
+                stack, "\(function) can only be called inside it, before_each or after_each, not from a coroutine the spec made")
         }
         guard let name = stack.string(at: 1) else {
             throw placedError(stack, "\(function) needs \(what), got \(stack.type(at: 1))")

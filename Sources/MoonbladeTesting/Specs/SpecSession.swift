@@ -175,13 +175,14 @@ final class SpecSession: @unchecked Sendable {
     }
 
     /// A failure at `location` when it is in the spec file (the message then loses its
-    /// `<chunk>:<line>: ` prefix), else at `defaultLine`.
+    /// `<chunk>:<line>: ` prefix), else at `defaultLine`. A place in the prelude is dropped too: it
+    /// means nothing to the spec's author (a memory limit met inside a library call is noticed there).
     private func failure(_ message: String, at location: LuaLocation?, defaultLine: Int) -> LuaSpecFailure {
-        guard let location, location.source == chunkName else {
+        guard let location, location.source == chunkName || location.source == SpecPrelude.chunkName else {
             return LuaSpecFailure(message: message, file: file, line: defaultLine)
         }
         let prefix = "\(location): "
         let text = message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message
-        return LuaSpecFailure(message: text, file: file, line: location.line)
+        return LuaSpecFailure(message: text, file: file, line: location.source == chunkName ? location.line : defaultLine)
     }
 }

@@ -1,0 +1,97 @@
+import Foundation
+import MoonbladeTesting
+import Testing
+
+/// Specs written the way they go wrong: bombs, blocks declared at the wrong time, coroutines around
+/// the store, failing hooks, cyclic values. Each fails clearly at its line, or passes as busted would.
+@Suite struct LuaSpecHostileTests {
+    @Test(.timeLimit(.minutes(1)), arguments: [
+        "local t = {}\n  while true do t[#t + 1] = string.rep(\"x\", 1 << 20) .. #t end",
+        "local s = \"x\"\n  while true do s = s .. s end",
+        "local t = {}\n  for i = 1, math.huge do t[i] = { i } end",
+    ])
+    func aSpecThatAllocatesWithoutBoundFailsOnTheMemoryLimitAtItsCase(_ body: String) async throws {
+        let sandbox = try SpecSandbox(spec: "\nit(\"bomb\", function()\n  \(body)\nend)\n")
+        let failure = try #require(try await sandbox.failure())
+        #expect(failure.line == 2)
+        // Nothing of the runner's own code in the message: only the limit.
+        #expect(failure.message.hasPrefix("memory limit of"), "\(failure)")
+        #expect(!failure.message.contains("moonblade/"), "\(failure)")
+        // The next spec in a new VM is unaffected.
+        let next = try SpecSandbox(spec: "it(\"after\", function() dispatch(\"shop.add\", { item = \"tea\" }) end)")
+        #expect(try await next.failure() == nil)
+    }
+
+    @Test(arguments: ["it(\"inner\", function() end)", "describe(\"inner\", function() end)",
+                      "before_each(function() end)", "pending(\"later\")", "after_each(function() end)",
+                      "context(\"inner\", function() end)", "setup(function() end)"])
+    func declaringWhileACaseRunsFailsAtThatLine(_ declaration: String) async throws {
+        let inBody = try SpecSandbox(spec: "it(\"outer\", function()\n  local x = 1\n  \(declaration)\nend)\n")
+        let failure = try #require(try await inBody.failure())
+        #expect(failure.line == 3)
+        let word = String(declaration.prefix { $0 != "(" })
+        #expect(failure.message.contains("\(word) cannot be called while a case runs"), "\(failure)")
+        let inHook = try SpecSandbox(spec: """
+            describe("d", function()
+              before_each(function()
+                \(declaration)
+              end)
+              it("x", function() end)
+            end)
+            """)
+        #expect(try await inHook.failure()?.line == 3)
+    }
+
+    @Test func theStoreCannotBeReachedFromACoroutineTheSpecMade() async throws {
+        let sandbox = try SpecSandbox(spec: """
+            it("wrapped", function()
+              local wrapped = coroutine.wrap(function()
+                dispatch("shop.add", { item = "tea" })
+              end)
+              wrapped()
+            end)
+            """)
+        let failure = try #require(try await sandbox.failure())
+        #expect(failure.line == 5)
+        #expect(failure.message.contains("not from a coroutine the spec made"), "\(failure)")
+        #expect(failure.message.contains("sandbox_spec.lua:3"), "\(failure)")
+    }
+
+    @Test func aFailingBeforeEachSkipsTheBodyAndStillRunsTheAfterHooks() async throws {
+        let sandbox = try SpecSandbox(spec: """
+            local ran = {}
+            describe("d", function()
+              before_each(function() error("no stock") end)
+              after_each(function() assert.are.same({}, ran) end)
+              after_each(function() error("after " .. #ran) end)
+              it("x", function() ran[#ran + 1] = "body" end)
+            end)
+            """)
+        let failure = try #require(try await sandbox.failure())
+        // The first failure is the one reported; the body never ran (the after hook saw nothing).
+        #expect(failure.line == 3)
+        #expect(failure.message == "no stock")
+    }
+
+    @Test func sameComparesCyclicTablesAndShowsThem() async throws {
+        let equal = try SpecSandbox(spec: """
+            it("cycles", function()
+              local a, b = { n = 1 }, { n = 1 }
+              a.self, b.self = a, b
+              assert.are.same(a, b)
+            end)
+            """)
+        #expect(try await equal.failure() == nil)
+        let different = try SpecSandbox(spec: """
+            it("cycles", function()
+              local a, b = { n = 1 }, { n = 2 }
+              a.self, b.self = a, b
+              assert.are.same(a, b)
+            end)
+            """)
+        let failure = try #require(try await different.failure())
+        #expect(failure.line == 4)
+        #expect(failure.message.hasPrefix("assert.are.same: values differ at n"), "\(failure)")
+        #expect(failure.message.contains("<cycle>"), "\(failure)")
+    }
+}
