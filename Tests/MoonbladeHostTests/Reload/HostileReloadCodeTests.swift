@@ -112,6 +112,17 @@ struct HostileReloadCodeTests {
         #expect(error.location?.description == "counterx/plugin.lua:1", "\(error)")
         try await host.dispatch("counterx.add", ["by": 1]).value
         #expect(host.state.counter == 1)
+        // A module saved so: the error is at its line, raised where the plugin requires it.
+        _ = try scratch.write("counterx", "local helper = require(\"helper\")\n" + versionedCounter(factor: 2))
+        var module = Data("return {\n  -- na".utf8)
+        module.append(0xEF)
+        module.append(Data("ve\n}\n".utf8))
+        try module.write(to: URL(fileURLWithPath: folder + "/helper.lua"))
+        let moduleError = try await #require(throws: PluginError.self) { try await host.reload(plugin: "counterx") }
+        #expect(moduleError.location?.description == "counterx/plugin.lua:1", "\(moduleError)")
+        #expect(moduleError.message.contains("counterx/helper.lua:2: counterx/helper.lua is not UTF-8 text"), "\(moduleError)")
+        try await host.dispatch("counterx.add", ["by": 1]).value
+        #expect(host.state.counter == 2)
     }
 
     @Test func anItemThatChangesKindAcrossVersionsRunsAsItsNewKind() async throws {
