@@ -94,4 +94,32 @@ import Testing
         #expect(failure.message.hasPrefix("assert.are.same: values differ at n"), "\(failure)")
         #expect(failure.message.contains("<cycle>"), "\(failure)")
     }
+
+    /// A plugin whose rules set off a failing updater after `shop.add` and on the notification `closing`.
+    static let ruleFailingPlugin = """
+        return {
+          name = "shop",
+          updaters = {
+            add = function(state, p) state.items = state.items or {}; state.items[#state.items + 1] = p.item end,
+            audit = function(state) error("the books do not balance") end,
+          },
+          observers = {
+            { on_dispatch = "shop.add", dispatch = { "shop.audit" } },
+            { on_notification = "closing", dispatch = { "shop.audit" } },
+          },
+        }
+        """
+
+    @Test(arguments: ["dispatch(\"shop.add\", { item = \"tea\" })", "post(\"closing\")"])
+    func whatARuleSetsOffAndFailsFailsTheCallThatSetItOff(_ call: String) async throws {
+        let sandbox = try SpecSandbox(spec: "it(\"x\", function()\n  local ok = true\n  \(call)\nend)\n", plugin: Self.ruleFailingPlugin)
+        let failure = try #require(try await sandbox.failure())
+        #expect(failure.line == 3)
+        #expect(failure.message.contains("shop.audit, dispatched by shop.observers["), "\(failure)")
+        #expect(failure.message.contains("the books do not balance"), "\(failure)")
+        // A spec that expects it can say so.
+        let expecting = try SpecSandbox(
+            spec: "it(\"x\", function()\n  assert.has_error(function() \(call) end)\nend)\n", plugin: Self.ruleFailingPlugin)
+        #expect(try await expecting.failure() == nil)
+    }
 }

@@ -49,7 +49,7 @@ extension SpecSession {
     private func startPost(_ stack: LuaStack) throws -> Int32 {
         try suspendCase(stack, function: "post", naming: "a notification name") { host, name, payload in
             host.post(name, payload: payload)
-            await host.store.waitUntilIdle()
+            await host.settle()
             return .null
         }
     }
@@ -69,9 +69,14 @@ extension SpecSession {
         let payload = try stack.type(at: 2) == .nil || stack.type(at: 2) == .none ? nil : json(stack, at: 2, "\(function) payload")
         let host = try storeHost(stack)
         let settle = takeStartUp()
+        let ruleFailures = ruleFailures
         coroutine.suspend {
-            if settle { await host.store.waitUntilIdle() }
-            return try await work(host, name, payload)
+            // What the start-up sets off only goes to the log (a case may stub a failing start-up).
+            if settle { await host.settle() }
+            let before = ruleFailures.count
+            let result = try await work(host, name, payload)
+            if let failure = ruleFailures.failures(after: before).first { throw LoggedRuleFailure(message: failure) }
+            return result
         }
         return 0
     }
@@ -157,7 +162,7 @@ extension SpecSession {
         do {
             made = try PluginHost<JSONValue>(
                 plugins: [pluginDirectory], initialState: initialState, dependencies: dependencies,
-                configuration: PluginHost.Configuration(logger: .init(label: "moonblade.spec")))
+                configuration: PluginHost.Configuration(logger: ruleFailures.logger))
         } catch {
             throw placedError(stack, "the store cannot start: \(error)")
         }

@@ -28,6 +28,8 @@ final class SpecSession: @unchecked Sendable {
     /// running: the case's first `dispatch` or `state()` waits for it, as `moonblade run` does.
     var startingUp = false
     var initialState = JSONValue()
+    /// What the case's store could only log, raised at the `dispatch` or `post` that set it off.
+    let ruleFailures = RuleFailureLog()
     /// Stubbed dependencies by `group.name`.
     var stubs: [String: LuaReference] = [:]
 
