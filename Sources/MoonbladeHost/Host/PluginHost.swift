@@ -98,6 +98,8 @@ public final class PluginHost<S: State & Codable>: Sendable {
     let runtime: PluginRuntime<S>
     let logger: Logger
     let reloadEventHub = ReloadEventHub()
+    /// The watchers `watchPlugins` made that are still kept, for plugins loaded later to join.
+    let watchers = RunningWatchers()
 
     /// Loads the plugins in `directories` (each holds a `plugin.lua`) and starts a store on them.
     ///

@@ -41,6 +41,11 @@ public final class PluginWatcher: Sendable {
     /// Whether it watches with inotify rather than by polling.
     public var usesInotify: Bool { loop.usesInotify }
 
+    /// Watches `directory` too, from the watcher's next turn (within a tenth of a second); a folder it
+    /// watches already is left as it is.
+    public func watch(_ directory: String) {
+        loop.add(directory)
+    }
 
     /// Stops watching; no callback starts after this returns.
     public func stop() {
@@ -55,6 +60,8 @@ public final class PluginWatcher: Sendable {
 /// Where changes come from: waits up to a time for changes and returns the folders that changed.
 private protocol ChangeSource: Sendable {
     mutating func changedDirectories(waitingAtMost timeout: Duration) -> [String]
+    /// Watches `directory` too, unless it does already.
+    mutating func add(_ directory: String)
     /// Releases what it holds; called once, when watching stops.
     func close()
 }
@@ -64,6 +71,8 @@ private final class WatchLoop: @unchecked Sendable {
     // @unchecked Sendable: `stopped` is touched only inside `lock`.
     private let lock = Lock()
     private var stopped = false
+    /// Folders to watch from the next turn on.
+    private var added: [String] = []
     let debounce: Duration
     let usesInotify: Bool
     let onChange: @Sendable (String) -> Void
@@ -76,12 +85,17 @@ private final class WatchLoop: @unchecked Sendable {
 
     func stop() { lock.withLock { stopped = true } }
 
+    func add(_ directory: String) { lock.withLock { added.append(directory) } }
+
     func run(_ source: some ChangeSource) {
         var source = source
         defer { source.close() }
         let clock = ContinuousClock()
         var lastChange: [String: ContinuousClock.Instant] = [:]
         while !lock.withLock({ stopped }) {
+            for directory in lock.withLock({ () -> [String] in defer { added = [] }; return added }) {
+                source.add(directory)
+            }
             let wait = lastChange.values.map { $0 + debounce - clock.now }.min().map { max($0, .zero) }
             for directory in source.changedDirectories(waitingAtMost: min(wait ?? .milliseconds(100), .milliseconds(100))) {
                 lastChange[directory] = clock.now
@@ -121,6 +135,11 @@ private struct InotifySource: ChangeSource {
 
     func close() {
         Glibc.close(descriptor)
+    }
+
+    mutating func add(_ directory: String) {
+        guard !missing.contains(directory), !watches.values.contains(where: { $0.root == directory }) else { return }
+        if !watch(directory, root: directory) { missing.insert(directory) }
     }
 
     /// Watches `folder` and the folders below it as part of the plugin folder `root`; false if
@@ -203,7 +222,7 @@ private func isFolder(_ path: String) -> Bool {
 
 /// Changes found by comparing the Lua files' size, modification time and inode at an interval.
 private struct PollingSource: ChangeSource {
-    let directories: [String]
+    private(set) var directories: [String]
     let interval: Duration
     private var signatures: [String: [String: [Int]]] = [:]
 
@@ -214,6 +233,12 @@ private struct PollingSource: ChangeSource {
     }
 
     func close() {}
+
+    mutating func add(_ directory: String) {
+        guard !directories.contains(directory) else { return }
+        directories.append(directory)
+        signatures[directory] = Self.signature(of: directory)
+    }
 
     mutating func changedDirectories(waitingAtMost timeout: Duration) -> [String] {
         Thread.sleep(forTimeInterval: min(timeout, interval).seconds)

@@ -97,7 +97,7 @@ extension SpecSession {
             return 1
         }
         coroutine.suspend {
-            await host.store.waitUntilIdle()
+            await host.settle()
             return .null
         }
         stack.push(true)
@@ -125,9 +125,10 @@ extension SpecSession {
         }
         let settle = takeStartUp()
         coroutine.suspend {
-            if settle { await host.store.waitUntilIdle() }
+            if settle { await host.settle() }
             try await host.store.dispatch(ReplaceState(state: state)).value
-            await host.store.waitUntilIdle()
+            // Settled with its failures reported, so none is taken for the next dispatch's.
+            await host.settle()
             return .null
         }
         stack.push(true)

@@ -120,6 +120,24 @@ struct HostileReloadFileTests {
         }
     }
 
+    @Test(arguments: [false, true])
+    func aPluginLoadedWhileWatchingIsWatchedToo(polling: Bool) async throws {
+        try await withWatchedHost(polling: polling) { host, _, events in
+            let later = try scratch.write("later", """
+                return { name = "later", updaters = { set = function(state) state.counter = 1 end } }
+                """)
+            try host.load(plugin: later)
+            // The watcher takes the folder on at its next turn, within a tenth of a second.
+            try await Task.sleep(for: .milliseconds(500))
+            try """
+                return { name = "later", version = 2, updaters = { set = function(state) state.counter = 2 end } }
+                """.write(toFile: later + "/plugin.lua", atomically: true, encoding: .utf8)
+            await waitUntil { events.all.contains("succeeded later v2 (watcher)") }
+            try await host.dispatch("later.set").value
+            #expect(host.state.counter == 2)
+        }
+    }
+
     @Test func twoHostsWatchingOneFolderEachTakeTheEditAndKeepTheirOwnState() async throws {
         let folder = try scratch.write("counterx", versionedCounter(factor: 1))
         let first = try PluginHost<AppState>(plugins: [folder], initialState: AppState(counter: 100))
