@@ -73,23 +73,20 @@ import Testing
         #expect(failure.message == "no stock")
     }
 
+    /// A case comparing two tables that hold themselves, `n` being 1 in the first and `n` in the second.
+    private func cyclicSame(n: Int) throws -> SpecSandbox {
+        try SpecSandbox(spec: """
+            it("cycles", function()
+              local a, b = { n = 1 }, { n = \(n) }
+              a.self, b.self = a, b
+              assert.are.same(a, b)
+            end)
+            """)
+    }
+
     @Test func sameComparesCyclicTablesAndShowsThem() async throws {
-        let equal = try SpecSandbox(spec: """
-            it("cycles", function()
-              local a, b = { n = 1 }, { n = 1 }
-              a.self, b.self = a, b
-              assert.are.same(a, b)
-            end)
-            """)
-        #expect(try await equal.failure() == nil)
-        let different = try SpecSandbox(spec: """
-            it("cycles", function()
-              local a, b = { n = 1 }, { n = 2 }
-              a.self, b.self = a, b
-              assert.are.same(a, b)
-            end)
-            """)
-        let failure = try #require(try await different.failure())
+        #expect(try await cyclicSame(n: 1).failure() == nil)
+        let failure = try #require(try await cyclicSame(n: 2).failure())
         #expect(failure.line == 4)
         #expect(failure.message.hasPrefix("assert.are.same: values differ at n"), "\(failure)")
         #expect(failure.message.contains("<cycle>"), "\(failure)")

@@ -50,14 +50,7 @@ struct HostileReloadTimingTests {
     }
 
     @Test func aSideEffectAwaitingSwiftFinishesOnItsOwnModulesAndMeetsTheNewItemsAfter() async throws {
-        let entered = Rendezvous(expected: 2)
-        let released = Rendezvous(expected: 2)
-        var dependencies = PluginDependencies()
-        dependencies.expose("gate", "pass") { () async -> Bool in
-            await entered.arrive()
-            await released.arrive()
-            return true
-        }
+        let gate = Gate()
         let source = { (tag: String, also: String) in
             """
             local words = require("words")
@@ -75,13 +68,13 @@ struct HostileReloadTimingTests {
         }
         let folder = try scratch.write("counterx", source("old", "old"))
         try "return { tag = \"old\" }".write(toFile: folder + "/words.lua", atomically: true, encoding: .utf8)
-        let host = try PluginHost<AppState>(plugins: [folder], dependencies: dependencies)
+        let host = try PluginHost<AppState>(plugins: [folder], dependencies: gate.dependencies)
         let running = try host.dispatch("counterx.run", returning: String.self)
-        await entered.arrive()
+        await gate.waitForEntry()
         _ = try scratch.write("counterx", source("new", "new"))
         try "return { tag = \"new\" }".write(toFile: folder + "/words.lua", atomically: true, encoding: .utf8)
         try await host.reload(plugin: "counterx")
-        await released.arrive()
+        await gate.release()
         // Its module is the one it started with; the item it dispatches is looked up now: gone.
         let error = try await #require(throws: PluginError.self) { try await running.value }
         #expect(error.message.contains("counterx.old"), "\(error)")
