@@ -38,7 +38,7 @@ import Testing
         #expect(host.plugins.map(\.name) == ["early", "late"])
         _ = try await host.dispatchAndSettle("late.bump")
         #expect(host.state.counter == 11)
-        try await waitUntil { log.all.count == 4 }
+        await waitUntil { log.all.count == 4 }
         #expect(log.all.map { $0.prefix(12) } == ["started late", "refused late", "started late", "loaded late "])
     }
 

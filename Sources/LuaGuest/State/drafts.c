@@ -58,7 +58,8 @@ enum {
     M_BUSY,        // plugin tables being copied, during one finish (a cycle if met again)
     M_COPY_SEQUENCE,  // the Lua function `copy(t, n)`: `{ t[1], ..., t[n] }` built in one SETLIST
     M_ROOT_CHANGES,   // the change record of the new root, kept apart from CHANGES (often the only one)
-    M_COUNT = M_ROOT_CHANGES
+    M_SPARE_CHANGES,     // the last root change record, emptied once decoded: the next root's, made no more
+    M_COUNT = M_SPARE_CHANGES
 };
 
 /// One draft's record. Its user values are the tables below.
@@ -275,14 +276,27 @@ static void new_draft(lua_State *L, int m, int base, int parent, int key, lua_In
     lua_rawset(L, RECORDS);
 }
 
+/// Pushes an empty change record: for a root, the one `clear_changes` kept, if any; else a new table.
+static void push_change_record(lua_State *L, int m, int is_root) {
+    if (is_root) {
+        if (lua_getiuservalue(L, m, M_SPARE_CHANGES) == LUA_TTABLE) {
+            lua_pushnil(L);
+            lua_setiuservalue(L, m, M_SPARE_CHANGES);
+            return;
+        }
+        lua_pop(L, 1);
+    }
+    lua_createtable(L, 2, 0);  // the base and the first key
+}
+
 /// Lists `key` in the change record of the draft whose record is at `r` (its base at `base`), making
 /// the record on its first key.
-static void list_key(lua_State *L, int r, int base, int key) {
+static void list_key(lua_State *L, int m, int r, int base, int key) {
     draft_record *record = lua_touserdata(L, r);
     if (record->listed > 0) {
         lua_getiuservalue(L, r, R_CHANGES);
     } else {
-        lua_createtable(L, 2, 0);  // the base and the first key
+        push_change_record(L, m, record->is_root);
         lua_pushvalue(L, base);
         lua_rawseti(L, -2, 1);
         lua_pushvalue(L, -1);
@@ -296,7 +310,7 @@ static void list_key(lua_State *L, int r, int base, int key) {
 /// Sets `key` to `value` in the copy of the draft whose record is at `r` (made writable before),
 /// listing the key in its change record unless it is listed already. Returns 0 when the copy held
 /// `value` there already (nothing written).
-static int draft_write(lua_State *L, int r, int key, int value) {
+static int draft_write(lua_State *L, int m, int r, int key, int value) {
     int top = lua_gettop(L);
     lua_getiuservalue(L, r, R_COPY);
     int copy = top + 1;
@@ -311,7 +325,7 @@ static int draft_write(lua_State *L, int r, int key, int value) {
     }
     // A key is listed from its first write on; until then its copy still holds the base's value.
     if (lua_rawequal(L, -1, -2)) {
-        list_key(L, r, top + 2, key);
+        list_key(L, m, r, top + 2, key);
     } else if (lua_rawequal(L, value, -2)) {
         ((draft_record *)lua_touserdata(L, r))->reverted = 1;
     }
@@ -347,7 +361,7 @@ static void prepare(lua_State *L, int m, int r) {
         // A child whose key was overwritten since it was read is detached: it no longer changes its parent.
         if (lua_rawequal(L, -1, -2)) {
             lua_getiuservalue(L, r, R_PROXY);
-            draft_write(L, p, key, lua_gettop(L));
+            draft_write(L, m, p, key, lua_gettop(L));
         }
     }
     lua_settop(L, top + 2);
@@ -456,11 +470,11 @@ static int draft_newindex(lua_State *L) {
         lua_pop(L, 1);
         // The first write: the new copy holds the base's value at `key`, which nothing listed yet.
         prepare(L, m, 4);  // at 6
-        list_key(L, 4, 5, 2);
+        list_key(L, m, 4, 5, 2);
         lua_pushvalue(L, 2);
         lua_pushvalue(L, 3);
         lua_rawset(L, 6);
-    } else if (!draft_write(L, 4, 2, 3)) {
+    } else if (!draft_write(L, m, 4, 2, 3)) {
         return 0;
     }
     if (plugin_table) {
@@ -822,11 +836,26 @@ static void end_session(lua_State *L, int m) {
     }
 }
 
+/// Up to this many keys, the root's change record is emptied and kept for the next root's, so a small
+/// dispatch makes no table for it. Its user, the root's finished record, never reads it again.
+enum { moonblade_spare_record_limit = 16 };
+
 /// Empties CHANGES of the last session's records (the pending state they describe was decoded or
 /// dropped by now), keeping the table when it held few. Raises nothing: it only sets fields to nil.
 static void clear_changes(lua_State *L, int m) {
     state_machine *machine = lua_touserdata(L, m);
     if (machine->has_root_changes) {
+        lua_getiuservalue(L, m, M_ROOT_CHANGES);
+        lua_Integer length = (lua_Integer)lua_rawlen(L, -1);  // the base and the keys: a sequence
+        if (length <= moonblade_spare_record_limit + 1) {
+            for (lua_Integer i = length; i >= 1; i--) {
+                lua_pushnil(L);
+                lua_rawseti(L, -2, i);
+            }
+            lua_setiuservalue(L, m, M_SPARE_CHANGES);
+        } else {
+            lua_pop(L, 1);
+        }
         lua_pushnil(L);
         lua_setiuservalue(L, m, M_ROOT_CHANGES);
         machine->has_root_changes = 0;

@@ -6,6 +6,7 @@ extension PluginHost {
     /// - Returns: what the side effect returned, or nil for an updater or a side effect that returns
     ///   nothing (or nil).
     /// - Throws: ``PluginError/Kind/unknownItem`` when no Lua item has that name, or the item's error.
+    @discardableResult
     public func dispatchAndSettle(_ name: String, _ payload: (any Encodable & Sendable)? = nil) async throws
         -> JSONValue?
     {

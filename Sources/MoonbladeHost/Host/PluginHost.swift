@@ -96,6 +96,8 @@ public final class PluginHost<S: State & Codable>: Sendable {
     /// The folders of the plugins that did not load at start, in order.
     let refusedDirectories: [String]
     let runtime: PluginRuntime<S>
+    /// `LuaItemUpdater<S>.self`, kept with its metadata (see ``LuaNamedUpdater``).
+    private let namedUpdater: any LuaNamedUpdater.Type = LuaItemUpdater<S>.self
     let logger: Logger
     let reloadEventHub = ReloadEventHub()
     /// The watchers `watchPlugins` made that are still kept, for plugins loaded later to join.
@@ -201,11 +203,13 @@ public final class PluginHost<S: State & Codable>: Sendable {
         let value = PluginValue(payload: payload)
         switch runtime.kind(of: name) {
         case .luaUpdater(let resolved):
-            let updater = LuaItemUpdater(runtime: runtime, resolved: resolved, payload: value)
             // The store's own `dispatch` when nothing is retried: `Dispatcher`'s goes through a witness
             // table and looks up the store's generic type metadata first.
-            guard retries == 0 else { return store.dispatch(updater, retries: retries, delay: delay) }
-            return store.dispatch(updater)
+            guard retries == 0 else {
+                let updater = LuaItemUpdater(runtime: runtime, resolved: resolved, payload: value)
+                return store.dispatch(updater, retries: retries, delay: delay)
+            }
+            return dispatch(namedUpdater, resolved, value)
         case .luaSideEffect(let resolved):
             let sideEffect = LuaItemSideEffect<S, Void>(runtime: runtime, item: name, resolved: resolved, payload: value)
             guard retries == 0 else { return store.dispatch(sideEffect, retries: retries, delay: delay) }
@@ -232,6 +236,11 @@ public final class PluginHost<S: State & Codable>: Sendable {
         case .swift, nil:
             throw unknownItemError(name)
         }
+    }
+
+    /// Dispatches the updater `resolved`, made as a `U`: the type `namedUpdater` holds.
+    private func dispatch<U: LuaNamedUpdater>(_: U.Type, _ resolved: ResolvedLuaItem, _ payload: PluginValue) -> DispatchHandle<Void> {
+        store.dispatch(U(runtimeObject: runtime, resolved: resolved, payload: payload))
     }
 
     /// The innermost interceptor: turns typed Swift faces of Lua items into the items that run them,

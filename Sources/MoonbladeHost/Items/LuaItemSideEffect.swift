@@ -4,42 +4,27 @@ import Tracing
 
 /// The store item that runs a Lua side effect as a coroutine and reads its result as `Result`.
 struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEffect, LuaItem {
-    /// Reads the side effect's first result (at the given index) into `Result`.
-    typealias ResultReader = @Sendable (_ stack: LuaStack, _ index: Int32, _ decoder: LuaDecoder) throws -> Result
+    /// Reads the side effect's first result (at the given index): a `Result`, type-erased on its way
+    /// through the runtime (see ``PluginRuntime/runSideEffect(_:resolved:payload:cascadeDepth:readResult:)``).
+    typealias ResultReader = SideEffectResultReader
 
-    /// What the item carries, behind one reference: the store passes items on as `any Dispatchable`
-    /// and `any AnySideEffect`, which hold a value this small inline instead of boxing it (three heap
-    /// boxes per dispatch otherwise).
-    private final class Fields: Sendable {
-        let runtime: PluginRuntime<S>
-        let item: String
-        /// The item as the catalog resolved it, when it was dispatched by name.
-        let resolved: ResolvedLuaItem?
-        let payload: PluginValue
-        let readResult: ResultReader
-        let traceParent: InstrumentationContext?
+    /// What the item carries besides its result reader, behind one reference: the store passes items
+    /// on as `any Dispatchable` and `any AnySideEffect`, which hold a value this small (a reference and
+    /// a closure) inline instead of boxing it (three heap boxes per dispatch otherwise).
+    private var fields: LuaSideEffectFields
+    let readResult: ResultReader
 
-        init(
-            runtime: PluginRuntime<S>, item: String, resolved: ResolvedLuaItem?, payload: PluginValue,
-            readResult: @escaping ResultReader, traceParent: InstrumentationContext?
-        ) {
-            (self.runtime, self.item, self.resolved, self.payload, self.readResult, self.traceParent) =
-                (runtime, item, resolved, payload, readResult, traceParent)
-        }
+    var runtime: PluginRuntime<S> {
+        // An unchecked cast that, unlike `unsafeDowncast(_:to:)`, takes no metatype, so it looks up none.
+        Unmanaged<PluginRuntime<S>>.fromOpaque(Unmanaged.passUnretained(fields.runtime).toOpaque()).takeUnretainedValue()
     }
-
-    private var fields: Fields
-
-    var runtime: PluginRuntime<S> { fields.runtime }
     var item: String { fields.item }
     var payload: PluginValue { fields.payload }
-    var readResult: ResultReader { fields.readResult }
     var traceParent: InstrumentationContext? {
         get { fields.traceParent }
         set {
-            fields = Fields(
-                runtime: runtime, item: item, resolved: fields.resolved, payload: payload, readResult: readResult,
-                traceParent: newValue)
+            fields = LuaSideEffectFields(
+                runtime: fields.runtime, item: item, resolved: fields.resolved, payload: payload, traceParent: newValue)
         }
     }
 
@@ -48,9 +33,9 @@ struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEff
         runtime: PluginRuntime<S>, item: String, resolved: ResolvedLuaItem? = nil, payload: PluginValue,
         readResult: @escaping ResultReader, traceParent: InstrumentationContext? = nil
     ) {
-        fields = Fields(
-            runtime: runtime, item: resolved?.item ?? item, resolved: resolved, payload: payload, readResult: readResult,
-            traceParent: traceParent)
+        fields = LuaSideEffectFields(
+            runtime: runtime, item: resolved?.item ?? item, resolved: resolved, payload: payload, traceParent: traceParent)
+        self.readResult = readResult
     }
 
     func sideEffect(_ context: any AnySideEffectContext) async throws -> Result {
@@ -58,13 +43,21 @@ struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEff
         let cascadeDepth = context.cascadeDepth
         // Called directly when nothing is traced or measured: no closure, one async frame less.
         guard runtime.instruments.isActive else {
-            return try await runtime.runSideEffect(
-                item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
+            return Self.result(
+                try await runtime.runSideEffect(
+                    item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult))
         }
-        return try await runtime.instrumentDispatch(item, kind: "side_effect", parent: traceParent) { [fields] in
-            try await runtime.runSideEffect(
-                item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
-        }
+        return Self.result(
+            try await runtime.instrumentDispatch(item, kind: "side_effect", parent: traceParent) { [fields] in
+                try await runtime.runSideEffect(
+                    item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
+            })
+    }
+
+    /// What the reader made, a `Result`, taken out of its existential (opened: its type compared, no
+    /// dynamic cast).
+    private static func result<T: Sendable>(_ value: T) -> Result {
+        T.self == Result.self ? unsafeBitCast(value, to: Result.self) : value as! Result
     }
 
     func replaced(by item: String, payload: PluginValue, thread: InterceptorThread) -> Self {
@@ -88,6 +81,27 @@ extension LuaItemSideEffect where Result == LuaValue {
 
 extension LuaItemSideEffect where Result == Void {
     init(runtime: PluginRuntime<S>, item: String, resolved: ResolvedLuaItem? = nil, payload: PluginValue) {
-        self.init(runtime: runtime, item: item, resolved: resolved, payload: payload) { _, _, _ in }
+        self.init(runtime: runtime, item: item, resolved: resolved, payload: payload) { _, _, _ in () }
+    }
+}
+
+/// What a ``LuaItemSideEffect`` carries besides its result reader. Not generic, so that making one for
+/// each dispatch looks up no type metadata: its runtime, the item's `PluginRuntime<S>`, is kept as an
+/// object.
+private final class LuaSideEffectFields: @unchecked Sendable {
+    // @unchecked: `runtime` is a `PluginRuntime`, which is Sendable; typed `AnyObject`, it is stored
+    // without a look-up of `PluginRuntime<S>`'s metadata.
+    let runtime: AnyObject
+    let item: String
+    /// The item as the catalog resolved it, when it was dispatched by name.
+    let resolved: ResolvedLuaItem?
+    let payload: PluginValue
+    let traceParent: InstrumentationContext?
+
+    init(
+        runtime: AnyObject, item: String, resolved: ResolvedLuaItem?, payload: PluginValue,
+        traceParent: InstrumentationContext?
+    ) {
+        (self.runtime, self.item, self.resolved, self.payload, self.traceParent) = (runtime, item, resolved, payload, traceParent)
     }
 }

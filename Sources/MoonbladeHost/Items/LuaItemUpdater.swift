@@ -121,3 +121,18 @@ private final class LuaUpdaterFields: Sendable {
             (item, resolved, payload, thread, traceParent)
     }
 }
+
+/// ``LuaItemUpdater`` with its state type left out, so that the host keeps `LuaItemUpdater<S>.self`
+/// once as a value carrying the type's metadata: an updater dispatched by name is made through it,
+/// instead of its generic type being looked up on every dispatch.
+protocol LuaNamedUpdater: AnyStateUpdater {
+    /// ``LuaItemUpdater/init(runtime:resolved:payload:)``, the runtime given as an object.
+    init(runtimeObject: AnyObject, resolved: ResolvedLuaItem, payload: PluginValue)
+}
+
+extension LuaItemUpdater: LuaNamedUpdater {
+    init(runtimeObject: AnyObject, resolved: ResolvedLuaItem, payload: PluginValue) {
+        // Made only by the `PluginHost<S>` whose `PluginRuntime<S>` this is.
+        self.init(runtime: unsafeDowncast(runtimeObject, to: PluginRuntime<S>.self), resolved: resolved, payload: payload)
+    }
+}

@@ -94,18 +94,21 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
 
     /// What `name` dispatches, read without copying the catalog (every dispatch by name asks).
     func kind(of name: String) -> PluginItemKind? {
-        catalogLock.withLock {
-            if let lastKind, lastKind.name == name { return lastKind.kind }
-            let kind = published.kind(of: name)
-            lastKind = (name, kind)
-            return kind
-        }
+        // Locked by hand, as on the other per-dispatch paths: `withLock` is a generic call from here.
+        catalogLock.lock()
+        defer { catalogLock.unlock() }
+        if let lastKind, lastKind.name == name { return lastKind.kind }
+        let kind = published.kind(of: name)
+        lastKind = (name, kind)
+        return kind
     }
 
     /// The catalog if the loaded plugins have any rule, nil otherwise (every item asks: one read of
     /// the lock, and no copy of the catalog for an item no rule can see).
     var catalogWithRules: PluginCatalog? {
-        catalogLock.withLock { published.rules.interceptors || published.rules.observers ? published : nil }
+        catalogLock.lock()
+        defer { catalogLock.unlock() }
+        return published.rules.interceptors || published.rules.observers ? published : nil
     }
 
     /// Loads a plugin folder and makes its items dispatchable by name.

@@ -1,18 +1,24 @@
 import Moonblade
 import MoonbladeLua
 
+/// Reads a side effect's first result (at the given index) as the value its dispatcher awaits.
+typealias SideEffectResultReader = @Sendable (_ stack: LuaStack, _ index: Int32, _ decoder: LuaDecoder) throws -> any Sendable
+
 extension PluginRuntime {
     /// Runs the Lua side effect `item` as its own coroutine until it returns, awaiting the Swift work
     /// it asks for with the VM released, and reads its first result with `readResult`. It fails with
     /// a limit error once ``sideEffectTimeLimit`` has passed, whether running Lua or awaiting.
     ///
+    /// The result is type-erased on its way (the store erases it anyway): code generic over the
+    /// result's type would look up the metadata of its optional at every step.
+    ///
     /// Inlined: an `async` frame of its own would cost the side effect's task a slab allocation.
     @inline(__always)
-    func runSideEffect<Result: Sendable>(
+    func runSideEffect(
         _ item: String, resolved: ResolvedLuaItem? = nil, payload: PluginValue, cascadeDepth: Int,
-        readResult: @escaping @Sendable (LuaStack, Int32, LuaDecoder) throws -> Result
-    ) async throws(PluginError) -> Result {
-        var result: Result?
+        readResult: @escaping SideEffectResultReader
+    ) async throws(PluginError) -> any Sendable {
+        var result: (any Sendable)?
         guard
             let awaiting = try startSideEffect(
                 item, resolved: resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult, into: &result)
@@ -23,9 +29,9 @@ extension PluginRuntime {
     /// Runs the side effect up to its first await of Swift work, in one hold of the VM and without
     /// an `async` frame (most side effects never await: they cost no task allocation then). Returns
     /// the run awaiting, or nil once it has returned with its first result read into `result`.
-    func startSideEffect<Result>(
+    func startSideEffect(
         _ item: String, resolved: ResolvedLuaItem?, payload: PluginValue, cascadeDepth: Int,
-        readResult: (LuaStack, Int32, LuaDecoder) throws -> Result, into result: inout Result?
+        readResult: SideEffectResultReader, into result: inout (any Sendable)?
     ) throws(PluginError) -> AwaitingSideEffect? {
         let run = SideEffectRun(item: item, plugin: resolved?.plugin ?? pluginName(ofItem: item), cascadeDepth: cascadeDepth)
         let deadline = sideEffectTimeLimit(of: run.plugin).map(LuaDeadline.init(after:))
@@ -41,15 +47,15 @@ extension PluginRuntime {
 
     /// Goes on with a run that awaits Swift work until it returns, under one ``SideEffectDeadline``
     /// for the whole run when it has a time limit.
-    func finishSideEffect<Result: Sendable>(
-        _ awaiting: AwaitingSideEffect, readResult: @escaping @Sendable (LuaStack, Int32, LuaDecoder) throws -> Result
-    ) async throws(PluginError) -> Result {
+    func finishSideEffect(
+        _ awaiting: AwaitingSideEffect, readResult: @escaping SideEffectResultReader
+    ) async throws(PluginError) -> any Sendable {
         guard let deadline = awaiting.deadline else {
             return try await goOn(awaiting, deadline: nil, limit: nil, readResult: readResult)
         }
         let limit = SideEffectDeadline(deadline)
         do {
-            return try await limit.race { () async throws(PluginError) -> Result in
+            return try await limit.race { () async throws(PluginError) -> any Sendable in
                 try await self.goOn(awaiting, deadline: deadline, limit: limit, readResult: readResult)
             }
         } catch let error as PluginError {
@@ -66,10 +72,9 @@ extension PluginRuntime {
     /// Goes on with a run that awaits Swift work: awaits it with the VM released, resumes the
     /// coroutine with the outcome, and so on until it returns. Under a `limit`, the run stops as soon as it
     /// finds itself abandoned.
-    private func goOn<Result: Sendable>(
-        _ run: AwaitingSideEffect, deadline: LuaDeadline?, limit: SideEffectDeadline?,
-        readResult: (LuaStack, Int32, LuaDecoder) throws -> Result
-    ) async throws(PluginError) -> Result {
+    private func goOn(
+        _ run: AwaitingSideEffect, deadline: LuaDeadline?, limit: SideEffectDeadline?, readResult: SideEffectResultReader
+    ) async throws(PluginError) -> any Sendable {
         var work = run.firstWork
         while true {
             if let limit, !limit.beginAwait() {
@@ -83,7 +88,7 @@ extension PluginRuntime {
                 // Abandoned: the waiter has its error already, and the coroutine is no longer this task's.
                 throw PluginError(.limit, plugin: run.context.plugin, item: run.context.item, message: "abandoned")
             }
-            var result: Result?
+            var result: (any Sendable)?
             guard let next = try resume(run, with: awaited, deadline: deadline, readResult: readResult, into: &result)
             else { return result! }
             work = next
@@ -93,9 +98,9 @@ extension PluginRuntime {
     /// Resumes a run with the outcome of what it awaited, until it awaits again (returned) or returns
     /// (nil, its first result read into `result`). Not `async`, so that its locals stay out of the
     /// task's frames.
-    private func resume<Result>(
+    private func resume(
         _ run: AwaitingSideEffect, with awaited: Swift.Result<PluginValue, any Error>, deadline: LuaDeadline?,
-        readResult: (LuaStack, Int32, LuaDecoder) throws -> Result, into result: inout Result?
+        readResult: SideEffectResultReader, into result: inout (any Sendable)?
     ) throws(PluginError) -> PendingWork? {
         try instruments.span("lua") { () throws(PluginError) in
             try withLua { lua throws(PluginError) in
@@ -138,9 +143,9 @@ extension PluginRuntime {
     /// Resumes the run, handing it the outcome of what it awaited, until it yields or returns: returns
     /// the work it awaits, or nil once it has returned and its first result is read into `result`.
     /// The coroutine is finished when it returns (and kept for reuse) or fails.
-    private func step<Result>(
+    private func step(
         _ coroutine: SideEffectCoroutine, with awaited: Swift.Result<PluginValue, any Error>?, _ lua: LuaSide,
-        deadline: LuaDeadline?, readResult: (LuaStack, Int32, LuaDecoder) throws -> Result, into result: inout Result?
+        deadline: LuaDeadline?, readResult: SideEffectResultReader, into result: inout (any Sendable)?
     ) throws(PluginError) -> PendingWork? {
         let run = coroutine.context
         let step: SideEffectCoroutine.Step

@@ -36,7 +36,10 @@ public final class LuaResidentState {
     private let cache: LuaDecodingCache
 
     /// The current version; nil until the first ``replace(with:version:encoder:)``.
-    @exclusivity(unchecked) public private(set) var current: LuaStateVersion?  // the VM's thread alone
+    public var current: LuaStateVersion? { currentVersion }
+    // The VM's thread alone. Behind a getter: other modules read a stored property in place, with the
+    // runtime's exclusivity check that `@exclusivity(unchecked)` waives only in this module.
+    @exclusivity(unchecked) private var currentVersion: LuaStateVersion?
 
     /// Sets up the draft machinery (C, in `LuaGuest`) in `vm`, once per resident state.
     public init(vm: LuaVM) throws(LuaError) {
@@ -72,7 +75,7 @@ public final class LuaResidentState {
         -> LuaStateVersion
     {
         let replaced = try self.version(of: value, stamped: version, encoder: encoder)
-        current = replaced
+        currentVersion = replaced
         return replaced
     }
 
@@ -93,7 +96,7 @@ public final class LuaResidentState {
             pending.next.pushRoot(onto: vm.stack)
             committed = LuaStateVersion(popping: vm.stack, stamp: version)
         }
-        current = committed
+        currentVersion = committed
         return committed
     }
 
@@ -176,7 +179,7 @@ public final class LuaResidentState {
     var reusableCollectionCount: Int { cache.reusableCollectionCount }
 
     private func requireCurrent() throws(LuaError) -> LuaStateVersion {
-        guard let current else { throw LuaError(.runtime, message: "the resident state has no version yet") }
+        guard let current = currentVersion else { throw LuaError(.runtime, message: "the resident state has no version yet") }
         return current
     }
 }
