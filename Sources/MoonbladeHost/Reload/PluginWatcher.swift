@@ -68,10 +68,12 @@ private protocol ChangeSource: Sendable {
 
 /// The watcher's thread: collects changes and reports each folder once it has been quiet.
 private final class WatchLoop: @unchecked Sendable {
-    // @unchecked Sendable: `stopped` is touched only inside `lock`.
+    // @unchecked Sendable: `stopped` is touched only inside `lock`, `added` inside `addedLock`.
     private let lock = Lock()
     private var stopped = false
-    /// Folders to watch from the next turn on.
+    /// Its own lock: `onChange` runs inside `lock` and may add a folder (a plugin it loaded).
+    private let addedLock = Lock()
+    /// Folders to watch from the next turn on; touched only inside `addedLock`.
     private var added: [String] = []
     let debounce: Duration
     let usesInotify: Bool
@@ -85,7 +87,7 @@ private final class WatchLoop: @unchecked Sendable {
 
     func stop() { lock.withLock { stopped = true } }
 
-    func add(_ directory: String) { lock.withLock { added.append(directory) } }
+    func add(_ directory: String) { addedLock.withLock { added.append(directory) } }
 
     func run(_ source: some ChangeSource) {
         var source = source
@@ -93,7 +95,7 @@ private final class WatchLoop: @unchecked Sendable {
         let clock = ContinuousClock()
         var lastChange: [String: ContinuousClock.Instant] = [:]
         while !lock.withLock({ stopped }) {
-            for directory in lock.withLock({ () -> [String] in defer { added = [] }; return added }) {
+            for directory in addedLock.withLock({ () -> [String] in defer { added = [] }; return added }) {
                 source.add(directory)
             }
             let wait = lastChange.values.map { $0 + debounce - clock.now }.min().map { max($0, .zero) }

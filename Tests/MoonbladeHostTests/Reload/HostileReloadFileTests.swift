@@ -138,6 +138,21 @@ struct HostileReloadFileTests {
         }
     }
 
+    @Test func aPluginBrokenAtStartIsLoadedByTheWatcherOnceFixedThenReloaded() async throws {
+        let folder = try scratch.write("counterx", "return {\n  name = \"counterx\",\n  updaters = { add = function() end end },\n}\n")
+        let host = try PluginHost<AppState>(plugins: [folder])
+        #expect(host.unloadedDirectories == [folder])
+        let events = ReloadLog(host)
+        let watcher = host.watchPlugins(debounce: .milliseconds(20))
+        defer { watcher.stop() }
+        try versionedCounter(factor: 2).write(toFile: folder + "/plugin.lua", atomically: true, encoding: .utf8)
+        await waitUntil { events.all.contains("loaded counterx v1 (watcher)") }
+        try versionedCounter(factor: 3, version: 2).write(toFile: folder + "/plugin.lua", atomically: true, encoding: .utf8)
+        await waitUntil { events.all.contains("succeeded counterx v2 (watcher)") }
+        try await host.dispatch("counterx.add", ["by": 1]).value
+        #expect(host.state.counter == 3)
+    }
+
     @Test func twoHostsWatchingOneFolderEachTakeTheEditAndKeepTheirOwnState() async throws {
         let folder = try scratch.write("counterx", versionedCounter(factor: 1))
         let first = try PluginHost<AppState>(plugins: [folder], initialState: AppState(counter: 100))
