@@ -120,3 +120,18 @@ import Testing
         #expect(try await expecting.failure() == nil)
     }
 }
+
+extension LuaSpecHostileTests {
+    @Test func aSpecFileThatIsNotUTF8SaysSoAtItsLine() async throws {
+        let sandbox = try SpecSandbox(spec: "")
+        var latin1 = Data("describe(\"d\", function()\n  it(\"caf".utf8)
+        latin1.append(0xE9)
+        latin1.append(Data("\", function() end)\nend)\n".utf8))
+        try latin1.write(to: URL(fileURLWithPath: sandbox.specFile))
+        let cases = sandbox.cases
+        #expect(cases.count == 1)
+        let failure = try #require(cases.first?.loadFailure)
+        #expect(failure.line == 2)
+        #expect(failure.message == "sandbox_spec.lua is not UTF-8 text; save it as UTF-8")
+    }
+}

@@ -204,6 +204,8 @@ private struct InotifySource: ChangeSource {
                     changed.insert(watched.root)
                 } else if mask & Int32(IN_ISDIR) != 0 {
                     // A subfolder made (or moved in) may hold modules: watch it; one gone is a change.
+                    // Hidden ones (`.git`) are left out, as when watching starts.
+                    guard !name.hasPrefix(".") else { continue }
                     if mask & Int32(IN_CREATE | IN_MOVED_TO) != 0 {
                         _ = watch(watched.folder + "/" + name, root: watched.root)
                     }

@@ -50,13 +50,18 @@ final class SpecSession: @unchecked Sendable {
         } catch {
             throw LuaSpecFailure(message: "cannot create a Lua VM: \(error)", file: file, line: 1)
         }
-        guard let source = source ?? (try? String(contentsOfFile: file, encoding: .utf8)) else {
-            throw LuaSpecFailure(message: "cannot read the spec file", file: file, line: 1)
+        let text: String
+        switch source.map({ .success($0) }) ?? PluginSourceText.read(file) {
+        case .success(let read): text = read
+        case .failure(.unreadable): throw LuaSpecFailure(message: "cannot read the spec file", file: file, line: 1)
+        case .failure(let problem):
+            let name = URL(fileURLWithPath: file).lastPathComponent
+            throw LuaSpecFailure(message: problem.message(file: name, path: file), file: file, line: problem.line ?? 1)
         }
         do {
             try lock.withLock { () throws(LuaError) in
                 try installPrelude()
-                try vm.run(source, chunkName: chunkName)
+                try vm.run(text, chunkName: chunkName)
             }
         } catch {
             throw failure(error, defaultLine: 1)
