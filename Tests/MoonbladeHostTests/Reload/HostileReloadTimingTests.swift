@@ -112,4 +112,25 @@ struct HostileReloadTimingTests {
         await host.store.waitUntilIdle()
         #expect(host.state.counter == 2)
     }
+
+    @Test func aBurstOfReloadCallsMigratesOnceAndLosesNoDispatch() async throws {
+        let folder = try scratch.write("counterx", versionedCounter(factor: 1))
+        let host = try PluginHost<AppState>(plugins: [folder])
+        _ = try scratch.write("counterx", versionedCounter(factor: 1, version: 2, extra: """
+            migrate = function(state, from) state.todos[#state.todos + 1] = { title = "from " .. from, done = false } end,
+            """))
+        let versions = try await withThrowingTaskGroup(of: Int?.self) { group in
+            for index in 0..<60 {
+                group.addTask {
+                    if index.isMultiple(of: 2) { return try await host.reload(plugin: "counterx").version }
+                    try await host.dispatch("counterx.add", ["by": index]).value
+                    return nil
+                }
+            }
+            return try await group.reduce(into: [Int]()) { if let version = $1 { $0.append(version) } }
+        }
+        #expect(versions == Array(repeating: 2, count: 30))
+        #expect(host.state.todos == [Todo(title: "from 1")])
+        #expect(host.state.counter == stride(from: 1, to: 60, by: 2).reduce(0, +))
+    }
 }
