@@ -14,6 +14,9 @@ extern const char moonblade_stopped_threads_key[];
 /// exceeded. Does nothing outside guest calls.
 void moonblade_charge_steps(lua_State *L, long long steps);
 
+/// Bytes copied or scanned in C that count as one step (one instruction) of the budget.
+enum { moonblade_bytes_per_step = 8 };
+
 /// Charges `steps` to the budget without checking it: the next check (hook or charge) will.
 void moonblade_count_steps(lua_State *L, long long steps);
 

@@ -237,7 +237,7 @@ struct HostSideEffectInterceptorTests {
                     { next in
                         { sideEffect in
                             before.withLock { $0.append((context.getAnyState() as! AppState).counter) }
-                            try await context.anyDispatch(BumpByName()).value
+                            _ = try await context.anyDispatch(BumpByName()).value
                             return try await next(sideEffect)
                         }
                     }

@@ -35,6 +35,24 @@ static void moonblade_push_error_message(lua_State *L, moonblade_limits *limits)
     }
 }
 
+/// The longest error message kept whole; a longer one (a plugin may raise megabytes) keeps this many
+/// bytes of its start, where its place is, and of its end, where a message that each level of a deep
+/// recursion prefixed with its place (`coroutine.wrap`) says what happened.
+enum { moonblade_longest_message = 4096, moonblade_kept_message_end = 1024 };
+
+/// Cuts the message on top of `L` to its start and end if it is longer than `moonblade_longest_message`.
+static void moonblade_cut_long_message(lua_State *L) {
+    size_t length = 0;
+    const char *message = lua_tolstring(L, -1, &length);
+    if (message == NULL || length <= moonblade_longest_message) return;
+    size_t start = moonblade_longest_message - moonblade_kept_message_end;
+    lua_pushlstring(L, message, start);
+    lua_pushfstring(L, " ... (a message of %I bytes, cut) ... ", (lua_Integer)length);
+    lua_pushlstring(L, message + length - moonblade_kept_message_end, moonblade_kept_message_end);
+    lua_concat(L, 3);
+    lua_replace(L, -2);
+}
+
 /// Replaces the error value on top of `L` with its description as seen from `thread`'s stack,
 /// starting at `level`.
 static int moonblade_describe_error(lua_State *L, lua_State *thread, int level) {
@@ -64,6 +82,7 @@ static int moonblade_describe_error(lua_State *L, lua_State *thread, int level) 
     }
     // The rest is host work: the guest memory limit must not make it fail half-way.
     int enforcing = moonblade_suspend_memory_limit(L);
+    moonblade_cut_long_message(L);
     lua_createtable(L, 0, 4);
     lua_pushvalue(L, -2);
     lua_setfield(L, -2, "message");

@@ -10,9 +10,15 @@
 // - `string.rep` with an empty string and separator loops `n` times producing nothing, `table.move`
 //   loops over its range whatever the table holds, and `table.sort` without a comparison function
 //   compares in C: none runs a Lua instruction, so they count their work against the budget.
+// - Library functions that scan or copy their whole input in C (`string.format`, `string.pack`,
+//   `utf8.len`, `table.concat`, `table.insert` at a position, ...) are charged by its size before they
+//   start, which also checks the deadline: the hook alone would let a loop of such calls run
+//   `hook_interval` of them, each taking up to tens of milliseconds, between two checks.
 
 #include "../guest.h"
+#include <limits.h>
 #include <lua5.4/lualib.h>
+#include <string.h>
 
 const char moonblade_stopped_threads_key[] = "moonblade.stopped_threads";
 
@@ -77,7 +83,10 @@ static int moonblade_guarded_xpcall(lua_State *L) {
 
 /// `coroutine.resume` (upvalue 1), except that a limit that stopped the coroutine goes on unwinding.
 static int moonblade_guarded_resume(lua_State *L) {
+    // The coroutine runs now (it stays on this stack while it does): large allocations check it.
+    if (lua_type(L, 1) == LUA_TTHREAD) moonblade_limits_of(L)->running = lua_tothread(L, 1);
     moonblade_call_original(L, LUA_MULTRET);
+    moonblade_limits_of(L)->running = L;  // not the coroutine the hook saw last: it may be collected
     if (!lua_toboolean(L, 1)) moonblade_raise_if_stopped(L);
     return lua_gettop(L);
 }
@@ -91,7 +100,9 @@ static int moonblade_guarded_close(lua_State *L) {
         lua_pushliteral(L, "coroutine was stopped by a limit");
         return 2;
     }
-    moonblade_call_original(L, LUA_MULTRET);
+    moonblade_limits_of(L)->running = lua_tothread(L, 1);
+    moonblade_call_original(L, LUA_MULTRET);  // runs the coroutine's __close handlers on it
+    moonblade_limits_of(L)->running = L;
     if (!lua_toboolean(L, 1)) moonblade_raise_if_stopped(L);
     return lua_gettop(L);
 }
@@ -104,7 +115,10 @@ static int moonblade_resume_wrapped(lua_State *L) {
     if (!lua_checkstack(co, arguments)) return luaL_error(L, "too many arguments to resume");
     lua_xmove(L, co, arguments);
     int results = 0;
+    moonblade_limits *limits = moonblade_limits_of(L);
+    limits->running = co;
     int status = lua_resume(co, L, arguments, &results);
+    limits->running = L;
     if (status == LUA_OK || status == LUA_YIELD) {
         if (!lua_checkstack(L, results + 1)) {
             lua_pop(co, results);
@@ -116,7 +130,9 @@ static int moonblade_resume_wrapped(lua_State *L) {
     moonblade_raise_if_stopped(L);
     status = lua_status(co);
     if (status != LUA_OK && status != LUA_YIELD && !moonblade_is_stopped_thread(L, lua_upvalueindex(1))) {
+        limits->running = co;
         status = lua_resetthread(co);  // closes its to-be-closed variables
+        limits->running = L;
     }
     lua_xmove(co, L, 1);  // the error
     if (status != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
@@ -203,6 +219,107 @@ static int moonblade_counted_sort(lua_State *L) {
     return 0;
 }
 
+// MARK: - Work in C by the size of its input
+
+/// Runs the library function a sized stand-in wraps (upvalue 1) in the stand-in's own frame: the
+/// functions wrapped have no upvalues of their own, and their argument errors keep naming them as
+/// the script called them (a function called from C would be named '?').
+static int moonblade_call_in_place(lua_State *L) {
+    return lua_tocfunction(L, lua_upvalueindex(1))(L);
+}
+
+/// Bytes of string arguments below which a sized stand-in charges nothing: the hook's count covers
+/// the call like the instruction that made it.
+enum { moonblade_charged_input = 4096 };
+
+/// Charges the work of a library function that scans its string arguments (upvalue 2: bytes per step)
+/// before calling it (upvalue 1), so that a loop over a few calls on huge strings is stopped at once
+/// (the hook counts only the instructions, not the megabytes each call scans).
+static int moonblade_sized_by_strings(lua_State *L) {
+    size_t bytes = 0;
+    for (int argument = lua_gettop(L); argument > 0; argument--) {
+        if (lua_type(L, argument) == LUA_TSTRING) bytes += lua_rawlen(L, argument);
+    }
+    if (bytes >= moonblade_charged_input) {
+        moonblade_charge_steps(L, (long long)(bytes / (size_t)lua_tointeger(L, lua_upvalueindex(2))));
+    }
+    return moonblade_call_in_place(L);
+}
+
+/// The elements `table.concat(t, sep, i, j)` or `table.unpack(t, i, j)` will visit: `i` and `j` are
+/// at `first`, `first + 1`; `j` defaults to the table's raw length.
+static long long moonblade_range_size(lua_State *L, int first) {
+    lua_Integer from = luaL_optinteger(L, first, 1);
+    lua_Integer to = lua_isnoneornil(L, first + 1) ? (lua_Integer)lua_rawlen(L, 1) : luaL_checkinteger(L, first + 1);
+    if (to < from) return 0;
+    return (lua_Unsigned)to - (lua_Unsigned)from >= (lua_Unsigned)LLONG_MAX ? LLONG_MAX : (long long)(to - from) + 1;
+}
+
+/// The most values `table.unpack` returns (Lua's stack limit, `LUAI_MAXSTACK`).
+enum { moonblade_most_results = 1000000 };
+
+/// `table.concat` and `table.unpack` (upvalue 1; upvalue 2: where `i` is), charged one step per
+/// element of the range (and the separator's bytes) before they start.
+static int moonblade_sized_by_range(lua_State *L) {
+    int first = (int)lua_tointeger(L, lua_upvalueindex(2));
+    long long elements = lua_type(L, 1) == LUA_TTABLE ? moonblade_range_size(L, first) : 0;
+    if (first == 2 && elements > moonblade_most_results) elements = 0;  // unpack refuses it before any work
+    size_t separator = first == 3 && lua_type(L, 2) == LUA_TSTRING ? lua_rawlen(L, 2) : 0;
+    if (elements >= moonblade_charged_input / moonblade_bytes_per_step) {
+        long long copied = separator == 0 ? 0 : (long long)(separator / moonblade_bytes_per_step + 1);
+        moonblade_charge_steps(L, elements > LLONG_MAX / (copied + 1) ? LLONG_MAX : elements * (copied + 1));
+    }
+    return moonblade_call_in_place(L);
+}
+
+/// `table.insert(t, pos, v)` and `table.remove(t, pos)` (upvalue 1; upvalue 2: the argument count
+/// that gives a position) shift every element after `pos`: charged one step per element of the table.
+static int moonblade_sized_by_shift(lua_State *L) {
+    int positioned = lua_gettop(L) >= lua_tointeger(L, lua_upvalueindex(2));
+    long long length = lua_type(L, 1) == LUA_TTABLE ? (long long)lua_rawlen(L, 1) : 0;
+    if (positioned && length >= moonblade_charged_input / moonblade_bytes_per_step) moonblade_charge_steps(L, length);
+    return moonblade_call_in_place(L);
+}
+
+/// Replaces `table[name]` with `function` (a stand-in above) wrapping it, with `parameter` as its upvalue 2.
+static void moonblade_size_field(lua_State *L, int table, const char *name, lua_CFunction function, lua_Integer parameter) {
+    table = lua_absindex(L, table);
+    lua_getfield(L, table, name);
+    lua_pushinteger(L, parameter);
+    lua_pushcclosure(L, function, 2);
+    lua_setfield(L, table, name);
+}
+
+/// The library functions that scan their string arguments in C, and how many bytes count as a step:
+/// one for the pack and date formats (each byte an option to parse), `moonblade_bytes_per_step` for the rest.
+static void moonblade_size_library_functions(lua_State *L, int globals) {
+    static const struct { const char *library, *name; int bytes_per_step; } scanning[] = {
+        {LUA_STRLIBNAME, "packsize", 1}, {LUA_STRLIBNAME, "pack", 1},  {LUA_STRLIBNAME, "unpack", 1},
+        {LUA_STRLIBNAME, "format", moonblade_bytes_per_step},   {LUA_STRLIBNAME, "byte", moonblade_bytes_per_step},
+        {LUA_STRLIBNAME, "upper", moonblade_bytes_per_step},    {LUA_STRLIBNAME, "lower", moonblade_bytes_per_step},
+        {LUA_STRLIBNAME, "reverse", moonblade_bytes_per_step},  {LUA_STRLIBNAME, "sub", moonblade_bytes_per_step},
+        {LUA_UTF8LIBNAME, "len", moonblade_bytes_per_step},     {LUA_UTF8LIBNAME, "offset", moonblade_bytes_per_step},
+        {LUA_UTF8LIBNAME, "codepoint", moonblade_bytes_per_step}, {LUA_UTF8LIBNAME, "codes", moonblade_bytes_per_step},
+        {LUA_GNAME, "tonumber", moonblade_bytes_per_step},      {LUA_GNAME, "rawequal", moonblade_bytes_per_step},
+        {LUA_OSLIBNAME, "date", 1},
+    };
+    for (size_t index = 0; index < sizeof scanning / sizeof scanning[0]; index++) {
+        if (strcmp(scanning[index].library, LUA_GNAME) == 0) {
+            lua_pushvalue(L, globals);
+        } else {
+            lua_getfield(L, globals, scanning[index].library);
+        }
+        moonblade_size_field(L, -1, scanning[index].name, moonblade_sized_by_strings, scanning[index].bytes_per_step);
+        lua_pop(L, 1);
+    }
+    lua_getfield(L, globals, LUA_TABLIBNAME);
+    moonblade_size_field(L, -1, "concat", moonblade_sized_by_range, 3);
+    moonblade_size_field(L, -1, "unpack", moonblade_sized_by_range, 2);
+    moonblade_size_field(L, -1, "insert", moonblade_sized_by_shift, 3);
+    moonblade_size_field(L, -1, "remove", moonblade_sized_by_shift, 2);
+    lua_pop(L, 1);
+}
+
 // MARK: - Installing the stand-ins
 
 void moonblade_replace_field(lua_State *L, int table, const char *name, const char *original, lua_CFunction function) {
@@ -235,5 +352,7 @@ void moonblade_guard_libraries(lua_State *L) {
     lua_getfield(L, -1, LUA_TABLIBNAME);
     moonblade_replace_field(L, -1, "move", "move", moonblade_counted_move);
     moonblade_replace_field(L, -1, "sort", "sort", moonblade_counted_sort);
-    lua_pop(L, 2);
+    lua_pop(L, 1);
+    moonblade_size_library_functions(L, lua_gettop(L));
+    lua_pop(L, 1);
 }

@@ -7,6 +7,12 @@
 // a guest call is running, and by C functions that loop (the pattern matcher) through
 // `moonblade_charge_steps`.
 //
+// Work that is not counted in instructions is charged too: an instruction or library function that
+// allocates a large block (`..`, `string.rep`, `table.concat`, `string.format`, ...) is charged for the
+// bytes, and makes the thread check the limits at its next instruction (the hook would otherwise wait
+// up to `hook_interval` instructions, each of which may copy many megabytes); library functions that
+// scan large inputs without allocating are charged by their wrappers (guards.c).
+//
 // Once a limit is exceeded the call must end: the library functions that catch errors raise it again
 // (guards.c), and the hook raises at every instruction until the guest call has unwound.
 
@@ -50,6 +56,26 @@ static size_t moonblade_least_recovery(const moonblade_limits *limits) {
     return limits->memory_limit / 8;
 }
 
+/// Allocations at least this large are charged to the budget, one step per
+/// `moonblade_allocated_bytes_per_step` bytes (smaller ones come with the instructions that make them,
+/// which the hook counts). Filling a block costs far less per byte than scanning does per step: a
+/// memory bomb should meet the memory limit, not the budget.
+enum { moonblade_charged_allocation = 4096, moonblade_allocated_bytes_per_step = 64 };
+/// Allocations at least this large make the running thread check the limits at its next instruction.
+enum { moonblade_prompt_check_allocation = 64 * 1024 };
+
+static void moonblade_count_hook(lua_State *L, lua_Debug *ar);
+
+/// Charges guest code for allocating `bytes` at once (see `moonblade_charged_allocation`).
+static void moonblade_charge_allocation(moonblade_limits *limits, size_t bytes) {
+    if (limits->guest_depth == 0) return;
+    if (limits->instruction_budget != 0) limits->instructions_left -= (long long)(bytes / moonblade_allocated_bytes_per_step);
+    // lua_sethook may be called at any time (even from a signal handler): the thread traps at once.
+    if (bytes >= moonblade_prompt_check_allocation && limits->running && limits->hook_interval > 0) {
+        lua_sethook(limits->running, moonblade_count_hook, LUA_MASKCOUNT, 1);
+    }
+}
+
 static void *moonblade_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     moonblade_limits *limits = (moonblade_limits *)ud;
     // When ptr is NULL, osize encodes the kind of object being created, not a size.
@@ -78,6 +104,9 @@ static void *moonblade_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         }
     }
     limits->memory_used = limits->memory_used - old_size + nsize;
+    if (grows && nsize - old_size >= moonblade_charged_allocation && limits->memory_enforcing) {
+        moonblade_charge_allocation(limits, nsize - old_size);
+    }
     return block;
 }
 
@@ -113,6 +142,13 @@ int moonblade_enter_guest(moonblade_limits *limits) {
 void moonblade_leave_guest(moonblade_limits *limits, int was_enforcing) {
     limits->guest_depth--;
     limits->memory_enforcing = was_enforcing;
+}
+
+void moonblade_collect_after_memory_failure(lua_State *L) {
+    moonblade_limits *limits = moonblade_limits_of(L);
+    if (limits->guest_depth != 0) return;
+    if (!limits->memory_refused && limits->violation != moonblade_memory_limit_exceeded) return;
+    lua_gc(L, LUA_GCCOLLECT);
 }
 
 const char *moonblade_violation_message(const moonblade_limits *limits) {
@@ -179,8 +215,6 @@ static void moonblade_mark_stopped(lua_State *L) {
     lua_pop(L, 1);
 }
 
-static void moonblade_count_hook(lua_State *L, lua_Debug *ar);
-
 /// Raises the recorded violation on `L`, and makes the hook raise again at every instruction until
 /// the guest call has unwound.
 static int moonblade_raise_violation(lua_State *L, moonblade_limits *limits) {
@@ -196,6 +230,7 @@ static int moonblade_raise_violation(lua_State *L, moonblade_limits *limits) {
 void moonblade_charge_steps(lua_State *L, long long steps) {
     moonblade_limits *limits = moonblade_limits_of(L);
     if (limits->guest_depth == 0) return;  // host code (rule 4)
+    limits->running = L;
     if (limits->violation == moonblade_within_limits) {
         enum moonblade_violation violation = moonblade_exceeded(limits, steps);
         if (violation == moonblade_within_limits) return;
@@ -225,11 +260,13 @@ static void moonblade_count_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     moonblade_limits *limits = moonblade_limits_of(L);
     if (limits->guest_depth == 0) return;  // host code (rule 4)
-    if (limits->violation == moonblade_within_limits && lua_gethookcount(L) != limits->hook_interval) {
-        // A thread left hooked at every instruction by an earlier stop: back to the normal pace.
+    limits->running = L;
+    int count = lua_gethookcount(L);  // instructions run since the last check
+    if (limits->violation == moonblade_within_limits && count != limits->hook_interval) {
+        // A thread hooked at every instruction by a stop or a large allocation: back to the normal pace.
         lua_sethook(L, moonblade_count_hook, LUA_MASKCOUNT, limits->hook_interval);
     }
-    moonblade_charge_steps(L, limits->hook_interval);
+    moonblade_charge_steps(L, count);
 }
 
 void moonblade_install_count_hook(lua_State *L, int interval) {

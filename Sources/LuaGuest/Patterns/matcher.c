@@ -24,6 +24,7 @@ void moonblade_match_init(
     match->subject_end = subject + subject_length;
     match->pattern_end = pattern + pattern_length;
     match->countdown = moonblade_match_chunk;
+    match->unchecked = 0;
     moonblade_match_reset(match);
 }
 
@@ -37,12 +38,20 @@ void moonblade_match_count(moonblade_match *match, int steps) {
     if (match->countdown > 0) return;
     int counted = moonblade_match_chunk - match->countdown;
     match->countdown = moonblade_match_chunk;
+    match->unchecked = 0;
     moonblade_charge_steps(match->L, counted);
 }
 
 void moonblade_match_settle(moonblade_match *match) {
-    moonblade_count_steps(match->L, moonblade_match_chunk - match->countdown);
+    int counted = moonblade_match_chunk - match->countdown;
     match->countdown = moonblade_match_chunk;
+    // A gsub of millions of short matches settles after each: it checks the limits every chunk of them.
+    if ((match->unchecked += counted) >= moonblade_match_chunk) {
+        match->unchecked = 0;
+        moonblade_charge_steps(match->L, counted);
+    } else {
+        moonblade_count_steps(match->L, counted);
+    }
 }
 
 // MARK: - Single characters

@@ -19,6 +19,7 @@ typedef struct moonblade_match {
     int depth_left;  // nested matching calls allowed before "pattern too complex"
     int level;       // captures opened so far
     int countdown;   // steps before the next charge to the limits
+    int unchecked;   // steps settled since the limits were last checked (many short matches)
     struct {
         const char *start;
         ptrdiff_t length;  // or moonblade_capture_unfinished / moonblade_capture_position

@@ -76,6 +76,22 @@ int moonblade_read_only(lua_State *L) {
 
 // MARK: - What sandboxes get instead of the base functions
 
+/// Steps of the budget one byte of text to compile costs: parsing a byte costs about as much as a few
+/// instructions, and compiling runs none (a loop loading a huge text would run on between two hooks).
+enum { moonblade_load_steps_per_byte = 4 };
+
+/// The reader `load` gets in place of a script's reader function (upvalue 1): each piece it returns
+/// is charged like text given at once (a reader returning the same megabyte forever kept the parser
+/// going with a few instructions per megabyte).
+static int moonblade_charged_reader(lua_State *L) {
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_call(L, 0, 1);
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        moonblade_charge_steps(L, (long long)lua_rawlen(L, -1) * moonblade_load_steps_per_byte);
+    }
+    return 1;
+}
+
 /// `load` compiles text chunks only (mode forced to "t"); in a sandbox (upvalue 2) a chunk loaded
 /// without an explicit environment gets the sandbox, not the host's globals.
 static int moonblade_load_text_only(lua_State *L) {
@@ -85,9 +101,21 @@ static int moonblade_load_text_only(lua_State *L) {
     if (arguments > 4) lua_settop(L, 4);
     lua_pushliteral(L, "t");
     lua_replace(L, 3);
+    if (lua_type(L, 1) == LUA_TSTRING) {
+        moonblade_charge_steps(L, (long long)lua_rawlen(L, 1) * moonblade_load_steps_per_byte);
+    } else if (lua_type(L, 1) == LUA_TFUNCTION) {
+        lua_pushvalue(L, 1);
+        lua_pushcclosure(L, moonblade_charged_reader, 1);
+        lua_replace(L, 1);
+    }
     if (arguments < 4 && !lua_isnone(L, lua_upvalueindex(2))) lua_pushvalue(L, lua_upvalueindex(2));
-    moonblade_call_original(L, LUA_MULTRET);
-    if (lua_isnil(L, 1)) moonblade_raise_if_stopped(L);  // a memory error while compiling
+    // Protected, without a message handler: Lua's parser inherits the running one, so a "C stack
+    // overflow" in a deeply nested chunk would come back as the host's error description (a table).
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    int status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+    if (status != LUA_OK || lua_isnil(L, 1)) moonblade_raise_if_stopped(L);  // a memory error while compiling
+    if (status != LUA_OK) return lua_error(L);  // a bad argument, raised again
     return lua_gettop(L);
 }
 

@@ -39,6 +39,9 @@ typedef struct moonblade_limits {
     double time_limit;              // the seconds the deadline allows, for the message
     int violation;                  // a `moonblade_violation`, reset when an outermost guest call starts
     char violation_message[LUA_IDSIZE + 96];  // "source:line: instruction budget of … exceeded"
+    lua_State *running;             // the thread guest code runs on (set by the host's guest calls, the
+                                    // hook, coroutine switches), or NULL: a large allocation makes it
+                                    // check the limits at its next instruction
     void *pool[moonblade_pool_classes];  // freed small blocks, by size class (Limits/block_pool.c)
     size_t pooled_bytes;
 } moonblade_limits;
@@ -72,6 +75,12 @@ void moonblade_leave_guest(moonblade_limits *limits, int was_enforcing);
 /// `moonblade_resume_memory_limit` restores.
 int moonblade_suspend_memory_limit(lua_State *L);
 void moonblade_resume_memory_limit(lua_State *L, int was_enforcing);
+
+/// After the outermost guest call, if it met the memory limit: collects what it built, garbage now.
+/// The emergency collection at the limit set the next cycle at about twice the memory then in use, so
+/// the VM would otherwise hold the limit's worth until plugin code allocates as much again. Never raises
+/// (plugins have no finalizers).
+void moonblade_collect_after_memory_failure(lua_State *L);
 
 /// The message of the limit that stopped the current (or last) guest call, or NULL.
 const char *moonblade_violation_message(const moonblade_limits *limits);

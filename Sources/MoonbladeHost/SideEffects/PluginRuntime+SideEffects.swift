@@ -151,7 +151,11 @@ extension PluginRuntime {
         let step: SideEffectCoroutine.Step
         do {
             step = try lua.vm.withLimits(limits(of: run.plugin)) { () throws(LuaError) in
-                try coroutine.resume(with: awaited, arguments: 2, from: lua.stack, deadline: deadline)
+                switch awaited {
+                case nil: try coroutine.start(arguments: 2, from: lua.stack, deadline: deadline)
+                case .success(let value): try coroutine.resume(returning: value, from: lua.stack, deadline: deadline)
+                case .failure(let error): try coroutine.resume(throwing: error, from: lua.stack, deadline: deadline)
+                }
             }
         } catch {
             coroutine.finish()

@@ -30,7 +30,10 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
     // again: the runtime exclusivity checks guard nothing here.
 
     /// What its owner keeps about this run.
-    @exclusivity(unchecked) public private(set) var context: Context
+    public var context: Context { runContext }
+    // Behind a getter: other modules read a stored property in place, with the exclusivity check
+    // that `@exclusivity(unchecked)` waives only in this module.
+    @exclusivity(unchecked) private var runContext: Context
     private let coroutine: LuaCoroutine
     /// Pushes an awaited value for Lua.
     private let pushValue: (Value, LuaStack) throws -> Void
@@ -58,7 +61,7 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
         in stack: LuaStack, context: Context, glueChunks: Set<String>, strayYieldMessage: String,
         pushValue: @escaping (Value, LuaStack) throws -> Void
     ) {
-        self.context = context
+        runContext = context
         // Hosts usually name the `await` chunk already: no new set per coroutine then.
         self.glueChunks = glueChunks.contains(LuaStack.awaitChunkName) ? glueChunks : glueChunks.union([LuaStack.awaitChunkName])
         self.strayYieldMessage = strayYieldMessage
@@ -84,7 +87,7 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
     public func reuse(for context: Context) {
         precondition(hasReturned, "only a coroutine whose function returned can be reused")
         stack.top = 0
-        self.context = context
+        runContext = context
         (hasStarted, hasReturned, pending) = (false, false, nil)
         stack.runtime.awaitingCoroutines[stack.threadIdentity] = self
     }
@@ -112,13 +115,51 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
     public func resume(
         with outcome: Result<Value, any Error>?, arguments: Int32 = 0, from host: LuaStack, deadline: LuaDeadline? = nil
     ) throws(LuaError) -> Step {
-        var count = arguments
-        if hasStarted {
-            pushOutcome(outcome)
-            count = 2
+        guard hasStarted else { return try start(arguments: arguments, from: host, deadline: deadline) }
+        switch outcome {
+        case .success(let value): return try resume(returning: value, from: host, deadline: deadline)
+        case .failure(let error): return try resume(throwing: error, from: host, deadline: deadline)
+        case nil:
+            pushFailure("resumed without the outcome of what it awaited", underlying: nil)
+            return try run(arguments: 2, from: host, deadline: deadline)
         }
+    }
+
+    // The three below are ``resume(with:arguments:from:deadline:)`` taken apart, for hosts that know
+    // which they make: code generic over `Value` looks up the metadata of `Result<Value, any Error>`
+    // (and of its optional) on every call that reads one.
+
+    /// Runs the coroutine for the first time (its function and `arguments` are on ``stack``) until
+    /// it yields for work or returns; see ``resume(with:arguments:from:deadline:)``.
+    public func start(arguments: Int32, from host: LuaStack, deadline: LuaDeadline? = nil) throws(LuaError) -> Step {
+        precondition(!hasStarted, "the coroutine has started: resume it with the outcome of what it awaits")
+        return try run(arguments: arguments, from: host, deadline: deadline)
+    }
+
+    /// Resumes the coroutine's `await` with the value its work gave.
+    public func resume(returning value: Value, from host: LuaStack, deadline: LuaDeadline? = nil) throws(LuaError) -> Step {
+        precondition(hasStarted, "the coroutine has not started: start it")
+        stack.push(true)
+        do {
+            try pushValue(value, stack)
+        } catch {
+            stack.pop()
+            pushFailure("cannot pass the result to Lua: \(error)", underlying: error)
+        }
+        return try run(arguments: 2, from: host, deadline: deadline)
+    }
+
+    /// Resumes the coroutine's `await` with the error its work threw, raised at the awaiting line.
+    public func resume(throwing error: any Error, from host: LuaStack, deadline: LuaDeadline? = nil) throws(LuaError) -> Step {
+        precondition(hasStarted, "the coroutine has not started: start it")
+        pushFailure("\(error)", underlying: error)
+        return try run(arguments: 2, from: host, deadline: deadline)
+    }
+
+    /// Resumes the Lua thread with the `arguments` on top of ``stack`` until it yields for work or returns.
+    private func run(arguments: Int32, from host: LuaStack, deadline: LuaDeadline?) throws(LuaError) -> Step {
         hasStarted = true
-        switch try coroutine.resume(arguments: count, from: host, deadline: deadline) {
+        switch try coroutine.resume(arguments: arguments, from: host, deadline: deadline) {
         case .yielded(let results):
             stack.pop(results)
             guard let work = pending else {
@@ -135,24 +176,6 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
     /// The Lua line that is awaiting, past the glue: where an error about the wait belongs.
     public var awaitingLocation: LuaLocation? {
         stack.callerLocation(skipping: glueChunks)
-    }
-
-    /// Pushes `(true, value)` or `(false, message)` for the `await` being resumed.
-    private func pushOutcome(_ outcome: Result<Value, any Error>?) {
-        switch outcome {
-        case .success(let value):
-            stack.push(true)
-            do {
-                try pushValue(value, stack)
-            } catch {
-                stack.pop()
-                pushFailure("cannot pass the result to Lua: \(error)", underlying: error)
-            }
-        case .failure(let error):
-            pushFailure("\(error)", underlying: error)
-        case nil:
-            pushFailure("resumed without the outcome of what it awaited", underlying: nil)
-        }
     }
 
     /// Pushes `(false, "<place>: message")`, raised by `await` as it is.

@@ -38,7 +38,7 @@ public final class LuaCoroutine {
     ///   dead afterwards.
     public func resume(arguments: Int32, from host: LuaStack, deadline: LuaDeadline? = nil) throws(LuaError) -> Outcome {
         var results: Int32 = 0
-        let (status, describeStatus) = host.runtime.withGuestLimits(deadline: deadline) { () -> (Int32, Int32) in
+        let (status, describeStatus) = host.runtime.withGuestLimits(on: stack.state, deadline: deadline) { () -> (Int32, Int32) in
             let status = lua_resume(stack.state, host.state, arguments, &results)
             // Describing the error may call its `__tostring`: plugin code, so still under the limits.
             let describeStatus = status == LUA_ERRRUN ? moonblade_describe_coroutine_error(host.state, stack.state) : LUA_OK

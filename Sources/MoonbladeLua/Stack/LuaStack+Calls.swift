@@ -26,7 +26,7 @@ extension LuaStack {
         let runtime = self.runtime
         moonblade_push_message_handler(state)
         insert(at: handlerIndex)
-        let status = runtime.withGuestLimits {
+        let status = runtime.withGuestLimits(on: state) {
             moonblade_pcall(state, arguments, results ?? moonblade_multret, handlerIndex)
         }
         remove(at: handlerIndex)

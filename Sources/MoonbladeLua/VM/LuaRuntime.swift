@@ -17,8 +17,9 @@ final class LuaRuntime {
     /// The wall-clock limit of an outermost guest call not given a deadline of its own, in seconds (a
     /// number: taking a `Duration` apart on every call cost more than the rest of arming the limits).
     var callTimeLimit: Double?
-    /// The ``LuaAwaitingCoroutine``s alive in this VM, by the identity of their threads.
-    var awaitingCoroutines: [UnsafeRawPointer: AnyObject] = [:]
+    /// The ``LuaAwaitingCoroutine``s alive in this VM, by the identity of their threads. The VM's
+    /// thread alone touches it (looked up at every await): no runtime exclusivity checks.
+    @exclusivity(unchecked) var awaitingCoroutines: [UnsafeRawPointer: AnyObject] = [:]
     /// Registry slots ``LuaRegistrySlot``s gave back, handed out again first, and the lowest never used.
     /// Touched on the VM's thread alone, never across a call that touches them again: the runtime
     /// exclusivity checks would guard nothing (and cost more than the rest of taking a slot).
@@ -75,11 +76,20 @@ final class LuaRuntime {
     ///
     /// The outermost call starts a fresh instruction budget; nested calls share it. With a
     /// `deadline`, guest code is also stopped once it passes; an outermost call without one gets the
-    /// call time limit.
-    func withGuestLimits<R, E: Error>(deadline: LuaDeadline? = nil, _ body: () throws(E) -> R) throws(E) -> R {
+    /// call time limit. `thread` is the thread the guest code starts on: a large allocation makes it
+    /// check the limits at once (see Limits/limits.c).
+    func withGuestLimits<R, E: Error>(
+        on thread: OpaquePointer, deadline: LuaDeadline? = nil, _ body: () throws(E) -> R
+    ) throws(E) -> R {
         let outermost = limits.pointee.guest_depth == 0
         let wasEnforcing = moonblade_enter_guest(limits)
-        defer { moonblade_leave_guest(limits, wasEnforcing) }
+        let outerThread = limits.pointee.running
+        limits.pointee.running = thread
+        defer {
+            limits.pointee.running = outerThread
+            moonblade_leave_guest(limits, wasEnforcing)
+            moonblade_collect_after_memory_failure(thread)
+        }
         guard let deadline = deadline ?? (outermost ? callTimeLimit.map(LuaDeadline.init(afterSeconds:)) : nil) else {
             return try body()
         }

@@ -11,6 +11,9 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
         case updater
         /// `body` is the side effect `hostile.run(ctx, payload)`.
         case sideEffect
+        /// `body` is a Lua interceptor's `function(item, next)` for the updater `hostile.run` (other
+        /// items pass it untouched).
+        case interceptor
     }
 
     let name: String
@@ -36,6 +39,12 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
                 [
                     topLevel, "return {", "  updaters = {", "    run = function(state, payload)", body,
                     "    end,", bump, "  },", "}",
+                ]
+            case .interceptor:
+                [
+                    topLevel, "return {", "  interceptors = {",
+                    "    function(item, next) if item.name ~= 'hostile.run' then return next(item) end", body,
+                    "    end,", "  },", "  updaters = {", "    run = function(state) end,", bump, "  },", "}",
                 ]
             case .sideEffect:
                 [

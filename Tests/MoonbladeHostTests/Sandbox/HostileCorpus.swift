@@ -17,7 +17,10 @@ enum HostileCorpus {
 
     static let cases: [HostileCase] =
         syntaxAndLoading + errorObjects + runawayCode + workInC + memoryBombs + escapes
-        + tampering + wrongResults + sideEffects
+        + tampering + wrongResults + sideEffects + recursion + errorObjectsMore + sandboxMore
+
+    /// The cases that do megabytes of work or fill the memory limit before they are stopped.
+    static let casesAtScale = sizedWorkInC + patternsAtScale + limitsCaught + memoryMore + interceptors + sideEffectsAtScale
 
     static let syntaxAndLoading = [
         HostileCase(

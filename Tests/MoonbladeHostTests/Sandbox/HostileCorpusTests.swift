@@ -20,6 +20,19 @@ struct HostileCorpusTests {
 
     @Test(arguments: HostileCorpus.cases)
     func aHostilePluginGetsAClearErrorAndTheHostCarriesOn(_ hostile: HostileCase) async throws {
+        try await Self.expectStopped(hostile)
+    }
+
+    /// One at a time: each holds a thread of the cooperative pool while it works, and the other
+    /// suites' side effects and reloads wait for one (two cores, two threads).
+    @Test(.serialized, arguments: HostileCorpus.casesAtScale)
+    func aHostilePluginDoingMegabytesOfWorkIsStoppedInTime(_ hostile: HostileCase) async throws {
+        try await Self.expectStopped(hostile)
+    }
+
+    /// Loads `hostile` beside the counter plugin and checks its error, its time, the unchanged state
+    /// and the dispatches that follow.
+    static func expectStopped(_ hostile: HostileCase) async throws {
         let scratch = ScratchPlugins()
         let plugin = try scratch.write("hostile", hostile.source)
         let host = try PluginHost<AppState>(
@@ -61,7 +74,8 @@ struct HostileCorpusTests {
     }
 
     @Test func theCorpusIsLargeAndItsNamesAreUnique() {
+        let all = HostileCorpus.cases + HostileCorpus.casesAtScale
         #expect(HostileCorpus.cases.count >= 30)
-        #expect(Set(HostileCorpus.cases.map(\.name)).count == HostileCorpus.cases.count)
+        #expect(Set(all.map(\.name)).count == all.count)
     }
 }

@@ -1,0 +1,106 @@
+import MoonbladeLua
+import MoonbladeTestSupport
+import Testing
+
+/// Work that costs far more than its instructions: library functions that scan or copy megabytes in
+/// C, and instructions (`..`) that copy megabytes. They are charged by size, and a large allocation
+/// makes the thread check its limits at its next instruction, so a loop of a few instructions doing
+/// such work stops within its budget or time limit, not `hookInterval` instructions later.
+@Suite("Limits on work in C, by its size", .serialized)
+struct SizedWorkLimitTests {
+    static let budget = 1_000_000
+    static let budgetExceeded = "instruction budget of 1000000 instructions exceeded"
+    static let limited = LuaVM.Configuration(instructionBudget: budget)
+    /// The hook runs so rarely that only the charges by size can stop these loops in time.
+    static let rarelyHooked = LuaVM.Configuration(instructionBudget: budget, hookInterval: 10_000_000)
+
+    /// One line each, so that the place is the same wherever the time limit finds the code (the
+    /// tests run in parallel on few cores: even the set-up may take a second of wall-clock time).
+    static let loops = [
+        GuestStop(name: "string.packsize", source: "local f = ('i16'):rep(1e6) while true do string.packsize(f) end", line: 1),
+        GuestStop(name: "string.pack", source: "local f = ('x'):rep(3e6) while true do string.pack(f) end", line: 1),
+        GuestStop(
+            name: "string.unpack", source: "local f, d = ('b'):rep(1e5), ('x'):rep(1e5) while true do string.unpack(f, d) end",
+            line: 1),
+        GuestStop(
+            name: "string.format", source: "local s = ('x'):rep(1e6) while true do local r = string.format('%s%s', s, s) end",
+            line: 1),
+        GuestStop(name: "utf8.len", source: "local s = ('x'):rep(8e6) while true do utf8.len(s) end", line: 1),
+        GuestStop(name: "string.upper", source: "local s = ('x'):rep(8e6) while true do s:upper() end", line: 1),
+        GuestStop(name: "tonumber", source: "local s = (' '):rep(8e6) .. '1' while true do tonumber(s) end", line: 1),
+        GuestStop(
+            name: "table.concat",
+            source: "local t = {} for i = 1, 1e5 do t[i] = 'abcdefgh' end while true do local r = table.concat(t, ',') end",
+            line: 1),
+        GuestStop(
+            name: "table.insert at the front",
+            source: "local t = {} for i = 1, 1e5 do t[i] = i end while true do table.insert(t, 1, 0) table.remove(t, 1) end",
+            line: 1),
+        GuestStop(
+            name: "load with a reader", source: "local s, first = ('1+'):rep(5e5), true load(function() if first then first = false return 'return ' end return s end)",
+            line: 1),
+        GuestStop(name: "load", source: "local src = 'return ' .. ('1+'):rep(1e6) .. '1' while true do load(src) end", line: 1),
+        GuestStop(
+            name: "gsub of many short matches", source: "local s = ('x'):rep(4e6) while true do s:gsub('x', { x = 'yy' }) end",
+            line: 1),
+        GuestStop(name: "string.rep with a separator", source: "local s = ('x'):rep(1e6) while true do local r = s:rep(5, ',') end", line: 1),
+        GuestStop(name: "the .. instruction", source: "local s = ('x'):rep(1 << 20) while true do local r = s .. 'y' end", line: 1),
+        GuestStop(
+            name: "the .. instruction in a coroutine.wrap",
+            source: "local s = ('x'):rep(1 << 20) coroutine.wrap(function() while true do local r = s .. 'y' end end)()", line: 1),
+        GuestStop(
+            name: "the .. instruction in a coroutine.resume",
+            source: "local s = ('x'):rep(1 << 20) coroutine.resume(coroutine.create(function() while true do local r = s .. 'y' end end))",
+            line: 1),
+    ]
+
+    @Test(arguments: loops)
+    func theBudgetStopsALoopOfSizedWork(_ stop: GuestStop) async throws {
+        try await stop.expectStopped(with: Self.limited, kind: .limit, says: Self.budgetExceeded)
+    }
+
+    /// One of each kind of charge (a time limit runs its whole length: a few, to spare the cores).
+    @Test(arguments: loops.filter { ["string.packsize", "table.concat", "load", "gsub of many short matches", "the .. instruction"].contains($0.name) })
+    func theCallTimeLimitStopsALoopOfSizedWork(_ stop: GuestStop) async throws {
+        try await stop.expectStopped(
+            with: .init(instructionBudget: nil, callTimeLimit: .milliseconds(500)), kind: .limit,
+            says: "time limit of 0.5 s exceeded")
+    }
+
+    /// With the hook every ten million instructions, an instruction that allocates megabytes is what
+    /// makes the thread check: the budget is met after a few dozen copies, not millions.
+    @Test(arguments: loops.filter { $0.name.hasPrefix("the .. instruction") })
+    func aLargeAllocationChecksAtTheNextInstruction(_ stop: GuestStop) async throws {
+        try await stop.expectStopped(with: Self.rarelyHooked, kind: .limit, says: Self.budgetExceeded)
+    }
+
+    @Test func sizedFunctionsKeepTheirResultsAndTheirNamesInErrors() throws {
+        let vm = try LuaVM(configuration: Self.limited)
+        let long = "local s = ('x'):rep(5000) "
+        #expect(try vm.run(long + "return #s:upper(), utf8.len(s), #string.format('%s!', s), string.packsize('i4i8')") == [5000, 5000, 5001, 12])
+        #expect(try vm.run("local t = {} for i = 1, 1000 do t[i] = i end table.insert(t, 1, 0) return table.remove(t, 1), #t, table.concat(t, ',', 1, 3), select('#', table.unpack(t))") == [0, 1000, "1,2,3", 1000])
+        #expect(try vm.run(long + "return tonumber(s), (load('return ' .. ('1+'):rep(600) .. '1'))()") == [.nil, 601])
+        #expect(try vm.run("local parts = { 'return ', ('1+'):rep(600), '1' } local i = 0 return load(function() i = i + 1 return parts[i] end)()") == [601])
+        let badReader = expectLuaError { _ = try vm.run("return assert(load(function() return {} end))", chunkName: "reader.lua") }
+        #expect(badReader?.message.contains("reader function must return a string") == true, "\(String(describing: badReader))")
+        let badArgument = expectLuaError { _ = try vm.run(long + "return utf8.len(s, {})", chunkName: "arg.lua") }
+        #expect(badArgument?.message.contains("bad argument #2 to 'len' (number expected, got table)") == true, "\(String(describing: badArgument))")
+        let badConcat = expectLuaError { _ = try vm.run("local t = {} for i = 1, 1000 do t[i] = {} end return table.concat(t)", chunkName: "concat.lua") }
+        #expect(badConcat?.message.contains("invalid value (table) at index 1 in table for 'concat'") == true, "\(String(describing: badConcat))")
+        // Work the budget allows is not refused: a few megabytes scanned are a fraction of it.
+        #expect(try vm.run("local s = ('x'):rep(1 << 20) return utf8.len(s), #s:upper()") == [.integer(1 << 20), .integer(1 << 20)])
+    }
+
+    /// Lua's parser runs under the running message handler: a chunk too deeply nested to compile came
+    /// back from `load` as the host's error description (a table) instead of its message.
+    @Test func loadReturnsTheMessageOfAChunkTooDeepToCompile() throws {
+        let vm = try LuaVM(configuration: Self.limited)
+        let results = try vm.run("local f, message = load('return ' .. ('('):rep(1e5) .. '1' .. (')'):rep(1e5)) return f, type(message), message")
+        #expect(results.count == 3)
+        #expect(results.first == .nil)
+        #expect(results.dropFirst().first == "string")
+        #expect(String(describing: results.last).contains("C stack overflow"), "\(results)")
+        let syntax = try vm.run("local f, message = load('x = = 1', '=chunk') return message")
+        #expect(syntax == ["chunk:1: unexpected symbol near '='"])
+    }
+}
