@@ -65,6 +65,7 @@ let package = Package(
             dependencies: [
                 "MoonbladeHost", "MoonbladeLua", "Moonblade",
                 .product(name: "CustomDump", package: "swift-custom-dump"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The dispatch journal (SQLite through GRDB): entries, patches, snapshots, recovery, replay.

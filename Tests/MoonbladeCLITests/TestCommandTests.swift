@@ -145,3 +145,32 @@ struct TestCommandTests {
         #expect(outcome.stdout.contains("bare_spec.lua:3:"))
     }
 }
+
+@Suite("moonblade test --junit with hostile names")
+struct JUnitHostileNameTests {
+    let workspace = Workspace()
+
+    @Test func theReportParsesWhateverTheNamesAndMessagesHold() async throws {
+        try workspace.plugin("odd", "return { name = \"odd\" }")
+        // Markup, quotes, a CDATA end, emoji, noncharacters, control characters and a byte that is not UTF-8.
+        try workspace.file("odd/spec/odd_spec.lua", #"""
+            describe("<b>&amp;\"'</b> ]]> ünï 🚀", function()
+              it("nonchars \u{FFFE}\u{FFFF} ctl \1\27 bad \255 end", function() error("<&\"> ]]> \u{FFFF}\2 ü") end)
+              pending("pending <&>")
+            end)
+            """#)
+        let outcome = try await workspace.run("test", "odd", "--junit", "report.xml")
+        #expect(outcome.status == 2)
+        let document = try XMLDocument(contentsOf: workspace.url.appendingPathComponent("report.xml"), options: [])
+        let cases = try #require(document.rootElement()?.elements(forName: "testsuite").first?.elements(forName: "testcase"))
+        #expect(cases.count == 2)
+        let names = cases.compactMap { $0.attribute(forName: "name")?.stringValue }
+        #expect(names == [
+            "<b>&amp;\"'</b> ]]> ünï 🚀 nonchars \u{FFFD}\u{FFFD} ctl \u{FFFD}\u{FFFD} bad \u{FFFD} end",
+            "<b>&amp;\"'</b> ]]> ünï 🚀 pending <&>",
+        ])
+        let failure = try #require(cases[0].elements(forName: "failure").first)
+        #expect(failure.attribute(forName: "message")?.stringValue == "<&\"> ]]> \u{FFFD}\u{FFFD} ü")
+        #expect(cases[1].elements(forName: "skipped").count == 1)
+    }
+}

@@ -143,14 +143,7 @@ struct ReloadTests {
     }
 
     @Test func aRunningSideEffectFinishesOnTheCodeItStartedWith() async throws {
-        let entered = Rendezvous(expected: 2)
-        let released = Rendezvous(expected: 2)
-        var dependencies = PluginDependencies()
-        dependencies.expose("gate", "pass") { () async -> Bool in
-            await entered.arrive()
-            await released.arrive()
-            return true
-        }
+        let gate = Gate()
         let sideEffect = { (tag: String) in
             """
             return { name = "counterx", side_effects = {
@@ -160,13 +153,13 @@ struct ReloadTests {
             """
         }
         let folder = try write(sideEffect("old"))
-        let host = try PluginHost<AppState>(plugins: [folder], dependencies: dependencies)
+        let host = try PluginHost<AppState>(plugins: [folder], dependencies: gate.dependencies)
         let running = try host.dispatch("counterx.run", returning: String.self)
-        await entered.arrive()  // the side effect is running, awaiting the gate
+        await gate.waitForEntry()  // the side effect is running, awaiting the gate
         _ = try write(sideEffect("new"))
         try await host.reload(plugin: "counterx")
         #expect(try await host.dispatch("counterx.quick", returning: String.self).value == "new")
-        await released.arrive()
+        await gate.release()
         #expect(try await running.value == "old")
     }
 

@@ -124,9 +124,74 @@ import Testing
         return verdicts
     }
 
-    @Test(.enabled(if: busted != nil, "busted is not installed (Scripts/bootstrap installs lua-busted)"))
-    func sharedAssertionsGiveBustedsVerdicts() async throws {
-        let sandbox = try SpecSandbox(spec: Self.sharedSpec)
+    /// Odd corners of the shared assertions and of the DSL: numbers of two subtypes, NaN, cycles, keys
+    /// that are tables, metatables, error objects that are not strings, raising bodies, blocks declared
+    /// inside a running case.
+    static let oddSpec = """
+        describe("odd same", function()
+          it("integer and float are same", function() assert.are.same(1, 1.0) end)
+          it("integer and float are equal", function() assert.are.equal(1, 1.0) end)
+          it("nan is not equal to itself", function() assert.are.equal(0/0, 0/0) end)
+          it("nan is not same as itself", function() assert.are.same(0/0, 0/0) end)
+          it("nan in tables", function() assert.are.same({ 0/0 }, { 0/0 }) end)
+          it("a trailing nil", function() assert.are.same({ 1, 2 }, { 1, 2, nil }) end)
+          it("cycles", function()
+            local a, b = {}, {}
+            a.a, b.a = a, b
+            assert.are.same(a, b)
+          end)
+          it("cycles that differ", function()
+            local a, b = { n = 1 }, { n = 2 }
+            a.a, b.a = a, b
+            assert.are.same(a, b)
+          end)
+          it("distinct functions", function() assert.are.same(function() end, function() end) end)
+          it("a string and a number", function() assert.are.same("1", 1) end)
+          it("table keys", function() assert.are.same({ [{}] = 1 }, { [{}] = 1 }) end)
+          it("nested empty tables", function() assert.are.same({ a = {} }, { a = {} }) end)
+          it("an extra key", function() assert.are.same({ a = 1 }, { a = 1, b = 2 }) end)
+          it("negative zero", function() assert.are.same(0.0, -0.0) end)
+          it("metatables are not compared", function() assert.are.same(setmetatable({}, {}), {}) end)
+        end)
+        describe("odd kinds", function()
+          it("truthy of false", function() assert.truthy(false) end)
+          it("falsy of nil", function() assert.falsy(nil) end)
+          it("is_nil of false", function() assert.is_nil(false) end)
+          it("is_not_true of 1", function() assert.is_not_true(1) end)
+          it("is_boolean of nil", function() assert.is_boolean(nil) end)
+          it("a message that is not a string", function() assert.is_true(false, 42) end)
+          it("plain assert of false", function() assert(false) end)
+          it("plain assert of nil with a message", function() assert(nil, "why") end)
+        end)
+        describe("odd errors", function()
+          it("near at the edge", function() assert.near(1, 1.5, 0.5) end)
+          it("near with a negative tolerance", function() assert.near(1, 1, -1) end)
+          it("a number error", function() assert.has_error(function() error(42) end, 42) end)
+          it("a nil error", function() assert.has_error(function() error(nil) end) end)
+          it("a table error without a value", function() assert.has_error(function() error({}) end) end)
+          it("has_error of a non-function", function() assert.has_error(5) end)
+          it("error_matches a table error", function() assert.error_matches(function() error({}) end, "x") end)
+          it("error_matches a number error", function() assert.error_matches(function() error(42) end, "42") end)
+          it("an error at level 2", function() assert.has_error(function() error("m", 2) end, "m") end)
+          it("matches nil", function() assert.matches("a", nil) end)
+        end)
+        describe("odd structure", function()
+          it("a raising body", function() error("raised") end)
+          it("a body raising a table", function() error({ code = 1 }) end)
+          it("a body raising nothing", function() error() end)
+          it("an empty body", function() end)
+          describe("deep", function() describe("deeper", function()
+            it("passes", function() assert.is_true(true) end)
+          end) end)
+          it("it inside it", function() it("inner", function() end) end)
+          it("describe inside it", function() describe("inner", function() end) end)
+          it("before_each inside it", function() before_each(function() end) end)
+        end)
+        """
+
+    /// ok / fail / pending for each case of `spec` under Moonblade's runner and busted's.
+    private static func verdicts(of spec: String) async throws -> (ours: [String: String], theirs: [String: String]) {
+        let sandbox = try SpecSandbox(spec: spec)
         var ours: [String: String] = [:]
         for specCase in sandbox.cases {
             let verdict: String
@@ -137,12 +202,33 @@ import Testing
             }
             ours[specCase.names.joined(separator: " ")] = verdict
         }
-        let theirs = try Self.bustedVerdicts(of: sandbox.specFile)
+        return (ours, try bustedVerdicts(of: sandbox.specFile))
+    }
+
+    @Test(.enabled(if: busted != nil, "busted is not installed (Scripts/bootstrap installs lua-busted)"))
+    func sharedAssertionsGiveBustedsVerdicts() async throws {
+        let (ours, theirs) = try await Self.verdicts(of: Self.sharedSpec)
         #expect(ours.count == 41)
         #expect(Set(ours.values) == ["ok", "fail", "pending"])
-        #expect(theirs.count == ours.count, "busted ran \(theirs.count) cases")
+        expectAgreement(ours, theirs)
+    }
+
+    @Test(.enabled(if: busted != nil, "busted is not installed (Scripts/bootstrap installs lua-busted)"))
+    func oddCornersGiveBustedsVerdicts() async throws {
+        let (ours, theirs) = try await Self.verdicts(of: Self.oddSpec)
+        #expect(ours.count == 41)
+        #expect(Set(ours.values) == ["ok", "fail"])
+        expectAgreement(ours, theirs)
+    }
+
+    private func expectAgreement(
+        _ ours: [String: String], _ theirs: [String: String], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(theirs.count == ours.count, "busted ran \(theirs.count) cases", sourceLocation: sourceLocation)
         for (name, verdict) in ours.sorted(by: { $0.key < $1.key }) {
-            #expect(theirs[name] == verdict, "\(name): busted \(theirs[name] ?? "did not run it"), moonblade \(verdict)")
+            #expect(
+                theirs[name] == verdict, "\(name): busted \(theirs[name] ?? "did not run it"), moonblade \(verdict)",
+                sourceLocation: sourceLocation)
         }
     }
 }

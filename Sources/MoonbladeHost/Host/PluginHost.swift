@@ -100,6 +100,8 @@ public final class PluginHost<S: State & Codable>: Sendable {
     private let namedUpdater: any LuaNamedUpdater.Type = LuaItemUpdater<S>.self
     let logger: Logger
     let reloadEventHub = ReloadEventHub()
+    /// The watchers `watchPlugins` made that are still kept, for plugins loaded later to join.
+    let watchers = RunningWatchers()
 
     /// Loads the plugins in `directories` (each holds a `plugin.lua`) and starts a store on them.
     ///

@@ -15,8 +15,13 @@ struct PluginLoader {
         let folder = URL(fileURLWithPath: directory).lastPathComponent
         let chunkName = "\(folder)/plugin.lua"
         let path = URL(fileURLWithPath: directory).appendingPathComponent("plugin.lua").path
-        guard let source = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw PluginError(.load, plugin: current?.name ?? folder, message: "cannot read \(path)")
+        let source: String
+        switch PluginSourceText.read(path) {
+        case .success(let text): source = text
+        case .failure(let problem):
+            throw PluginError(
+                .load, plugin: current?.name ?? folder, message: problem.message(file: chunkName, path: path),
+                location: problem.line.map { LuaLocation(source: chunkName, line: $0) })
         }
         let base = stack.top
         defer { stack.top = base }

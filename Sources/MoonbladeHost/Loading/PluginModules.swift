@@ -33,9 +33,14 @@ enum PluginModules {
             stack.push("require(\"\(name)\"): \(problem.message)")
             return 2
         case .success(let relative):
-            guard let source = try? String(contentsOfFile: "\(directory)/\(relative)", encoding: .utf8) else {
+            let source: String
+            switch PluginSourceText.read("\(directory)/\(relative)") {
+            case .success(let text): source = text
+            case .failure(let problem):
+                let file = "\(folder)/\(relative)"
+                let place = problem.line.map { "\(file):\($0): " } ?? ""
                 stack.pushNil()
-                stack.push("require(\"\(name)\"): cannot read \(folder)/\(relative)")
+                stack.push("require(\"\(name)\"): \(place)\(problem.message(file: file, path: file))")
                 return 2
             }
             try stack.load(source, chunkName: "\(folder)/\(relative)")

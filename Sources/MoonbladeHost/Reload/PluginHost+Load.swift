@@ -9,7 +9,8 @@ extension PluginHost {
 
     /// Loads the plugin in `directory` into the running host: one that did not load at start, once it
     /// is fixed. Its items, interceptors and rules work from then on; its `on_start` rules do not run
-    /// (the store has started).
+    /// (the store has started). The watchers of ``watchPlugins(debounce:pollingInterval:)`` still running
+    /// watch its folder from then on.
     ///
     /// Reported to ``reloadEvents()`` as ``PluginReloadEvent/Step/loaded(_:)`` or
     /// ``PluginReloadEvent/Step/refused(plugin:_:)`` (cause ``PluginReloadCause/call``) and to the
@@ -27,6 +28,8 @@ extension PluginHost {
         reloadEventHub.send(PluginReloadEvent(step: .started(plugin: folder), cause: cause))
         do throws(PluginError) {
             let info = try runtime.loadPlugin(from: directory)
+            // Edited from now on, it reloads like the plugins the host started with.
+            for watcher in watchers.running { watcher.watch(directory) }
             reloadEventHub.send(PluginReloadEvent(step: .loaded(info), cause: cause))
             logger.info(
                 "loaded plugin \(info.name) (version \(info.version))", metadata: ["reload": "loaded", "plugin": "\(info.name)"])

@@ -115,7 +115,8 @@ extension PluginHost {
     /// between two dispatches however busy the dispatching tasks keep the cooperative pool.
     ///
     /// The folders of plugins that did not load at start are watched too: a change there loads the
-    /// plugin (``load(plugin:)``) once it is fixed, and reloads it from then on.
+    /// plugin (``load(plugin:)``) once it is fixed, and reloads it from then on. A plugin loaded later
+    /// from another folder with ``load(plugin:)`` is watched from then on by every watcher still running.
     public func watchPlugins(
         debounce: Duration = .milliseconds(50), pollingInterval: Duration? = nil
     ) -> PluginWatcher {
@@ -123,7 +124,7 @@ extension PluginHost {
         for directory in plugins.map(\.directory) + unloadedDirectories where !directories.contains(directory) {
             directories.append(directory)
         }
-        return PluginWatcher(
+        let watcher = PluginWatcher(
             directories: directories, debounce: debounce, pollingInterval: pollingInterval
         ) { [weak self] directory in
             guard let self else { return }
@@ -136,5 +137,7 @@ extension PluginHost {
                 _ = try? load(plugin: directory, cause: .watcher)
             }
         }
+        watchers.add(watcher)
+        return watcher
     }
 }

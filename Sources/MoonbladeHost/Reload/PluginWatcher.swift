@@ -10,8 +10,10 @@ import Moonblade
 /// On Linux it uses inotify on the folders themselves: editors often save by writing a temporary file
 /// and renaming it over the old one, so a finished write (`IN_CLOSE_WRITE`), a rename into the folder
 /// (`IN_MOVED_TO`) and a deletion all count. Where inotify is unavailable, or when asked, it polls the
-/// files' size, modification time and inode instead. The subfolders a folder has when watching starts
-/// (modules `require` loads, `spec/`) count as the folder; one made later is not seen until a restart.
+/// files' size, modification time and inode instead. The folder's subfolders (modules `require` loads,
+/// `spec/`) count as the folder, those made while watching too. Paths are watched, not folders: a
+/// plugin folder removed, or renamed away, and put back (a checkout, a copy) is watched again, and
+/// its return counts as a change.
 ///
 /// It runs on a thread of its own until ``stop()`` or until it is freed.
 public final class PluginWatcher: Sendable {
@@ -39,6 +41,11 @@ public final class PluginWatcher: Sendable {
     /// Whether it watches with inotify rather than by polling.
     public var usesInotify: Bool { loop.usesInotify }
 
+    /// Watches `directory` too, from the watcher's next turn (within a tenth of a second); a folder it
+    /// watches already is left as it is.
+    public func watch(_ directory: String) {
+        loop.add(directory)
+    }
 
     /// Stops watching; no callback starts after this returns.
     public func stop() {
@@ -53,15 +60,21 @@ public final class PluginWatcher: Sendable {
 /// Where changes come from: waits up to a time for changes and returns the folders that changed.
 private protocol ChangeSource: Sendable {
     mutating func changedDirectories(waitingAtMost timeout: Duration) -> [String]
+    /// Watches `directory` too, unless it does already.
+    mutating func add(_ directory: String)
     /// Releases what it holds; called once, when watching stops.
     func close()
 }
 
 /// The watcher's thread: collects changes and reports each folder once it has been quiet.
 private final class WatchLoop: @unchecked Sendable {
-    // @unchecked Sendable: `stopped` is touched only inside `lock`.
+    // @unchecked Sendable: `stopped` is touched only inside `lock`, `added` inside `addedLock`.
     private let lock = Lock()
     private var stopped = false
+    /// Its own lock: `onChange` runs inside `lock` and may add a folder (a plugin it loaded).
+    private let addedLock = Lock()
+    /// Folders to watch from the next turn on; touched only inside `addedLock`.
+    private var added: [String] = []
     let debounce: Duration
     let usesInotify: Bool
     let onChange: @Sendable (String) -> Void
@@ -74,12 +87,17 @@ private final class WatchLoop: @unchecked Sendable {
 
     func stop() { lock.withLock { stopped = true } }
 
+    func add(_ directory: String) { addedLock.withLock { added.append(directory) } }
+
     func run(_ source: some ChangeSource) {
         var source = source
         defer { source.close() }
         let clock = ContinuousClock()
         var lastChange: [String: ContinuousClock.Instant] = [:]
         while !lock.withLock({ stopped }) {
+            for directory in addedLock.withLock({ () -> [String] in defer { added = [] }; return added }) {
+                source.add(directory)
+            }
             let wait = lastChange.values.map { $0 + debounce - clock.now }.min().map { max($0, .zero) }
             for directory in source.changedDirectories(waitingAtMost: min(wait ?? .milliseconds(100), .milliseconds(100))) {
                 lastChange[directory] = clock.now
@@ -94,23 +112,26 @@ private final class WatchLoop: @unchecked Sendable {
 }
 
 /// Changes from inotify watches on the folders.
+///
+/// It watches paths, not the folders that happen to be there: a plugin folder removed or renamed away
+/// (a checkout, a copy put in its place) loses its watches and is watched again, as a change, once a
+/// folder is back at its path; a subfolder made while watching is watched from then on.
 private struct InotifySource: ChangeSource {
     private let descriptor: Int32
-    private var directoriesByWatch: [Int32: String] = [:]
+    /// Each watched folder, and the plugin folder it belongs to, by watch.
+    private var watches: [Int32: (folder: String, root: String)] = [:]
+    /// Plugin folders that are not there (removed or renamed away), to watch again once they are.
+    private var missing: Set<String> = []
+
+    private static let events = UInt32(
+        IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
 
     init?(directories: [String]) {
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { return nil }
-        let events = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE)
-        for directory in directories {
-            for folder in folders(in: directory) {
-                let watch = inotify_add_watch(descriptor, folder, events)
-                guard watch >= 0 else {
-                    Glibc.close(descriptor)
-                    return nil
-                }
-                directoriesByWatch[watch] = directory
-            }
+        for directory in directories where !watch(directory, root: directory) {
+            Glibc.close(descriptor)
+            return nil
         }
     }
 
@@ -118,11 +139,50 @@ private struct InotifySource: ChangeSource {
         Glibc.close(descriptor)
     }
 
+    mutating func add(_ directory: String) {
+        guard !missing.contains(directory), !watches.values.contains(where: { $0.root == directory }) else { return }
+        if !watch(directory, root: directory) { missing.insert(directory) }
+    }
+
+    /// Watches `folder` and the folders below it as part of the plugin folder `root`; false if
+    /// `folder` itself cannot be watched.
+    private mutating func watch(_ folder: String, root: String) -> Bool {
+        for (index, inner) in folders(in: folder).enumerated() {
+            let watch = inotify_add_watch(descriptor, inner, Self.events)
+            guard watch >= 0 else {
+                if index == 0 { return false }
+                continue
+            }
+            watches[watch] = (inner, root)
+        }
+        return true
+    }
+
+    /// Drops every watch of the plugin folder `root`, to watch it again when a folder is at its path.
+    private mutating func lose(_ root: String) {
+        for (watch, watched) in watches where watched.root == root {
+            inotify_rm_watch(descriptor, watch)
+            watches[watch] = nil
+        }
+        missing.insert(root)
+    }
+
     mutating func changedDirectories(waitingAtMost timeout: Duration) -> [String] {
+        var changed: Set<String> = []
         var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         // Rounded up: a wait under a millisecond must not become a poll that returns at once.
-        guard poll(&request, 1, Int32((timeout.seconds * 1000).rounded(.up))) > 0 else { return [] }
-        var changed: Set<String> = []
+        if poll(&request, 1, Int32((timeout.seconds * 1000).rounded(.up))) > 0 {
+            readEvents(into: &changed)
+        }
+        for root in missing where isFolder(root) && watch(root, root: root) {
+            missing.remove(root)
+            changed.insert(root)
+        }
+        return Array(changed)
+    }
+
+    /// Reads the events waiting and adds the plugin folders they concern to `changed`.
+    private mutating func readEvents(into changed: inout Set<String>) {
         let bufferSize = 64 * 1024
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: MemoryLayout<inotify_event>.alignment)
         defer { buffer.deallocate() }
@@ -134,19 +194,39 @@ private struct InotifySource: ChangeSource {
                 let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
                 let nameStart = buffer.advanced(by: offset + MemoryLayout<inotify_event>.size)
                 let name = event.len > 0 ? String(cString: nameStart.assumingMemoryBound(to: CChar.self)) : ""
-                if name.hasSuffix(".lua"), let directory = directoriesByWatch[event.wd] {
-                    changed.insert(directory)
-                }
                 offset += MemoryLayout<inotify_event>.size + Int(event.len)
+                guard let watched = watches[event.wd] else { continue }
+                let mask = Int32(bitPattern: event.mask)
+                if mask & Int32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 {
+                    // The folder went away, or the watch did: a plugin folder is watched again when
+                    // it is back; a subfolder's removal is a change of its plugin's files.
+                    if watched.folder == watched.root { lose(watched.root) } else { watches[event.wd] = nil }
+                    changed.insert(watched.root)
+                } else if mask & Int32(IN_ISDIR) != 0 {
+                    // A subfolder made (or moved in) may hold modules: watch it; one gone is a change.
+                    // Hidden ones (`.git`) are left out, as when watching starts.
+                    guard !name.hasPrefix(".") else { continue }
+                    if mask & Int32(IN_CREATE | IN_MOVED_TO) != 0 {
+                        _ = watch(watched.folder + "/" + name, root: watched.root)
+                    }
+                    changed.insert(watched.root)
+                } else if name.hasSuffix(".lua") {
+                    changed.insert(watched.root)
+                }
             }
         }
-        return Array(changed)
     }
+}
+
+/// Whether `path` is a folder.
+private func isFolder(_ path: String) -> Bool {
+    var isDirectory: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
 }
 
 /// Changes found by comparing the Lua files' size, modification time and inode at an interval.
 private struct PollingSource: ChangeSource {
-    let directories: [String]
+    private(set) var directories: [String]
     let interval: Duration
     private var signatures: [String: [String: [Int]]] = [:]
 
@@ -157,6 +237,12 @@ private struct PollingSource: ChangeSource {
     }
 
     func close() {}
+
+    mutating func add(_ directory: String) {
+        guard !directories.contains(directory) else { return }
+        directories.append(directory)
+        signatures[directory] = Self.signature(of: directory)
+    }
 
     mutating func changedDirectories(waitingAtMost timeout: Duration) -> [String] {
         Thread.sleep(forTimeInterval: min(timeout, interval).seconds)

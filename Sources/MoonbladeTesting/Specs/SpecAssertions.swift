@@ -53,13 +53,23 @@ enum SpecAssertions {
           return path .. "[" .. show(key) .. "]"
         end
 
-        local function difference(expected, actual, path)
+        -- A pair of tables met again while comparing them (a cycle) counts as the same, as in luassert:
+        -- whatever differs is found on the first way round.
+        local function difference(expected, actual, path, comparing)
           if type(expected) ~= "table" or type(actual) ~= "table" then
             if expected == actual then return nil end
             return path
           end
+          comparing = comparing or {}
+          local partners = comparing[expected]
+          if not partners then
+            partners = {}
+            comparing[expected] = partners
+          end
+          if partners[actual] then return nil end
+          partners[actual] = true
           for key, value in pairs(expected) do
-            local found = difference(value, rawget(actual, key), step(path, key))
+            local found = difference(value, rawget(actual, key), step(path, key), comparing)
             if found then return found end
           end
           for key in pairs(actual) do

@@ -36,27 +36,58 @@ enum SpecPrelude {
         local current = root
         local cases = {}
         local running -- the case being run, for finally
+        local in_case = false -- whether a case, its hooks included, is running
 
-        function describe(name, body)
-          local block = new_block(tostring(name), current)
-          current = block
-          local ok, message = pcall(body)
-          current = block.parent
-          if not ok then error(message, 0) end
+        -- Blocks, cases and hooks are declared when the file loads: one declared while a case runs
+        -- would never run (busted refuses it too), so it is an error at the line that declared it.
+        local function declaring(what)
+          if in_case then error(what .. " cannot be called while a case runs; declare it in a describe block", 3) end
         end
-        context = describe
+
+        -- A name as text a report can hold: bytes that are not UTF-8 become U+FFFD.
+        local function as_text(name)
+          local text, parts = tostring(name), {}
+          while true do
+            local length, bad = utf8.len(text)
+            if length then break end
+            parts[#parts + 1] = text:sub(1, bad - 1) .. "\u{FFFD}"
+            text = text:sub(bad + 1)
+          end
+          parts[#parts + 1] = text
+          return concat(parts)
+        end
+
+        local function block_function(what)
+          return function(name, body)
+            declaring(what)
+            local block = new_block(as_text(name), current)
+            current = block
+            local ok, message = pcall(body)
+            current = block.parent
+            if not ok then error(message, 0) end
+          end
+        end
+        describe = block_function("describe")
+        context = block_function("context")
 
         local function declare(name, body, is_pending)
           cases[#cases + 1] = {
-            name = tostring(name), body = body, block = current, line = host.caller_line(), pending = is_pending,
+            name = as_text(name), body = body, block = current, line = host.caller_line(), pending = is_pending,
           }
         end
 
-        function it(name, body) declare(name, body, body == nil) end
-        function pending(name) declare(name, nil, true) end
+        function it(name, body)
+          declaring("it")
+          declare(name, body, body == nil)
+        end
+        function pending(name)
+          declaring("pending")
+          declare(name, nil, true)
+        end
 
         local function hook(list, name)
           return function(body)
+            declaring(name)
             if type(body) ~= "function" then error(name .. " needs a function, got " .. tostring(body), 2) end
             current[list][#current[list] + 1] = body
           end
@@ -116,6 +147,7 @@ enum SpecPrelude {
             block = block.parent
           end
           local ok, failure = true, nil
+          in_case = true
           local function attempt(body)
             local passed, message = pcall(body)
             if not passed and ok then ok, failure = false, message end
@@ -137,6 +169,7 @@ enum SpecPrelude {
           running = nil
           each("afters", true)
           each("teardowns", true)
+          in_case = false
           if ok then return "passed" end
           return "failed", type(failure) == "string" and failure or show(failure)
         end

@@ -49,7 +49,7 @@ extension SpecSession {
     private func startPost(_ stack: LuaStack) throws -> Int32 {
         try suspendCase(stack, function: "post", naming: "a notification name") { host, name, payload in
             host.post(name, payload: payload)
-            await host.store.waitUntilIdle()
+            await host.settle()
             return .null
         }
     }
@@ -60,7 +60,8 @@ extension SpecSession {
         work: @escaping @Sendable (PluginHost<JSONValue>, String, JSONValue?) async throws -> JSONValue
     ) throws -> Int32 {
         guard let coroutine = CaseCoroutine.running(on: stack) else {
-            throw placedError(stack, "\(function) can only be called inside it, before_each or after_each")
+            throw placedError(
+                stack, "\(function) can only be called inside it, before_each or after_each, not from a coroutine the spec made")
         }
         guard let name = stack.string(at: 1) else {
             throw placedError(stack, "\(function) needs \(what), got \(stack.type(at: 1))")
@@ -68,9 +69,14 @@ extension SpecSession {
         let payload = try stack.type(at: 2) == .nil || stack.type(at: 2) == .none ? nil : json(stack, at: 2, "\(function) payload")
         let host = try storeHost(stack)
         let settle = takeStartUp()
+        let ruleFailures = ruleFailures
         coroutine.suspend {
-            if settle { await host.store.waitUntilIdle() }
-            return try await work(host, name, payload)
+            // What the start-up sets off only goes to the log (a case may stub a failing start-up).
+            if settle { await host.settle() }
+            let before = ruleFailures.count
+            let result = try await work(host, name, payload)
+            if let failure = ruleFailures.failures(after: before).first { throw LoggedRuleFailure(message: failure) }
+            return result
         }
         return 0
     }
@@ -91,7 +97,7 @@ extension SpecSession {
             return 1
         }
         coroutine.suspend {
-            await host.store.waitUntilIdle()
+            await host.settle()
             return .null
         }
         stack.push(true)
@@ -119,9 +125,10 @@ extension SpecSession {
         }
         let settle = takeStartUp()
         coroutine.suspend {
-            if settle { await host.store.waitUntilIdle() }
+            if settle { await host.settle() }
             try await host.store.dispatch(ReplaceState(state: state)).value
-            await host.store.waitUntilIdle()
+            // Settled with its failures reported, so none is taken for the next dispatch's.
+            await host.settle()
             return .null
         }
         stack.push(true)
@@ -156,7 +163,7 @@ extension SpecSession {
         do {
             made = try PluginHost<JSONValue>(
                 plugins: [pluginDirectory], initialState: initialState, dependencies: dependencies,
-                configuration: PluginHost.Configuration(logger: .init(label: "moonblade.spec")))
+                configuration: PluginHost.Configuration(logger: ruleFailures.logger))
         } catch {
             throw placedError(stack, "the store cannot start: \(error)")
         }

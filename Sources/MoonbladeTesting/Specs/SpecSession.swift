@@ -28,6 +28,8 @@ final class SpecSession: @unchecked Sendable {
     /// running: the case's first `dispatch` or `state()` waits for it, as `moonblade run` does.
     var startingUp = false
     var initialState = JSONValue()
+    /// What the case's store could only log, raised at the `dispatch` or `post` that set it off.
+    let ruleFailures = RuleFailureLog()
     /// Stubbed dependencies by `group.name`.
     var stubs: [String: LuaReference] = [:]
 
@@ -48,13 +50,18 @@ final class SpecSession: @unchecked Sendable {
         } catch {
             throw LuaSpecFailure(message: "cannot create a Lua VM: \(error)", file: file, line: 1)
         }
-        guard let source = source ?? (try? String(contentsOfFile: file, encoding: .utf8)) else {
-            throw LuaSpecFailure(message: "cannot read the spec file", file: file, line: 1)
+        let text: String
+        switch source.map({ .success($0) }) ?? PluginSourceText.read(file) {
+        case .success(let read): text = read
+        case .failure(.unreadable): throw LuaSpecFailure(message: "cannot read the spec file", file: file, line: 1)
+        case .failure(let problem):
+            let name = URL(fileURLWithPath: file).lastPathComponent
+            throw LuaSpecFailure(message: problem.message(file: name, path: file), file: file, line: problem.line ?? 1)
         }
         do {
             try lock.withLock { () throws(LuaError) in
                 try installPrelude()
-                try vm.run(source, chunkName: chunkName)
+                try vm.run(text, chunkName: chunkName)
             }
         } catch {
             throw failure(error, defaultLine: 1)
@@ -175,13 +182,14 @@ final class SpecSession: @unchecked Sendable {
     }
 
     /// A failure at `location` when it is in the spec file (the message then loses its
-    /// `<chunk>:<line>: ` prefix), else at `defaultLine`.
+    /// `<chunk>:<line>: ` prefix), else at `defaultLine`. A place in the prelude is dropped too: it
+    /// means nothing to the spec's author (a memory limit met inside a library call is noticed there).
     private func failure(_ message: String, at location: LuaLocation?, defaultLine: Int) -> LuaSpecFailure {
-        guard let location, location.source == chunkName else {
+        guard let location, location.source == chunkName || location.source == SpecPrelude.chunkName else {
             return LuaSpecFailure(message: message, file: file, line: defaultLine)
         }
         let prefix = "\(location): "
         let text = message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message
-        return LuaSpecFailure(message: text, file: file, line: location.line)
+        return LuaSpecFailure(message: text, file: file, line: location.source == chunkName ? location.line : defaultLine)
     }
 }

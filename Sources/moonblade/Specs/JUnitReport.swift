@@ -68,8 +68,10 @@ extension String {
             case ">": escaped += "&gt;"
             case "\"": escaped += "&quot;"
             case "'": escaped += "&apos;"
-            // Characters XML 1.0 cannot hold at all (other control characters) become a visible mark.
-            case _ where character.value < 0x20: escaped += "\u{FFFD}"
+            // Characters XML 1.0 cannot hold at all (other control characters, and the noncharacters
+            // U+FFFE and U+FFFF, which a Lua string can spell) become a visible mark.
+            case _ where character.value < 0x20 || character.value == 0xFFFE || character.value == 0xFFFF:
+                escaped += "\u{FFFD}"
             default: escaped.unicodeScalars.append(character)
             }
         }

@@ -1,0 +1,50 @@
+import Logging
+import Synchronization
+
+/// What a spec case's store could only log: an observer rule that failed, or an item a rule
+/// dispatched that failed. Nobody awaits those, so without this a case whose `dispatch` set off a
+/// failing cascade would pass; the runner raises them at the `dispatch` or `post` that set them off.
+final class RuleFailureLog: Sendable {
+    private let failures = Mutex<[String]>([])
+
+    /// The logger for the case's store: entries with `rule` metadata from `error` up are recorded.
+    var logger: Logger {
+        Logger(label: "moonblade.spec") { _ in Handler(log: self) }
+    }
+
+    /// How many failures were recorded so far.
+    var count: Int { failures.withLock { $0.count } }
+
+    /// The failures recorded after the first `count`.
+    func failures(after count: Int) -> [String] {
+        failures.withLock { Array($0.dropFirst(count)) }
+    }
+
+    private func record(_ message: String) {
+        failures.withLock { $0.append(message) }
+    }
+
+    /// Records rule failures; everything else a spec's store logs is dropped, as before.
+    private struct Handler: LogHandler {
+        let log: RuleFailureLog
+        var logLevel: Logger.Level = .error
+        var metadata: Logger.Metadata = [:]
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            guard event.level >= .error, event.metadata?["rule"] != nil else { return }
+            log.record("\(event.message)")
+        }
+    }
+}
+
+/// A failure a case's store logged while a `dispatch` or `post` ran, raised at that call.
+struct LoggedRuleFailure: Error, CustomStringConvertible {
+    let message: String
+
+    var description: String { "an observer rule's work failed: \(message)" }
+}

@@ -1,0 +1,22 @@
+import MoonbladeHost
+
+/// A dependency `gate.pass` that holds the side effect calling it until the test lets it go: the test
+/// calls ``waitForEntry()`` (the side effect is then awaiting), does what it must, then ``release()``.
+struct Gate {
+    private let entered = Rendezvous(expected: 2)
+    private let released = Rendezvous(expected: 2)
+
+    /// Dependencies exposing `gate.pass`.
+    var dependencies: PluginDependencies {
+        var dependencies = PluginDependencies()
+        dependencies.expose("gate", "pass") { [entered, released] () async -> Bool in
+            await entered.arrive()
+            await released.arrive()
+            return true
+        }
+        return dependencies
+    }
+
+    func waitForEntry() async { await entered.arrive() }
+    func release() async { await released.arrive() }
+}
