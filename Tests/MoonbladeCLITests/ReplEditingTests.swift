@@ -65,14 +65,14 @@ struct ReplEditingTests {
         let history = workspace.url.appendingPathComponent("history").path
         let (process, keys, output) = try onATerminal(["repl", tally, "--history", history, "--save", "end.json", "--no-watch"])
         func type(_ text: String, thenWaitFor prompts: Int) async throws {
-            keys.fileHandleForWriting.write(Data(text.utf8))
+            try keys.fileHandleForWriting.write(contentsOf: Data(text.utf8))
             await waitUntil { ((try? output.read().stdout) ?? "").components(separatedBy: "moonblade> ").count > prompts }
         }
         try await type("", thenWaitFor: 1)
         try await type("tally.x\u{7F}add\r", thenWaitFor: 2)  // a typo, a backspace, the rest
         try await type("tally.fa\u{03}", thenWaitFor: 3)  // Ctrl-C: the line is dropped
         try await type("\u{1B}[A\r", thenWaitFor: 4)  // up arrow: tally.add again
-        keys.fileHandleForWriting.write(Data("quit\r".utf8))
+        try keys.fileHandleForWriting.write(contentsOf: Data("quit\r".utf8))
         await MoonbladeProcess.waitForExit(process, arguments: ["script", "repl"])
         let remembered = try String(contentsOfFile: history, encoding: .utf8)
         #expect(remembered.contains("tally.add\n"))
@@ -84,28 +84,29 @@ struct ReplEditingTests {
 
     @Test(.enabled(if: script != nil, "script (util-linux) is not installed: no pseudo-terminal to test with"))
     func ctrlCStopsWaitingForADispatchAndTheSessionGoesOn() async throws {
-        // A side effect that awaits Swift many thousand times: it runs for many seconds, never holding
-        // the VM for long, so only Ctrl-C ends the wait.
+        // A side effect that awaits Swift a hundred million times: it would run for minutes (an await
+        // that answers at once costs microseconds), never holding the VM for long, so only Ctrl-C ends
+        // the wait, well before its 30 s time limit.
         let slow = try workspace.plugin(
             "slow",
             """
             return { name = "slow", side_effects = {
               crawl = function(ctx)
-                for i = 1, 1000000 do ctx.deps.clock.now() end
+                for i = 1, 100000000 do ctx.deps.clock.now() end
               end,
             } }
             """)
         let (process, keys, output) = try onATerminal(["repl", slow, "--no-watch", "--history", "h"])
         func screen() -> String { (try? output.read().stdout) ?? "" }
         await waitUntil { screen().contains("moonblade> ") }
-        keys.fileHandleForWriting.write(Data("slow.crawl\r".utf8))
+        try keys.fileHandleForWriting.write(contentsOf: Data("slow.crawl\r".utf8))
         await waitUntil { screen().contains("slow.crawl\r\n") }
         try await Task.sleep(for: .milliseconds(200))
-        keys.fileHandleForWriting.write(Data("\u{03}".utf8))
+        try keys.fileHandleForWriting.write(contentsOf: Data("\u{03}".utf8))
         await waitUntil(timeout: .seconds(10)) { screen().contains("interrupted: no longer waiting for slow.crawl") }
-        keys.fileHandleForWriting.write(Data("state\r".utf8))
+        try keys.fileHandleForWriting.write(contentsOf: Data("state\r".utf8))
         await waitUntil { screen().contains("{}") }
-        keys.fileHandleForWriting.write(Data("quit\r".utf8))
+        try keys.fileHandleForWriting.write(contentsOf: Data("quit\r".utf8))
         await MoonbladeProcess.waitForExit(process, arguments: ["script", "repl"])
     }
 }

@@ -269,7 +269,7 @@ import Testing
     @Test func anEmptyFileIsANewJournalForWritingAndAnErrorForReading() throws {
         let workspace = Workspace()
         let path = workspace.path("empty.journal")
-        FileManager.default.createFile(atPath: path, contents: Data())
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         #expect(throws: JournalError.self) { _ = try Journal.existing(at: path).check() }
         let journal = try Journal(path: path)
         #expect(try journal.state() == nil)
