@@ -131,9 +131,17 @@ public final class Journal: Sendable {
         from first: Int, until last: Int,
         _ body: (_ entry: JournalEntry, _ before: JSONValue, _ after: JSONValue) throws(JournalError) -> Bool
     ) throws(JournalError) -> Bool {
+        try flush()
+        let recorded = try database.lastSequence()
+        // Named as asked: the state before `first` is `first - 1`'s, which `state(at:)` would name.
+        guard first - 1 <= recorded else {
+            throw JournalError(file: file, problem: "no entry \(first) (the journal goes from 0 to \(recorded))")
+        }
         guard var state = try state(at: first - 1) else { return false }
         let snapshots = Set(try database.snapshotSequences())
-        for entry in try entries(from: first, until: last) {
+        // Read unchecked: `state(after:from:)` reports a damaged entry in order, after what comes
+        // before it was walked (and a patch that does not fit says more than a checksum).
+        for entry in try database.entries(from: first, until: last) {
             let after = try self.state(after: entry, from: state)
             guard try body(entry, state, after) else { return true }
             state = after

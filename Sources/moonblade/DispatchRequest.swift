@@ -23,7 +23,7 @@ struct DispatchRequest: Equatable {
     init(line: String) throws(DispatchRequestError) {
         let trimmed = line.drop(while: \.isWhitespace)
         let name = trimmed.prefix { !$0.isWhitespace }
-        guard Self.isPlausibleItemName(name) else { throw .notAName(String(name)) }
+        guard Self.isItemName(name) else { throw .notAName(String(name)) }
         try self.init(
             name: String(name), json: trimmed.dropFirst(name.count).trimmingCharacters(in: .whitespaces))
     }
@@ -38,9 +38,9 @@ extension DispatchRequest {
         var index = words.startIndex
         while index < words.endIndex {
             let name = words[index]
-            guard looksLikeItemName(name) else { throw .notAName(name) }
+            guard isItemName(name[...]) else { throw .notAName(name) }
             let payload =
-                words.indices.contains(index + 1) && !looksLikeItemName(words[index + 1])
+                words.indices.contains(index + 1) && !isItemName(words[index + 1][...])
                 ? words[index + 1] : nil
             requests.append(try DispatchRequest(name: name, json: payload))
             index += payload == nil ? 1 : 2
@@ -48,21 +48,13 @@ extension DispatchRequest {
         return requests
     }
 
-    /// `plugin.item` as plugins may name them: two non-empty names joined by one dot, with no quote,
-    /// bracket, brace, comma or colon (which would make it JSON, not a name).
-    static func isPlausibleItemName(_ word: Substring) -> Bool {
+    /// `plugin.item` as plugins may name them (a hyphenated plugin too): two non-empty names joined by
+    /// one dot, with no whitespace, quote, bracket, brace, comma or colon, not starting as a number
+    /// does. No JSON text is one, so it tells a name from a payload on the command line and in lines.
+    static func isItemName(_ word: Substring) -> Bool {
         let parts = word.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty } && !word.contains { "\"{}[],:".contains($0) }
-    }
-
-    /// `plugin.item`: two identifiers joined by a dot, which no JSON text is.
-    static func looksLikeItemName(_ word: String) -> Bool {
-        let parts = word.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 2
-            && parts.allSatisfy { part in
-                guard let first = part.first, first.isLetter || first == "_" else { return false }
-                return part.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
-            }
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty }), let first = word.first else { return false }
+        return !first.isNumber && first != "-" && !word.contains { $0.isWhitespace || "\"{}[],:".contains($0) }
     }
 }
 

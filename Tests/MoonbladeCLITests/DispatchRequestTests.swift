@@ -24,11 +24,16 @@ struct DispatchRequestTests {
     }
 
     @Test(arguments: [
-        ("counter.increment", true), ("_a.b2", true), ("plugin", false), ("a.b.c", false), ("1.5", false),
-        ("a.", false), (#"{"a.b": 1}"#, false), ("todo.add x", false),
+        ("counter.increment", true), ("_a.b2", true), ("my-shop.add", true), ("plugin", false), ("a.b.c", false),
+        ("1.5", false), ("-1.5", false), ("a.", false), (#"{"a.b": 1}"#, false), ("todo.add x", false),
     ])
-    func itemNamesAreTwoIdentifiersJoinedByADot(word: String, isName: Bool) {
-        #expect(DispatchRequest.looksLikeItemName(word) == isName)
+    func itemNamesAreTwoNamesJoinedByADotThatNoJSONTextIs(word: String, isName: Bool) {
+        #expect(DispatchRequest.isItemName(word[...]) == isName)
+    }
+
+    @Test func aHyphenatedPluginIsNamedAlikeOnTheCommandLineAndInALine() throws {
+        #expect(try DispatchRequest.requests(from: ["my-shop.add", "1.5"]) == [try DispatchRequest(name: "my-shop.add", json: "1.5")])
+        #expect(try DispatchRequest(line: "my-shop.add 1.5") == DispatchRequest(name: "my-shop.add", json: "1.5"))
     }
 
     @Test func aLineIsANameAndAnOptionalPayload() async throws {

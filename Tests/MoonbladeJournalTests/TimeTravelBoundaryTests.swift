@@ -46,11 +46,12 @@ import Testing
         #expect(host.state == states[6])
         #expect(journal.lastSequence == 6)
         try journal.close()
-        // Replay from past the end is an error, not "nothing differs".
+        // Replay from past the end is an error naming the entry asked for, not "nothing differs".
         let reader = try Journal.existing(at: path)
-        #expect(throws: JournalError.self) {
+        let error = #expect(throws: JournalError.self) {
             _ = try JournalReplay.run(reader, on: try PluginHost<JSONValue>(plugins: [try workspace.tally()]), from: 9)
         }
+        #expect("\(error.map { "\($0)" } ?? "")".hasSuffix("no entry 9 (the journal goes from 0 to 6)"))
     }
 
     @Test func afterRecoveryTheSameStatesAreThere() async throws {

@@ -22,23 +22,7 @@ public struct DispatchHandle<Value: Sendable>: Sendable {
         if Value.self == Void.self {
             return unsafeBitCast((), to: Value.self)
         }
-        return try Self.cast(value)
-    }
-
-    /// `value`, opened, as a `Value`: one whose own type is `Value` (the usual case) is taken as it
-    /// is, without the dynamic cast `as? Value` makes or the metadata look-up of `Value?`.
-    private static func cast<T: Sendable>(_ value: T) throws -> Value {
-        if T.self == Value.self { return unsafeBitCast(value, to: Value.self) }
-        return try castDynamically(value)
-    }
-
-    /// `value as? Value`, apart: where it is inlined, `Value?`'s metadata is looked up on every call.
-    @inline(never)
-    private static func castDynamically(_ value: any Sendable) throws -> Value {
-        guard let value = value as? Value else {
-            throw StoreError.typeMismatch(expected: String(reflecting: Value.self), found: String(reflecting: type(of: value)))
-        }
-        return value
+        return try exactCast(value, to: Value.self)
     }
 
     /// Asks the work behind this dispatch to stop: a running side effect's task, or a retrying dispatch's

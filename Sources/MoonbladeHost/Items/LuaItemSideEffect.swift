@@ -14,10 +14,7 @@ struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEff
     private var fields: LuaSideEffectFields
     let readResult: ResultReader
 
-    var runtime: PluginRuntime<S> {
-        // An unchecked cast that, unlike `unsafeDowncast(_:to:)`, takes no metatype, so it looks up none.
-        Unmanaged<PluginRuntime<S>>.fromOpaque(Unmanaged.passUnretained(fields.runtime).toOpaque()).takeUnretainedValue()
-    }
+    var runtime: PluginRuntime<S> { pluginRuntime(kept: fields.runtime) }
     var item: String { fields.item }
     var payload: PluginValue { fields.payload }
     var traceParent: InstrumentationContext? {
@@ -43,21 +40,17 @@ struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEff
         let cascadeDepth = context.cascadeDepth
         // Called directly when nothing is traced or measured: no closure, one async frame less.
         guard runtime.instruments.isActive else {
-            return Self.result(
-                try await runtime.runSideEffect(
-                    item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult))
+            return try exactCast(
+                await runtime.runSideEffect(
+                    item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult),
+                to: Result.self)
         }
-        return Self.result(
-            try await runtime.instrumentDispatch(item, kind: "side_effect", parent: traceParent) { [fields] in
+        return try exactCast(
+            await runtime.instrumentDispatch(item, kind: "side_effect", parent: traceParent) { [fields] in
                 try await runtime.runSideEffect(
                     item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
-            })
-    }
-
-    /// What the reader made, a `Result`, taken out of its existential (opened: its type compared, no
-    /// dynamic cast).
-    private static func result<T: Sendable>(_ value: T) -> Result {
-        T.self == Result.self ? unsafeBitCast(value, to: Result.self) : value as! Result
+            },
+            to: Result.self)
     }
 
     func replaced(by item: String, payload: PluginValue, thread: InterceptorThread) -> Self {

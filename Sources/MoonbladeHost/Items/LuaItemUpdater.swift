@@ -132,7 +132,6 @@ protocol LuaNamedUpdater: AnyStateUpdater {
 
 extension LuaItemUpdater: LuaNamedUpdater {
     init(runtimeObject: AnyObject, resolved: ResolvedLuaItem, payload: PluginValue) {
-        // Made only by the `PluginHost<S>` whose `PluginRuntime<S>` this is.
-        self.init(runtime: unsafeDowncast(runtimeObject, to: PluginRuntime<S>.self), resolved: resolved, payload: payload)
+        self.init(runtime: pluginRuntime(kept: runtimeObject), resolved: resolved, payload: payload)
     }
 }

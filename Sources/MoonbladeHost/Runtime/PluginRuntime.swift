@@ -143,3 +143,11 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
         pluginLimits[plugin]?.sideEffectTimeLimit ?? sideEffectTimeLimit
     }
 }
+
+/// The `PluginRuntime<S>` an item keeps as an object, so that the item's own types need no state type
+/// (their metadata is then not looked up per dispatch). An unchecked cast: unlike
+/// `unsafeDowncast(_:to:)`, it is passed no metatype, so it looks none up either.
+@inline(__always)
+func pluginRuntime<S: State & Codable>(kept object: AnyObject) -> PluginRuntime<S> {
+    Unmanaged<PluginRuntime<S>>.fromOpaque(Unmanaged.passUnretained(object).toOpaque()).takeUnretainedValue()
+}

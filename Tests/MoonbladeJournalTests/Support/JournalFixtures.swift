@@ -22,6 +22,8 @@ final class Workspace: Sendable {
     }
 
     /// The `tally` plugin the journal tests record: a counter, a list, a failing updater, a side effect.
+    /// Returns its folder (a test that rewrites it in place needs no path back).
+    @discardableResult
     func tally(version: Int = 1, step: String = "by") throws -> String {
         try plugin(
             "tally",

@@ -1,0 +1,21 @@
+/// `value` as a `Value`, or ``StoreError/typeMismatch(expected:found:)``.
+///
+/// A value whose own type is `Value` (the usual case: a side effect's result on its way back to its
+/// dispatcher) is taken out of its existential by opening it and comparing types: no dynamic cast, and
+/// no look-up of `Value?`'s metadata, which code generic over `Value` pays for `as? Value`.
+package func exactCast<Value>(_ value: any Sendable, to type: Value.Type) throws -> Value {
+    func opened<T: Sendable>(_ value: T) throws -> Value {
+        if T.self == Value.self { return unsafeBitCast(value, to: Value.self) }
+        return try castDynamically(value, to: Value.self)
+    }
+    return try opened(value)
+}
+
+/// `value as? Value`, apart: where it is inlined, `Value?`'s metadata is looked up on every call.
+@inline(never)
+private func castDynamically<Value>(_ value: any Sendable, to _: Value.Type) throws -> Value {
+    guard let value = value as? Value else {
+        throw StoreError.typeMismatch(expected: String(reflecting: Value.self), found: String(reflecting: type(of: value)))
+    }
+    return value
+}
