@@ -246,6 +246,15 @@ static int moonblade_sized_by_strings(lua_State *L) {
     return moonblade_call_in_place(L);
 }
 
+/// `string.pack`, `unpack`, `packsize` and `os.date` (upvalue 1), charged one step per byte of their
+/// format (argument 1), each an option to parse: the data they read or write is charged as it is
+/// allocated, so unpacking a little from a big blob costs what it reads.
+static int moonblade_sized_by_format(lua_State *L) {
+    size_t bytes = lua_type(L, 1) == LUA_TSTRING ? lua_rawlen(L, 1) : 0;
+    if (bytes >= moonblade_charged_input) moonblade_charge_steps(L, (long long)bytes);
+    return moonblade_call_in_place(L);
+}
+
 /// The elements `table.concat(t, sep, i, j)` or `table.unpack(t, i, j)` will visit: `i` and `j` are
 /// at `first`, `first + 1`; `j` defaults to the table's raw length.
 static long long moonblade_range_size(lua_State *L, int first) {
@@ -273,11 +282,15 @@ static int moonblade_sized_by_range(lua_State *L) {
 }
 
 /// `table.insert(t, pos, v)` and `table.remove(t, pos)` (upvalue 1; upvalue 2: the argument count
-/// that gives a position) shift every element after `pos`: charged one step per element of the table.
+/// that gives a position) shift the elements from `pos` to the end: charged one step per element
+/// shifted. Without a position nothing shifts, and nothing is read here.
 static int moonblade_sized_by_shift(lua_State *L) {
-    int positioned = lua_gettop(L) >= lua_tointeger(L, lua_upvalueindex(2));
-    long long length = lua_type(L, 1) == LUA_TTABLE ? (long long)lua_rawlen(L, 1) : 0;
-    if (positioned && length >= moonblade_charged_input / moonblade_bytes_per_step) moonblade_charge_steps(L, length);
+    if (lua_gettop(L) < lua_tointeger(L, lua_upvalueindex(2)) || lua_type(L, 1) != LUA_TTABLE || !lua_isinteger(L, 2)) {
+        return moonblade_call_in_place(L);
+    }
+    lua_Integer length = (lua_Integer)lua_rawlen(L, 1), position = lua_tointeger(L, 2);
+    long long shifted = position >= 1 && position <= length ? (long long)(length - position + 1) : 0;
+    if (shifted >= moonblade_charged_input / moonblade_bytes_per_step) moonblade_charge_steps(L, shifted);
     return moonblade_call_in_place(L);
 }
 
@@ -290,18 +303,19 @@ static void moonblade_size_field(lua_State *L, int table, const char *name, lua_
     lua_setfield(L, table, name);
 }
 
-/// The library functions that scan their string arguments in C, and how many bytes count as a step:
-/// one for the pack and date formats (each byte an option to parse), `moonblade_bytes_per_step` for the rest.
+/// The library functions that scan their string arguments in C (all of them, `moonblade_bytes_per_step`
+/// bytes a step, or only their format, a byte a step). `sub` is not among them: it reads only the
+/// slice it copies, which the allocator charges.
 static void moonblade_size_library_functions(lua_State *L, int globals) {
-    static const struct { const char *library, *name; int bytes_per_step; } scanning[] = {
-        {LUA_STRLIBNAME, "packsize", 1}, {LUA_STRLIBNAME, "pack", 1},  {LUA_STRLIBNAME, "unpack", 1},
-        {LUA_STRLIBNAME, "format", moonblade_bytes_per_step},   {LUA_STRLIBNAME, "byte", moonblade_bytes_per_step},
-        {LUA_STRLIBNAME, "upper", moonblade_bytes_per_step},    {LUA_STRLIBNAME, "lower", moonblade_bytes_per_step},
-        {LUA_STRLIBNAME, "reverse", moonblade_bytes_per_step},  {LUA_STRLIBNAME, "sub", moonblade_bytes_per_step},
-        {LUA_UTF8LIBNAME, "len", moonblade_bytes_per_step},     {LUA_UTF8LIBNAME, "offset", moonblade_bytes_per_step},
-        {LUA_UTF8LIBNAME, "codepoint", moonblade_bytes_per_step}, {LUA_UTF8LIBNAME, "codes", moonblade_bytes_per_step},
-        {LUA_GNAME, "tonumber", moonblade_bytes_per_step},      {LUA_GNAME, "rawequal", moonblade_bytes_per_step},
-        {LUA_OSLIBNAME, "date", 1},
+    static const struct { const char *library, *name; lua_CFunction standIn; } scanning[] = {
+        {LUA_STRLIBNAME, "packsize", moonblade_sized_by_format}, {LUA_STRLIBNAME, "pack", moonblade_sized_by_format},
+        {LUA_STRLIBNAME, "unpack", moonblade_sized_by_format},   {LUA_OSLIBNAME, "date", moonblade_sized_by_format},
+        {LUA_STRLIBNAME, "format", moonblade_sized_by_strings},  {LUA_STRLIBNAME, "byte", moonblade_sized_by_strings},
+        {LUA_STRLIBNAME, "upper", moonblade_sized_by_strings},   {LUA_STRLIBNAME, "lower", moonblade_sized_by_strings},
+        {LUA_STRLIBNAME, "reverse", moonblade_sized_by_strings}, {LUA_UTF8LIBNAME, "len", moonblade_sized_by_strings},
+        {LUA_UTF8LIBNAME, "offset", moonblade_sized_by_strings}, {LUA_UTF8LIBNAME, "codepoint", moonblade_sized_by_strings},
+        {LUA_UTF8LIBNAME, "codes", moonblade_sized_by_strings},  {LUA_GNAME, "tonumber", moonblade_sized_by_strings},
+        {LUA_GNAME, "rawequal", moonblade_sized_by_strings},
     };
     for (size_t index = 0; index < sizeof scanning / sizeof scanning[0]; index++) {
         if (strcmp(scanning[index].library, LUA_GNAME) == 0) {
@@ -309,7 +323,7 @@ static void moonblade_size_library_functions(lua_State *L, int globals) {
         } else {
             lua_getfield(L, globals, scanning[index].library);
         }
-        moonblade_size_field(L, -1, scanning[index].name, moonblade_sized_by_strings, scanning[index].bytes_per_step);
+        moonblade_size_field(L, -1, scanning[index].name, scanning[index].standIn, moonblade_bytes_per_step);
         lua_pop(L, 1);
     }
     lua_getfield(L, globals, LUA_TABLIBNAME);

@@ -91,6 +91,16 @@ struct SizedWorkLimitTests {
         #expect(try vm.run("local s = ('x'):rep(1 << 20) return utf8.len(s), #s:upper()") == [.integer(1 << 20), .integer(1 << 20)])
     }
 
+    /// Work that touches a little of something big is charged for the little: stepping through a
+    /// long string with `sub`, unpacking a field from a long blob, emptying a long list from its end.
+    /// Charged by their whole inputs, each loop took 15 to 80 times the budget.
+    @Test func touchingALittleOfSomethingBigStaysWithinTheBudget() throws {
+        let vm = try LuaVM(configuration: Self.limited)
+        #expect(try vm.run("local s = ('x'):rep(200000) local n = 0 for i = 1, 2000 do if s:sub(i, i) == 'x' then n = n + 1 end end return n") == [2000])
+        #expect(try vm.run("local blob = ('x'):rep(1 << 20) local n = 0 for i = 1, 1000 do n = n + string.unpack('B', blob, i) end return n") == [120_000])
+        #expect(try vm.run("local t = {} for i = 1, 20000 do t[i] = i end for i = 1, 20000 do table.remove(t, #t) end return #t") == [0])
+    }
+
     /// Lua's parser runs under the running message handler: a chunk too deeply nested to compile came
     /// back from `load` as the host's error description (a table) instead of its message.
     @Test func loadReturnsTheMessageOfAChunkTooDeepToCompile() throws {
