@@ -84,15 +84,15 @@ struct ReplEditingTests {
 
     @Test(.enabled(if: script != nil, "script (util-linux) is not installed: no pseudo-terminal to test with"))
     func ctrlCStopsWaitingForADispatchAndTheSessionGoesOn() async throws {
-        // A side effect that awaits Swift a hundred million times: it would run for minutes (an await
-        // that answers at once costs microseconds), never holding the VM for long, so only Ctrl-C ends
-        // the wait, well before its 30 s time limit.
+        // A side effect that awaits Swift for a minute by the clock (an await that answers at once costs
+        // microseconds, so a count of them runs anywhere from seconds to a quarter hour, sanitized),
+        // never holding the VM for long: only Ctrl-C ends the wait early.
         let slow = try workspace.plugin(
             "slow",
             """
             return { name = "slow", side_effects = {
               crawl = function(ctx)
-                for i = 1, 100000000 do ctx.deps.clock.now() end
+                local stop = ctx.deps.clock.now() + 60 while ctx.deps.clock.now() < stop do end
               end,
             } }
             """)
