@@ -29,7 +29,7 @@ public struct PluginDependencies: Sendable {
     public mutating func expose<Arguments: Decodable & Sendable, Result: Encodable & Sendable>(
         _ group: String, _ name: String, _ body: @escaping @Sendable (Arguments) async throws -> Result
     ) {
-        define(group, name) { (arguments: Arguments) in .encodable(try await body(arguments)) }
+        define(group, name) { (arguments: Arguments) in { .encodable(try await body(arguments)) } }
         shapes[group, default: [:]][name] = (LuaShape.of(Arguments.self), Self.shape(of: Result.self))
     }
 
@@ -38,8 +38,10 @@ public struct PluginDependencies: Sendable {
         _ group: String, _ name: String, _ body: @escaping @Sendable (Arguments) async throws -> Void
     ) {
         define(group, name) { (arguments: Arguments) in
-            try await body(arguments)
-            return .none
+            {
+                try await body(arguments)
+                return .none
+            }
         }
         shapes[group, default: [:]][name] = (LuaShape.of(Arguments.self), nil)
     }
@@ -76,13 +78,14 @@ public struct PluginDependencies: Sendable {
         shapes[group, default: [:]][name] = (LuaShape.of(Arguments.self), nil)
     }
 
-    /// Decodes the arguments when Lua calls (the VM is held then) and runs `work` when awaited.
+    /// Decodes the arguments when Lua calls (the VM is held then) and returns the work `work` makes of
+    /// them, run when awaited: the work calls the body itself, not through another `async` closure
+    /// (each is a task allocation and a check of the task's executor per await).
     private mutating func define<Arguments: Decodable & Sendable>(
-        _ group: String, _ name: String, _ work: @escaping @Sendable (Arguments) async throws -> PluginValue
+        _ group: String, _ name: String, _ work: @escaping @Sendable (Arguments) -> PendingWork
     ) {
         functions[group, default: [:]][name] = { stack, index, decoder in
-            let arguments = try decoder.decode(Arguments.self, from: stack, at: index)
-            return { try await work(arguments) }
+            work(try decoder.decode(Arguments.self, from: stack, at: index))
         }
     }
 

@@ -45,18 +45,17 @@ extension PluginRuntime {
         }
     }
 
-    /// Goes on with a run that awaits Swift work until it returns, under one ``SideEffectDeadline``
-    /// for the whole run when it has a time limit.
+    /// Goes on with a run that awaits Swift work until it returns, raced against its deadline (one for
+    /// the whole run) when it has a time limit.
     func finishSideEffect(
         _ awaiting: AwaitingSideEffect, readResult: @escaping SideEffectResultReader
     ) async throws(PluginError) -> any Sendable {
         guard let deadline = awaiting.deadline else {
-            return try await goOn(awaiting, deadline: nil, limit: nil, readResult: readResult)
+            return try await goOn(awaiting, readResult: readResult)
         }
-        let limit = SideEffectDeadline(deadline)
         do {
-            return try await limit.race { () async throws(PluginError) -> any Sendable in
-                try await self.goOn(awaiting, deadline: deadline, limit: limit, readResult: readResult)
+            return try await awaiting.race { () async throws(PluginError) -> any Sendable in
+                try await self.goOn(awaiting, readResult: readResult)
             }
         } catch let error as PluginError {
             throw error
@@ -70,21 +69,26 @@ extension PluginRuntime {
     }
 
     /// Goes on with a run that awaits Swift work: awaits it with the VM released, resumes the
-    /// coroutine with the outcome, and so on until it returns. Under a `limit`, the run stops as soon as it
-    /// finds itself abandoned.
-    private func goOn(
-        _ run: AwaitingSideEffect, deadline: LuaDeadline?, limit: SideEffectDeadline?, readResult: SideEffectResultReader
-    ) async throws(PluginError) -> any Sendable {
+    /// coroutine with the outcome, and so on until it returns. Under a deadline, the run stops as soon
+    /// as it finds itself abandoned.
+    private func goOn(_ run: AwaitingSideEffect, readResult: SideEffectResultReader) async throws(PluginError) -> any Sendable {
+        let deadline = run.deadline
         var work = run.firstWork
         while true {
-            if let limit, !limit.beginAwait() {
+            if let deadline, !run.beginAwait() {
                 throw withLua { lua in
                     defer { run.end() }
-                    return timeLimitError(limit.deadline, run: run.coroutine!, lua)
+                    return timeLimitError(deadline, run: run.coroutine!, lua)
                 }
             }
-            let awaited = await Swift.Result(awaiting: work)
-            if let limit, !limit.endAwait() {
+            // Awaited here rather than through a helper: each `async` frame is a task allocation.
+            let awaited: Swift.Result<PluginValue, any Error>
+            do {
+                awaited = .success(try await work())
+            } catch {
+                awaited = .failure(error)
+            }
+            if deadline != nil, !run.endAwait() {
                 // Abandoned: the waiter has its error already, and the coroutine is no longer this task's.
                 throw PluginError(.limit, plugin: run.context.plugin, item: run.context.item, message: "abandoned")
             }
@@ -188,40 +192,6 @@ extension PluginRuntime {
             .limit, plugin: run.plugin, item: run.item,
             message: "\(deadline.exceededMessage) while awaiting Swift work",
             location: coroutine.awaitingLocation ?? lua.code.definition(of: run.item, on: lua.stack))
-    }
-}
-
-/// A side effect run that awaits Swift work: its coroutine, carried across the awaits and shared by
-/// the task that goes on with the run and the one waiting for it. The coroutine is only ever touched
-/// inside ``PluginRuntime/withLua(_:)`` (rule 3), which is what makes handing it between threads
-/// safe; whichever task ends the run drops it there (its Lua references must not be released while
-/// another thread runs Lua).
-final class AwaitingSideEffect: @unchecked Sendable {
-    // @unchecked Sendable: `coroutine` is only touched inside `PluginRuntime.withLua`.
-    private(set) var coroutine: SideEffectCoroutine?
-    /// The run's item and plugin, readable without the VM.
-    let context: SideEffectRun
-    /// What it awaits first.
-    let firstWork: PendingWork
-    /// When its time limit passes.
-    let deadline: LuaDeadline?
-
-    fileprivate init(_ coroutine: SideEffectCoroutine, awaiting work: @escaping PendingWork, deadline: LuaDeadline?) {
-        self.coroutine = coroutine
-        context = coroutine.context
-        firstWork = work
-        self.deadline = deadline
-    }
-
-    /// Finishes and drops the coroutine of a run stopped between steps; call inside the VM lock.
-    func end() {
-        coroutine?.finish()
-        coroutine = nil
-    }
-
-    /// Drops the coroutine once its last step has finished it; call inside the VM lock.
-    func release() {
-        coroutine = nil
     }
 }
 

@@ -1,0 +1,179 @@
+import Moonblade
+import MoonbladeLua
+import Synchronization
+
+/// A side effect run that awaits Swift work: its coroutine, carried across the awaits, and the run's
+/// time limit from its first await on: one extra task for the whole run, whatever the number of
+/// awaits, and one entry of the shared ``DeadlineTimer`` once the run suspends.
+///
+/// ``race(_:)`` goes on with the run in a task of its own (started at once, on the calling thread,
+/// until it first suspends) and, unless the run has ended by then, waits for it or for the deadline,
+/// whichever comes first. Inside, the run awaits its Swift work directly, between ``beginAwait()``
+/// and ``endAwait()``. When the deadline passes during an await, the wait ends at once, even if the
+/// work ignores cancellation: the run is *abandoned* (its work is cancelled and left to finish on its
+/// own, and the run then stops without touching Lua again) and the waiter gets ``Passed``. While Lua
+/// runs, the deadline is the count hook's to enforce.
+///
+/// The coroutine is only ever touched inside ``PluginRuntime/withLua(_:)`` (rule 3), which is what
+/// makes handing it between threads safe; whichever task ends the run drops it there (its Lua
+/// references must not be released while another thread runs Lua). The race is one atomic word
+/// rather than a lock: an await that answers at once costs two compare-and-swaps, and a run no lock
+/// to make.
+final class AwaitingSideEffect: DeadlineTimer.Client, @unchecked Sendable {
+    // @unchecked Sendable: `coroutine` is only touched inside `PluginRuntime.withLua`; `outcome`,
+    // `waiter` and `worker` are written once, before the bit of `state` that publishes them.
+
+    /// The deadline passed while the run awaited Swift work: the run is abandoned.
+    struct Passed: Error {}
+
+    private(set) var coroutine: SideEffectCoroutine?
+    /// The run's item and plugin, readable without the VM.
+    let context: SideEffectRun
+    /// What it awaits first.
+    let firstWork: PendingWork
+    /// When its time limit passes; nil: the run has none, and ``race(_:)`` is not used.
+    let deadline: LuaDeadline?
+
+    /// Where the run is, as bits: an await in progress (`awaiting`; the deadline abandons the run then),
+    /// `abandoned` (final: the waiter has been told, the run must stop), `passed` (the deadline is
+    /// known to have passed: what the clock would say, so that ``beginAwait()`` reads no clock),
+    /// `done` (`outcome` is written) and `waiting` (`waiter` is written).
+    private let state = Atomic<Int>(0)
+    private static let awaiting = 1, abandoned = 2, passed = 4, done = 8, waiting = 16
+    /// How the run ended; published by `done`.
+    private var outcome: Swift.Result<any Sendable, any Error>?
+    /// The task waiting for the run; published by `waiting`, resumed by whoever ends the race.
+    private var waiter: UnsafeContinuation<any Sendable, any Error>?
+    /// The task going on with the run, once the waiter waits (read by the timer, scheduled after).
+    private var worker: Task<Void, Never>?
+
+    init(_ coroutine: SideEffectCoroutine, awaiting work: @escaping PendingWork, deadline: LuaDeadline?) {
+        self.coroutine = coroutine
+        context = coroutine.context
+        firstWork = work
+        self.deadline = deadline
+    }
+
+    /// Finishes and drops the coroutine of a run stopped between steps; call inside the VM lock.
+    func end() {
+        coroutine?.finish()
+        coroutine = nil
+    }
+
+    /// Drops the coroutine once its last step has finished it; call inside the VM lock.
+    func release() {
+        coroutine = nil
+    }
+
+    /// Goes on with the run in a task of its own and returns what it returns, or throws what it
+    /// throws, or ``Passed`` once the deadline passes while the run awaits Swift work. Cancelling the
+    /// calling task cancels the run's task, and so the work it awaits.
+    ///
+    /// The run's task starts on this thread: when the work it awaits does not suspend (a dependency
+    /// that answers at once), the run has ended by the time it returns, and the caller neither waits
+    /// nor schedules the deadline (nothing could have held the run up that the deadline could end).
+    func race(_ run: @escaping @Sendable () async throws -> any Sendable) async throws -> any Sendable {
+        let worker = Task.immediate { [self] in
+            do {
+                tell(.success(try await run()))
+            } catch {
+                tell(.failure(error))
+            }
+        }
+        let now = state.load(ordering: .acquiring)
+        if now & Self.abandoned != 0 { throw Passed() }  // work that held its thread past the deadline
+        if now & Self.done != 0 { return try outcome!.get() }
+        self.worker = worker
+        let timer = DeadlineTimer.shared.schedule(at: .now + deadline!.remaining, self)
+        defer { DeadlineTimer.shared.cancel(timer) }
+        return try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (waiter: UnsafeContinuation<any Sendable, any Error>) in
+                self.waiter = waiter
+                var old = state.load(ordering: .relaxed)
+                while true {
+                    if old & Self.abandoned != 0 { return waiter.resume(throwing: Passed()) }
+                    if old & Self.done != 0 { return waiter.resume(with: outcome!) }
+                    let (exchanged, original) = state.compareExchange(
+                        expected: old, desired: old | Self.waiting, ordering: .acquiringAndReleasing)
+                    if exchanged { return }
+                    old = original
+                }
+            }
+        } onCancel: {
+            worker.cancel()
+        }
+    }
+
+    /// Marks the run as awaiting Swift work; false when the deadline has passed already (the run must
+    /// then fail with a limit error).
+    func beginAwait() -> Bool {
+        var old = state.load(ordering: .relaxed)
+        while true {
+            if old & Self.passed != 0 { return false }
+            let (exchanged, original) = state.compareExchange(
+                expected: old, desired: old | Self.awaiting, ordering: .acquiringAndReleasing)
+            if exchanged { return true }
+            old = original
+        }
+    }
+
+    /// Marks the run as running again after its await; false when it was abandoned meanwhile (the
+    /// run must then stop without touching Lua: its coroutine is no longer its own). An await whose
+    /// work held its thread past the deadline without suspending abandons the run here: no timer was
+    /// scheduled to do it (``race(_:)`` schedules one only for a run that suspends).
+    func endAwait() -> Bool {
+        let hasPassed = deadline!.hasPassed
+        var old = state.load(ordering: .relaxed)
+        while true {
+            if old & Self.abandoned != 0 { return false }
+            if !hasPassed, old & Self.passed == 0 {
+                let (exchanged, original) = state.compareExchange(
+                    expected: old, desired: old & ~Self.awaiting, ordering: .acquiringAndReleasing)
+                if exchanged { return true }
+                old = original
+            } else if abandon(from: &old) {
+                return false
+            }
+        }
+    }
+
+    /// The timer's call: abandons the run if it awaits Swift work, else leaves it to the count hook
+    /// (and to ``beginAwait()``).
+    func deadlinePassed() {
+        var old = state.load(ordering: .relaxed)
+        while old & Self.abandoned == 0 {
+            if old & Self.awaiting != 0 {
+                if abandon(from: &old) {
+                    worker?.cancel()
+                    return
+                }
+            } else {
+                let (exchanged, original) = state.compareExchange(
+                    expected: old, desired: old | Self.passed, ordering: .acquiringAndReleasing)
+                if exchanged { return }
+                old = original
+            }
+        }
+    }
+
+    /// Marks the awaiting run abandoned, if `old` is still its state, and tells the waiter if one
+    /// waits already (one that comes to wait later finds the run abandoned); else updates `old`.
+    private func abandon(from old: inout Int) -> Bool {
+        let (exchanged, original) = state.compareExchange(
+            expected: old, desired: (old & ~Self.awaiting) | Self.abandoned | Self.passed, ordering: .acquiringAndReleasing)
+        guard exchanged else {
+            old = original
+            return false
+        }
+        if old & Self.waiting != 0 { waiter!.resume(throwing: Passed()) }
+        return true
+    }
+
+    /// Tells the waiter how the run ended, unless the deadline told it first; keeps the outcome for
+    /// ``race(_:)`` when nobody waits yet.
+    private func tell(_ outcome: Swift.Result<any Sendable, any Error>) {
+        self.outcome = outcome
+        let old = state.bitwiseOr(Self.done, ordering: .acquiringAndReleasing).oldValue
+        if old & Self.waiting != 0, old & Self.abandoned == 0 { waiter!.resume(with: outcome) }
+    }
+}
