@@ -46,9 +46,34 @@ struct SideEffectTimeLimitTests {
               local n = ctx.deps.slow.block()
               return n
             end,
+            failing = function(ctx, p)
+              local ok, message = pcall(ctx.deps[p.group].fail, { n = p.n })
+              local value = ctx.deps.fast.echo { n = p.n }
+              return (ok and "ok" or message) .. " then " .. value
+            end,
+            unguarded = function(ctx, p)
+              ctx.deps.fast.echo { n = 1 }
+              local n = ctx.deps[p.group].fail { n = p.n }
+              return n
+            end,
+            brief = function(ctx, p)
+              local n = ctx.deps.slow.sleep { n = p.n }
+              return n
+            end,
           },
         }
         """
+
+    /// The payload of `failing` and `unguarded`: which `fail` to call, and with what.
+    struct Failing: Encodable, Sendable {
+        var group: String
+        var n: Int
+    }
+
+    struct DependencyFailure: Error, CustomStringConvertible {
+        var n: Int
+        var description: String { "failure \(n)" }
+    }
 
     func host(_ configuration: PluginHost<AppState>.Configuration) throws -> PluginHost<AppState> {
         var dependencies = PluginDependencies()
@@ -70,6 +95,17 @@ struct SideEffectTimeLimitTests {
         dependencies.expose("slow", "block") { () async -> Int in
             usleep(400_000)  // holds its thread: the work never suspends
             return 1
+        }
+        dependencies.expose("fast", "fail") { (request: Echo) async throws -> Int in
+            throw DependencyFailure(n: request.n)
+        }
+        dependencies.expose("slow", "fail") { (request: Echo) async throws -> Int in
+            try await Task.sleep(for: .milliseconds(1))
+            throw DependencyFailure(n: request.n)
+        }
+        dependencies.expose("slow", "sleep") { (request: Echo) async throws -> Int in
+            try await Task.sleep(for: .microseconds(request.n))
+            return request.n
         }
         let host = try PluginHost<AppState>(
             plugins: [try scratch.write("patient", plugin), try scratch.write("hasty", plugin)],
@@ -156,5 +192,50 @@ struct SideEffectTimeLimitTests {
         #expect(
             error?.description
                 == "patient.blocked: patient/plugin.lua:29: time limit of 0.1 s exceeded while awaiting Swift work")
+    }
+
+    /// A dependency that throws, at once or after suspending, with or without a time limit: Lua
+    /// catches the error where it awaited and the run goes on awaiting; uncaught, it ends the run with
+    /// the plugin's place.
+    @Test(arguments: [Duration?.none, .seconds(30)])
+    func aDependencyThatThrowsIsRaisedWhereItWasAwaited(timeLimit: Duration?) async throws {
+        let host = try host(.init(sideEffectTimeLimit: timeLimit))
+        for group in ["fast", "slow"] {
+            let caught = try await host.dispatch("patient.failing", Failing(group: group, n: 7), returning: String.self).value
+            #expect(caught == "patient/plugin.lua:33: failure 7 then 7", "\(group)")
+            let error = await #expect(throws: PluginError.self) {
+                try await host.dispatch("patient.unguarded", Failing(group: group, n: 8)).value
+            }
+            #expect(error?.kind == .runtime, "\(group)")
+            #expect(
+                error?.description.hasPrefix("patient.unguarded: patient/plugin.lua:39: failure 8") == true,
+                "\(String(describing: error))")
+        }
+        #expect(try await host.dispatch("hasty.quick", returning: Int.self).value == 5)
+    }
+
+    /// Runs whose work ends about when their deadline passes: the timer abandoning the run and the
+    /// work ending it race, and each run ends exactly once, with its value or the limit error, the VM
+    /// free for the next.
+    @Test(.timeLimit(.minutes(1))) func aDeadlinePassingAsTheWorkEndsEndsTheRunOnce() async throws {
+        let host = try host(.init(sideEffectTimeLimit: .milliseconds(2)))
+        let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for n in 0..<200 {
+                let handle = try host.dispatch("patient.brief", ["n": n % 40 * 100], returning: Int.self)
+                group.addTask {
+                    do {
+                        #expect(try await handle.value == n % 40 * 100)
+                        return true
+                    } catch {
+                        #expect((error as? PluginError)?.kind == .limit, "\(error)")
+                        #expect("\(error)".contains("patient/plugin.lua:43: time limit of 0.002 s exceeded"), "\(error)")
+                        return false
+                    }
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(outcomes.count == 200)
+        #expect(try await host.dispatch("hasty.quick", returning: Int.self).value == 5)
     }
 }
