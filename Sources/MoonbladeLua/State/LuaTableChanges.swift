@@ -64,13 +64,13 @@ public struct LuaTableChanges {
         try decoder.reserve()
         push(key)
         defer { lua_settop(L, -2) }
-        let codingKey: LuaCodingKey
+        let step: LuaPathStep
         switch key {
-        case .position(let position): codingKey = LuaCodingKey(index: position)
-        case .name(let name): codingKey = LuaCodingKey(stringValue: name)
-        case .other: codingKey = LuaCodingKey(stringValue: "?")
+        case .position(let position): step = .position(position)
+        case .name(let name): step = .key(LuaCodingKey(stringValue: name))
+        case .other: step = .key(LuaCodingKey(stringValue: "?"))
         }
-        return try decoder.decodeValue(E.self, at: lua_gettop(L), key: codingKey)
+        return try decoder.decodeValue(E.self, at: lua_gettop(L), step: step)
     }
 
     /// `base` (an older table's array) patched to the new table, or nil when the new table is not a
