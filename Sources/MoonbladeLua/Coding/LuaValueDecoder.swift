@@ -152,10 +152,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
 
     @inline(__always)
     func decodeString(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> String {
-        // ASCII (most state strings) needs no validation, and `String(decoding:)` is the fast path.
-        let string = stack.withStringBytes(at: index) { bytes in
-            LuaCoding.isASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
-        }
+        let string = stack.withStringBytes(at: index) { LuaCoding.string(validatingUTF8: $0) }
         guard let string else { throw mismatch(String.self, expected: "String", at: index, key: key()) }
         guard let string else { throw corrupted(key: key(), "expected String, found a string that is not valid UTF-8") }
         return string
