@@ -218,17 +218,17 @@ struct SideEffectTimeLimitTests {
     /// work ending it race, and each run ends exactly once, with its value or the limit error, the VM
     /// free for the next.
     @Test(.timeLimit(.minutes(1))) func aDeadlinePassingAsTheWorkEndsEndsTheRunOnce() async throws {
-        let host = try host(.init(sideEffectTimeLimit: .milliseconds(2)))
+        let host = try host(.init(sideEffectTimeLimit: .milliseconds(50)))
         let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
             for n in 0..<200 {
-                let handle = try host.dispatch("patient.brief", ["n": n % 40 * 100], returning: Int.self)
+                let handle = try host.dispatch("patient.brief", ["n": n % 40 * 2500], returning: Int.self)
                 group.addTask {
                     do {
-                        #expect(try await handle.value == n % 40 * 100)
+                        #expect(try await handle.value == n % 40 * 2500)
                         return true
                     } catch {
                         #expect((error as? PluginError)?.kind == .limit, "\(error)")
-                        #expect("\(error)".contains("patient/plugin.lua:43: time limit of 0.002 s exceeded"), "\(error)")
+                        #expect("\(error)".contains("patient/plugin.lua:43: time limit of 0.05 s exceeded"), "\(error)")
                         return false
                     }
                 }
