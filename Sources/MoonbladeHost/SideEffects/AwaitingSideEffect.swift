@@ -6,7 +6,7 @@ import Synchronization
 /// time limit from its first await on: one extra task for the whole run, whatever the number of
 /// awaits, and one entry of the shared ``DeadlineTimer`` once the run suspends.
 ///
-/// ``race(_:)`` goes on with the run in a task of its own (started at once, on the calling thread,
+/// ``outcome(of:)`` waits for the run, going on in a task of its own (started at once, on the calling thread,
 /// until it first suspends) and, unless the run has ended by then, waits for it or for the deadline,
 /// whichever comes first. Inside, the run awaits its Swift work directly, between ``beginAwait()``
 /// and ``endAwait()``. When the deadline passes during an await, the wait ends at once, even if the
@@ -31,7 +31,7 @@ final class AwaitingSideEffect: DeadlineTimer.Client, @unchecked Sendable {
     let context: SideEffectRun
     /// What it awaits first.
     let firstWork: PendingWork
-    /// When its time limit passes; nil: the run has none, and ``race(_:)`` is not used.
+    /// When its time limit passes; nil: the run has none, and goes on in the side effect's own task.
     let deadline: LuaDeadline?
 
     /// Where the run is, as bits: an await in progress (`awaiting`; the deadline abandons the run then),
@@ -65,21 +65,17 @@ final class AwaitingSideEffect: DeadlineTimer.Client, @unchecked Sendable {
         coroutine = nil
     }
 
-    /// Goes on with the run in a task of its own and returns what it returns, or throws what it
-    /// throws, or ``Passed`` once the deadline passes while the run awaits Swift work. Cancelling the
-    /// calling task cancels the run's task, and so the work it awaits.
+    /// Waits for the run going on in `worker`, a task the caller started on this thread with
+    /// `Task.immediate` that reports how the run ended with ``tell(_:)``: returns what the run returned,
+    /// or throws what it threw, or ``Passed`` once the deadline passes while the run awaits Swift work.
+    /// Cancelling the calling task cancels `worker`, and so the work it awaits.
     ///
-    /// The run's task starts on this thread: when the work it awaits does not suspend (a dependency
-    /// that answers at once), the run has ended by the time it returns, and the caller neither waits
-    /// nor schedules the deadline (nothing could have held the run up that the deadline could end).
-    func race(_ run: @escaping @Sendable () async throws -> any Sendable) async throws -> any Sendable {
-        let worker = Task.immediate { [self] in
-            do {
-                tell(.success(try await run()))
-            } catch {
-                tell(.failure(error))
-            }
-        }
+    /// When the work the run awaits does not suspend (a dependency that answers at once), the run has
+    /// ended by the time `worker` is handed here, and the caller neither waits nor schedules the
+    /// deadline (nothing could have held the run up that the deadline could end). The caller makes the
+    /// task itself, so that its closure calls the run directly: a closure passed in here to be called
+    /// from the task's would be one more allocation and two more `async` frames per run.
+    func outcome(of worker: Task<Void, Never>) async throws -> any Sendable {
         let now = state.load(ordering: .acquiring)
         if now & Self.abandoned != 0 { throw Passed() }  // work that held its thread past the deadline
         if now & Self.done != 0 { return try outcome!.get() }
@@ -120,7 +116,7 @@ final class AwaitingSideEffect: DeadlineTimer.Client, @unchecked Sendable {
     /// Marks the run as running again after its await; false when it was abandoned meanwhile (the
     /// run must then stop without touching Lua: its coroutine is no longer its own). An await whose
     /// work held its thread past the deadline without suspending abandons the run here: no timer was
-    /// scheduled to do it (``race(_:)`` schedules one only for a run that suspends).
+    /// scheduled to do it (``outcome(of:)`` schedules one only for a run that suspends).
     func endAwait() -> Bool {
         let hasPassed = deadline!.hasPassed
         var old = state.load(ordering: .relaxed)
@@ -170,8 +166,8 @@ final class AwaitingSideEffect: DeadlineTimer.Client, @unchecked Sendable {
     }
 
     /// Tells the waiter how the run ended, unless the deadline told it first; keeps the outcome for
-    /// ``race(_:)`` when nobody waits yet.
-    private func tell(_ outcome: Swift.Result<any Sendable, any Error>) {
+    /// ``outcome(of:)`` when nobody waits yet. Called once, by the run's task, as it ends.
+    func tell(_ outcome: Swift.Result<any Sendable, any Error>) {
         self.outcome = outcome
         let old = state.bitwiseOr(Self.done, ordering: .acquiringAndReleasing).oldValue
         if old & Self.waiting != 0, old & Self.abandoned == 0 { waiter!.resume(with: outcome) }

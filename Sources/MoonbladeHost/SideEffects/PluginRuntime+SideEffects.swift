@@ -53,10 +53,16 @@ extension PluginRuntime {
         guard let deadline = awaiting.deadline else {
             return try await goOn(awaiting, readResult: readResult)
         }
-        do {
-            return try await awaiting.race { () async throws(PluginError) -> any Sendable in
-                try await self.goOn(awaiting, readResult: readResult)
+        // Started on this thread, so that awaits whose work answers at once end the run before it returns.
+        let worker = Task.immediate {
+            do throws(PluginError) {
+                awaiting.tell(.success(try await self.goOn(awaiting, readResult: readResult)))
+            } catch {
+                awaiting.tell(.failure(error))
             }
+        }
+        do {
+            return try await awaiting.outcome(of: worker)
         } catch let error as PluginError {
             throw error
         } catch {
