@@ -85,7 +85,7 @@ final class AwaitingSideEffect: DeadlineTimer.Client, @unchecked Sendable {
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (waiter: UnsafeContinuation<any Sendable, any Error>) in
                 self.waiter = waiter
-                var old = state.load(ordering: .relaxed)
+                var old = state.load(ordering: .acquiring)  // `done` seen here publishes `outcome`
                 while true {
                     if old & Self.abandoned != 0 { return waiter.resume(throwing: Passed()) }
                     if old & Self.done != 0 { return waiter.resume(with: outcome!) }
