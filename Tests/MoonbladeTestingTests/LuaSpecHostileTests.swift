@@ -132,6 +132,6 @@ extension LuaSpecHostileTests {
         #expect(cases.count == 1)
         let failure = try #require(cases.first?.loadFailure)
         #expect(failure.line == 2)
-        #expect(failure.message == "sandbox_spec.lua is not UTF-8 text; save it as UTF-8")
+        #expect(failure.message == "cannot read sandbox_spec.lua: line 2 is not UTF-8 text; save the file as UTF-8")
     }
 }
