@@ -317,6 +317,8 @@ static long long moonblade_string_span(lua_State *L, int to_end) {
 static int moonblade_sized_by_span(lua_State *L) {
     lua_Integer bytes_per_step = lua_tointeger(L, lua_upvalueindex(2));
     long long bytes = lua_type(L, 1) == LUA_TSTRING ? moonblade_string_span(L, bytes_per_step > 1) : 0;
+    // A value a byte: more than the stack holds is refused before any work, as `table.unpack` is.
+    if (bytes_per_step == 1 && bytes > moonblade_most_results) bytes = 0;
     long long steps = bytes / bytes_per_step;
     if (steps >= moonblade_charged_input / moonblade_bytes_per_step) moonblade_charge_steps(L, steps);
     return moonblade_call_in_place(L);
