@@ -125,7 +125,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         defer { lua_settop(L, -2) }
-        return try decoder.decodeValue(T.self, at: required(key), key: key)
+        return try decoder.decodeValue(T.self, at: required(key), step: .key(key))
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
@@ -201,7 +201,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         defer { lua_settop(L, -2) }
         guard let index = present(key) else { return nil }
-        return try decoder.decodeValue(T.self, at: index, key: key)
+        return try decoder.decodeValue(T.self, at: index, step: .key(key))
     }
 
     /// Leaves `table[key]` on the stack (until the value owning this container is done) and returns a
@@ -257,10 +257,10 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     /// The key of the next item: its Lua position, 1-based.
     private var nextKey: LuaCodingKey { LuaCodingKey(index: Int(position) + 1) }
 
-    /// Reads the next item with `read`, which gets the decoder, the item's absolute index and its key,
-    /// and moves past it.
+    /// Reads the next item with `read`, which gets the decoder, the item's absolute index and its
+    /// position, and moves past it.
     @inline(__always)
-    private mutating func next<T>(_ type: T.Type, _ read: (LuaValueDecoder, Int32, LuaCodingKey) throws -> T) throws -> T {
+    private mutating func next<T>(_ type: T.Type, _ read: (LuaValueDecoder, Int32, Int) throws -> T) throws -> T {
         guard position < total else {
             throw DecodingError.valueNotFound(
                 T.self,
@@ -268,7 +268,7 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         }
         lua_rawgeti(L, table, lua_Integer(position + 1))
         defer { lua_settop(L, -2) }
-        let value = try read(decoder, lua_gettop(L), nextKey)
+        let value = try read(decoder, lua_gettop(L), Int(position) + 1)
         position += 1
         return value
     }
@@ -285,21 +285,23 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         return true
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try next(type) { try $0.decodeBool(at: $1, key: $2) } }
-    mutating func decode(_ type: String.Type) throws -> String { try next(type) { try $0.decodeString(at: $1, key: $2) } }
-    mutating func decode(_ type: Double.Type) throws -> Double { try next(type) { try $0.decodeDouble(at: $1, key: $2) } }
-    mutating func decode(_ type: Float.Type) throws -> Float { try next(type) { try $0.decodeFloat(at: $1, key: $2) } }
-    mutating func decode(_ type: Int.Type) throws -> Int { try next(type) { try $0.decodeInteger(Int.self, at: $1, key: $2) } }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next(type) { try $0.decodeInteger(Int8.self, at: $1, key: $2) } }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next(type) { try $0.decodeInteger(Int16.self, at: $1, key: $2) } }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next(type) { try $0.decodeInteger(Int32.self, at: $1, key: $2) } }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next(type) { try $0.decodeInteger(Int64.self, at: $1, key: $2) } }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try next(type) { try $0.decodeInteger(UInt.self, at: $1, key: $2) } }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next(type) { try $0.decodeInteger(UInt8.self, at: $1, key: $2) } }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type) { try $0.decodeInteger(UInt16.self, at: $1, key: $2) } }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type) { try $0.decodeInteger(UInt32.self, at: $1, key: $2) } }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) { try $0.decodeInteger(UInt64.self, at: $1, key: $2) } }
-    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next(type) { try $0.decodeValue(T.self, at: $1, key: $2) } }
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try next(type) { try $0.decodeBool(at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: String.Type) throws -> String { try next(type) { try $0.decodeString(at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Double.Type) throws -> Double { try next(type) { try $0.decodeDouble(at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Float.Type) throws -> Float { try next(type) { try $0.decodeFloat(at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Int.Type) throws -> Int { try next(type) { try $0.decodeInteger(Int.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next(type) { try $0.decodeInteger(Int8.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next(type) { try $0.decodeInteger(Int16.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next(type) { try $0.decodeInteger(Int32.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next(type) { try $0.decodeInteger(Int64.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try next(type) { try $0.decodeInteger(UInt.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next(type) { try $0.decodeInteger(UInt8.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type) { try $0.decodeInteger(UInt16.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type) { try $0.decodeInteger(UInt32.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) { try $0.decodeInteger(UInt64.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try next(type) { try $0.decodeValue(T.self, at: $1, step: .position($2)) }
+    }
 
     /// Leaves the next item on the stack (until the value owning this container is done), moves past
     /// it and returns a decoder for it.
@@ -351,5 +353,5 @@ struct LuaSingleValueDecodingContainer: SingleValueDecodingContainer {
     func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.decodeInteger(UInt16.self, at: index, key: nil) }
     func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.decodeInteger(UInt32.self, at: index, key: nil) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decodeInteger(UInt64.self, at: index, key: nil) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(T.self, at: index, key: nil) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(T.self, at: index, step: nil) }
 }
