@@ -146,53 +146,62 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
 
     @inline(__always)
     func decodeBool(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> Bool {
-        guard lua_type(L, index) == LUA_TBOOLEAN else { throw mismatch(Bool.self, expected: "Bool", at: index, key: key()) }
-        return lua_toboolean(L, index) != 0
+        guard let value = LuaScalarRead.bool(L, index) else { throw boolFailure(at: index, key: key()) }
+        return value
     }
 
     @inline(__always)
     func decodeString(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> String {
-        let string = stack.withStringBytes(at: index) { LuaCoding.string(validatingUTF8: $0) }
-        guard let string else { throw mismatch(String.self, expected: "String", at: index, key: key()) }
-        guard let string else { throw corrupted(key: key(), "expected String, found a string that is not valid UTF-8") }
-        return string
+        guard let value = LuaScalarRead.string(L, index) else { throw stringFailure(at: index, key: key()) }
+        return value
     }
 
     @inline(__always)
     func decodeInteger<I: FixedWidthInteger>(_ type: I.Type, at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> I {
-        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch(I.self, expected: "\(I.self)", at: index, key: key()) }
-        var isInteger: Int32 = 0
-        let value = lua_tointegerx(L, index, &isInteger)
-        if isInteger != 0, let exact = I(exactly: value) { return exact }
-        throw integerError(I.self, at: index, key: key(), isInteger: isInteger != 0)
-    }
-
-    private func integerError(_ type: Any.Type, at index: Int32, key: (any CodingKey)?, isInteger: Bool) -> any Error {
-        let number = lua_tonumberx(L, index, nil)
-        let reason = isInteger || (number.isFinite && number.rounded(.towardZero) == number) ? "out of range" : "not a whole number"
-        return corrupted(key: key, "expected \(type), found \(LuaCoding.describeValue(L, index)) (\(reason))")
+        guard let value = LuaScalarRead.integer(I.self, L, index) else { throw integerFailure(I.self, at: index, key: key()) }
+        return value
     }
 
     @inline(__always)
     func decodeDouble(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> Double {
-        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch(Double.self, expected: "Double", at: index, key: key()) }
-        guard lua_isinteger(L, index) != 0 else { return lua_tonumberx(L, index, nil) }
-        let integer = lua_tointegerx(L, index, nil)
-        let double = Double(integer)
-        guard Int64(exactly: double) == integer else {
-            throw corrupted(key: key(), "expected Double, found integer \(integer) (no exact Double)")
-        }
-        return double
+        guard let value = LuaScalarRead.double(L, index) else { throw doubleFailure(at: index, key: key()) }
+        return value
     }
 
     @inline(__always)
     func decodeFloat(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> Float {
-        let double = try decodeDouble(at: index, key: key())
-        let float = Float(double)
-        guard float.isFinite || !double.isFinite else {
-            throw corrupted(key: key(), "expected Float, found number \(double) (out of range)")
-        }
-        return float
+        guard let value = LuaScalarRead.float(L, index) else { throw floatFailure(at: index, key: key()) }
+        return value
+    }
+
+    // Why a ``LuaScalarRead`` said nil, as the error a person reads.
+
+    func boolFailure(at index: Int32, key: (any CodingKey)?) -> any Error {
+        mismatch(Bool.self, expected: "Bool", at: index, key: key)
+    }
+
+    func stringFailure(at index: Int32, key: (any CodingKey)?) -> any Error {
+        guard lua_type(L, index) == LUA_TSTRING else { return mismatch(String.self, expected: "String", at: index, key: key) }
+        return corrupted(key: key, "expected String, found a string that is not valid UTF-8")
+    }
+
+    func integerFailure(_ type: Any.Type, at index: Int32, key: (any CodingKey)?) -> any Error {
+        guard lua_type(L, index) == LUA_TNUMBER else { return mismatch(type, expected: "\(type)", at: index, key: key) }
+        let number = lua_tonumberx(L, index, nil)
+        let reason =
+            lua_isinteger(L, index) != 0 || (number.isFinite && number.rounded(.towardZero) == number)
+            ? "out of range" : "not a whole number"
+        return corrupted(key: key, "expected \(type), found \(LuaCoding.describeValue(L, index)) (\(reason))")
+    }
+
+    func doubleFailure(at index: Int32, key: (any CodingKey)?) -> any Error {
+        guard lua_type(L, index) == LUA_TNUMBER else { return mismatch(Double.self, expected: "Double", at: index, key: key) }
+        return corrupted(key: key, "expected Double, found integer \(lua_tointegerx(L, index, nil)) (no exact Double)")
+    }
+
+    func floatFailure(at index: Int32, key: (any CodingKey)?) -> any Error {
+        guard LuaScalarRead.double(L, index) != nil else { return doubleFailure(at: index, key: key) }
+        return corrupted(key: key, "expected Float, found number \(lua_tonumberx(L, index, nil)) (out of range)")
     }
 
     // MARK: Values
