@@ -431,4 +431,119 @@ struct LuaCodingHostileTests {
         #expect(decodingFailure([User].self, "return { print }") == "state[1]: expected a table, found function")
         #expect(decodingFailure([User].self, "return { coroutine.create(print) }") == "state[1]: expected a table, found coroutine")
     }
+
+    // MARK: Dates and data under each strategy, fed garbage
+
+    struct Stamp: Codable, Equatable { var at: Date }
+    struct Blob: Codable, Equatable { var bytes: Data }
+
+    @Test func datesUnderEachStrategyRoundTripAndRefuseGarbageAtTheirPath() throws {
+        let date = Date(timeIntervalSince1970: 1_700_000_000.5)
+        for strategy in [LuaEncoder.DateEncodingStrategy.deferredToDate, .secondsSince1970, .millisecondsSince1970] {
+            var encoder = LuaEncoder()
+            encoder.dateEncodingStrategy = strategy
+            var decoder = LuaDecoder()
+            switch strategy {
+            case .secondsSince1970: decoder.dateDecodingStrategy = .secondsSince1970
+            case .millisecondsSince1970: decoder.dateDecodingStrategy = .millisecondsSince1970
+            default: break
+            }
+            #expect(try roundTrip(Stamp(at: date), encoder: encoder, decoder: decoder) == Stamp(at: date))
+            #expect(decodingFailure(Stamp.self, "return { at = 'noon' }", decoder: decoder) == #"state.at: expected Double, found string "noon""#)
+        }
+        var iso = LuaDecoder()
+        iso.dateDecodingStrategy = .iso8601
+        #expect(try decodeLua(Stamp.self, "return { at = '2024-05-01T12:30:00Z' }", decoder: iso).at.timeIntervalSince1970 == 1_714_566_600)
+        #expect(decodingFailure([Stamp].self, "return { { at = 'yesterday' } }", decoder: iso) == #"state[1].at: expected an ISO 8601 date, found string "yesterday""#)
+        #expect(decodingFailure(Stamp.self, "return { at = 5 }", decoder: iso) == "state.at: expected String, found integer 5")
+    }
+
+    struct Refused: Error {}
+
+    @Test func customStrategiesThatThrowLeaveTheStackAsItWas() throws {
+        var encoder = LuaEncoder()
+        encoder.dateEncodingStrategy = .custom { _, encoder in
+            var keyed = encoder.container(keyedBy: Field.self)
+            try keyed.encode(1, forKey: .a)
+            var nested = keyed.nestedUnkeyedContainer(forKey: .b)
+            try nested.encode("half")
+            throw Refused()
+        }
+        let vm = try LuaVM()
+        let top = vm.stack.top
+        #expect(throws: Refused.self) { try encoder.push([Stamp(at: Date())], onto: vm.stack) }
+        #expect(vm.stack.top == top)
+        var decoder = LuaDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let keyed = try decoder.container(keyedBy: Field.self)
+            _ = try keyed.nestedUnkeyedContainer(forKey: .c)
+            throw Refused()
+        }
+        #expect(throws: Refused.self) { try decodeLua(Stamp.self, "return { at = { c = { 1 } } }", decoder: decoder, vm: vm) }
+        #expect(vm.stack.top == top)
+        #expect(try roundTrip(Stamp(at: Date(timeIntervalSinceReferenceDate: 3)), vm: vm) == Stamp(at: Date(timeIntervalSinceReferenceDate: 3)))
+    }
+
+    @Test func dataUnderEachStrategyRoundTripsEveryByteAndRefusesGarbage() throws {
+        let bytes = Data((0...255).map(UInt8.init) + [0, 0])
+        for (encoding, decoding) in [
+            (LuaEncoder.DataEncodingStrategy.base64, LuaDecoder.DataDecodingStrategy.base64),
+            (.luaString, .luaString), (.deferredToData, .deferredToData),
+        ] {
+            var encoder = LuaEncoder()
+            encoder.dataEncodingStrategy = encoding
+            var decoder = LuaDecoder()
+            decoder.dataDecodingStrategy = decoding
+            #expect(try roundTrip(Blob(bytes: bytes), encoder: encoder, decoder: decoder) == Blob(bytes: bytes))
+            #expect(try roundTrip(Blob(bytes: Data()), encoder: encoder, decoder: decoder) == Blob(bytes: Data()))
+        }
+        #expect(decodingFailure(Blob.self, "return { bytes = '!!not base64!!' }")?.hasPrefix("state.bytes: expected base64-encoded Data, found string") == true)
+        #expect(decodingFailure(Blob.self, "return { bytes = 12 }") == "state.bytes: expected base64-encoded Data, found integer 12")
+        var raw = LuaDecoder()
+        raw.dataDecodingStrategy = .deferredToData
+        #expect(decodingFailure(Blob.self, "return { bytes = { 1, 256 } }", decoder: raw) == "state.bytes[2]: expected UInt8, found integer 256 (out of range)")
+        #expect(decodingFailure(Blob.self, "return { bytes = { 1, -1 } }", decoder: raw) == "state.bytes[2]: expected UInt8, found integer -1 (out of range)")
+    }
+
+    // MARK: Coders that throw halfway
+
+    /// Writes some fields and a nested container, then throws its own error.
+    struct HalfEncoded: Encodable {
+        func encode(to encoder: any Encoder) throws {
+            var keyed = encoder.container(keyedBy: Field.self)
+            try keyed.encode("x", forKey: .a)
+            var list = keyed.nestedUnkeyedContainer(forKey: .b)
+            var inner = list.nestedContainer(keyedBy: Field.self)
+            try inner.encode(true, forKey: .c)
+            _ = keyed.superEncoder()
+            throw Refused()
+        }
+    }
+
+    /// Reads some fields, leaves nested containers open, then throws its own error.
+    struct HalfDecoded: Decodable {
+        init(from decoder: any Decoder) throws {
+            let keyed = try decoder.container(keyedBy: Field.self)
+            _ = try keyed.decode(String.self, forKey: .a)
+            var list = try keyed.nestedUnkeyedContainer(forKey: .b)
+            _ = try list.nestedContainer(keyedBy: Field.self)
+            _ = try keyed.superDecoder()
+            throw Refused()
+        }
+    }
+
+    @Test func ownErrorsThrownHalfwayComeThroughAndLeaveTheStackAndVMWhole() throws {
+        let vm = try LuaVM()
+        let top = vm.stack.top
+        for _ in 0..<3 {
+            #expect(throws: Refused.self) { try LuaEncoder().push(["k": [HalfEncoded()]], onto: vm.stack) }
+            #expect(vm.stack.top == top)
+            #expect(throws: Refused.self) {
+                try decodeLua([HalfDecoded].self, "return { { a = 'x', b = { { c = true } } } }", vm: vm)
+            }
+            #expect(vm.stack.top == top)
+        }
+        let state = TodoState(todos: [Todo(title: "t", done: true, tags: ["a"])], owner: User(name: "n", age: 1))
+        #expect(try roundTrip(state, vm: vm) == state)
+    }
 }
