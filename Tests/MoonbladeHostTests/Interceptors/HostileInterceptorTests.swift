@@ -138,4 +138,44 @@ struct HostileInterceptorTests {
             try await expectRefused(host, kind: .runtime, line: 5, saying: "counter.increment: bad/plugin.lua:5: ")
         }
     }
+
+    /// An interceptor that catches its updater's error cannot keep what the updater wrote before it
+    /// raised: the dispatch is one transaction either way.
+    @Test func anUpdatersErrorCaughtByAnInterceptorLeavesNoHalfWrittenState() async throws {
+        let half = try scratch.write("half", """
+            return {
+              name = "half",
+              updaters = {
+                bump_then_fail = function(state) state.counter = state.counter + 100; error("failed after writing") end,
+              },
+              interceptors = { function(item, next) local ok = pcall(next, item) end },
+            }
+            """)
+        let host = try PluginHost<AppState>(plugins: [shippedPlugin("counter"), half], initialState: AppState(counter: 1))
+        let changes = ChangeRecorder()
+        changes.attach(to: host.store)
+        do { try await host.dispatch("half.bump_then_fail").value } catch {}
+        #expect(host.state.counter == 1)
+        #expect(changes.count == 0)
+        try await host.dispatch("counter.increment").value
+        #expect(host.state.counter == 2)
+    }
+
+    @Test func aBudgetSpentInsideNextCannotBeCaughtByTheInterceptor() async throws {
+        let spin = try scratch.write("spin", """
+            return {
+              name = "spin",
+              updaters = { forever = function(state) state.counter = 7; while true do end end },
+              interceptors = { function(item, next) pcall(next, item); pcall(next, item) end },
+            }
+            """)
+        let host = try PluginHost<AppState>(
+            plugins: [shippedPlugin("counter"), spin], configuration: .init(instructionBudget: 200_000))
+        let error = try await #require(throws: PluginError.self) { try await host.dispatch("spin.forever").value }
+        #expect(error.kind == .limit, "\(error)")
+        #expect(error.plugin == "spin", "\(error)")
+        #expect(host.state.counter == 0)
+        try await host.dispatch("counter.increment").value
+        #expect(host.state.counter == 1)
+    }
 }

@@ -140,4 +140,44 @@ struct HostileDispatchByNameTests {
         #expect(error.plugin == "result", "\(error)")
         #expect(error.description.contains(saying), "\(error)")
     }
+
+    /// Values nested past the coders' limit, from an updater, a payload and a side effect's result, are
+    /// errors with the item named; the state is kept.
+    @Test func valuesNestedPastTheLimitAreErrorsNotCrashes() async throws {
+        let plugin = try scratch.write("deep", """
+            local function nest(levels) local t = {}; for _ = 1, levels do t = { t } end; return t end
+            return {
+              name = "deep",
+              updaters = {
+                state = function(state) state.deep = nest(600) end,
+                cycle = function(state) state.loop = {}; state.loop.me = state.loop end,
+                keep = function(state, p) state.kept = p end,
+              },
+              side_effects = { give = function(ctx) return nest(600) end },
+            }
+            """)
+        let host = try PluginHost<JSONValue>(plugins: [plugin], initialState: ["a": 1])
+        // Refused where the draft is written, with that line.
+        for (item, line, says) in [
+            ("deep.state", 5, "the new state is nested more than 512 levels deep"),
+            ("deep.cycle", 6, "the new state contains a table that contains itself (a cycle)"),
+        ] {
+            let error = try await #require(throws: PluginError.self) { try await host.dispatch(item).value }
+            #expect(error.item == item, "\(error)")
+            #expect(error.location?.description == "deep/plugin.lua:\(line)", "\(error)")
+            #expect(error.message == says, "\(error)")
+            #expect(host.state == ["a": 1])
+        }
+        let result = try await #require(throws: PluginError.self) { try await host.dispatch("deep.give", returning: JSONValue.self).value }
+        #expect(result.item == "deep.give", "\(result)")
+        #expect(result.description.contains("levels deep"), "\(result)")
+        var payload: JSONValue = 1
+        for _ in 0..<600 { payload = [payload] }
+        let sent = try await #require(throws: PluginError.self) { try await host.dispatch("deep.keep", payload).value }
+        #expect(sent.item == "deep.keep", "\(sent)")
+        #expect(sent.description.contains("levels deep"), "\(sent)")
+        #expect(host.state == ["a": 1])
+        try await host.dispatch("deep.keep", ["ok": true]).value
+        #expect(host.state == ["a": 1, "kept": ["ok": true]])
+    }
 }
