@@ -42,36 +42,20 @@ struct HostileInterceptorTests {
         #expect(host.state.counter == 0, sourceLocation: sourceLocation)
     }
 
-    @Test func aRunawayInterceptorIsStoppedByTheBudget() async throws {
+    /// Loops (caught by `pcall` or not) and yields in an interceptor are stopped at their line.
+    @Test(arguments: [
+        ("while true do end", PluginError.Kind.limit, "instruction"),
+        ("while true do pcall(function() while true do end end) end", .limit, "instruction"),
+        ("coroutine.yield()", .runtime, "yield"),
+    ])
+    func aTrapInTheInterceptorIsStoppedAtItsLine(trap: String, kind: PluginError.Kind, saying: String) async throws {
         let host = try host("""
             function(item, next)
-              if item.name == "counter.increment" then while true do end end
+              if item.name == "counter.increment" then \(trap) end
               next(item)
             end,
             """, counter: 3)
-        try await expectRefused(host, kind: .limit, line: 5, saying: "instruction")
-    }
-
-    @Test func aRunawayInterceptorCannotSwallowTheBudgetWithPcall() async throws {
-        let host = try host("""
-            function(item, next)
-              if item.name == "counter.increment" then
-                while true do pcall(function() while true do end end) end
-              end
-              next(item)
-            end,
-            """)
-        try await expectRefused(host, kind: .limit, line: 6, saying: "instruction")
-    }
-
-    @Test func anInterceptorThatYieldsIsAnErrorNotAHang() async throws {
-        let host = try host("""
-            function(item, next)
-              if item.name == "counter.increment" then coroutine.yield() end
-              next(item)
-            end,
-            """)
-        try await expectRefused(host, kind: .runtime, line: 5, saying: "yield")
+        try await expectRefused(host, kind: kind, line: 5, saying: saying)
     }
 
     @Test(arguments: [

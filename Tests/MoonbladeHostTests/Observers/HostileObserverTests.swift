@@ -68,41 +68,23 @@ struct HostileObserverTests {
         #expect(log.lines.isEmpty, "\(log.lines)")
     }
 
+    /// A rule whose predicate or payload fails, or that dispatches something unusable, is reported
+    /// with the rule each time it fails; the other rule still fires and the store keeps serving.
     @Test(arguments: [
-        ("function(old, new) return new.nothing.here end", "attempt to index a nil value"),
-        ("function(old, new) while true do end end", "instruction"),
-        ("function(old, new) coroutine.yield() end", "yield"),
-        ("function(old, new) new.counter = 99; return true end", "read-only"),
-        ("function(old, new) error({}) end", "error object is a table value"),
+        ("on_state_change = function(old, new) return new.nothing.here end, dispatch = { \"trace.mark\" }", "attempt to index a nil value"),
+        ("on_state_change = function(old, new) while true do end end, dispatch = { \"trace.mark\" }", "instruction"),
+        ("on_state_change = function(old, new) coroutine.yield() end, dispatch = { \"trace.mark\" }", "yield"),
+        ("on_state_change = function(old, new) new.counter = 99; return true end, dispatch = { \"trace.mark\" }", "read-only"),
+        ("on_state_change = function(old, new) error({}) end, dispatch = { \"trace.mark\" }", "error object is a table value"),
+        ("on_dispatch = \"counter.increment\", dispatch = { { \"trace.mark\", function() return print end } }", "function"),
+        ("on_dispatch = \"counter.increment\", dispatch = { { \"trace.mark\", function() local t = {}; t.t = t; return t end } }", "contains itself"),
+        ("on_dispatch = \"counter.increment\", dispatch = { { \"trace.mark\", { tag = 42 } } }", "expected String"),
+        ("on_dispatch = \"counter.increment\", dispatch = { \"nope.nothing\" }", "nope.nothing"),
+        ("on_dispatch = \"counter.increment\", dispatch = { \"trace\" }", "trace"),
     ])
-    func aPredicateThatFailsIsReportedAtItsLineAndTheOthersStillFire(predicate: String, saying: String) async throws {
+    func aFailingRuleIsReportedWithItsPlaceAndTheOthersStillFire(rule: String, saying: String) async throws {
         let trace = try tracePlugin("""
-            { on_state_change = \(predicate), dispatch = { { "trace.mark", { tag = "bad" } } } },
-            { on_dispatch = "counter.increment", dispatch = { { "trace.mark", { tag = "good" } } } },
-            """)
-        let host = try host([shippedPlugin("counter"), trace])
-        try await host.dispatch("counter.increment").value
-        await host.store.waitUntilIdle()
-        #expect(host.state.counter == 1)
-        #expect(host.state.todos.map(\.title) == ["good"])
-        // Asked after the increment and again after the rule's own mark: reported each time.
-        let reports = log.lines
-        #expect(!reports.isEmpty)
-        #expect(reports.allSatisfy { $0.contains("trace.observers[1]: trace/plugin.lua:7: on_state_change: ") && $0.contains(saying) }, "\(reports)")
-        try await host.dispatch("counter.reset").value
-        #expect(host.state.counter == 0)
-    }
-
-    @Test(arguments: [
-        ("{ \"trace.mark\", function() return print end }", "function"),
-        ("{ \"trace.mark\", function() local t = {}; t.t = t; return t end }", "contains itself"),
-        ("{ \"trace.mark\", { tag = 42 } }", "expected String"),
-        ("\"nope.nothing\"", "nope.nothing"),
-        ("\"trace\"", "trace"),
-    ])
-    func aRuleDispatchingSomethingUnusableIsReportedWithTheRule(entry: String, saying: String) async throws {
-        let trace = try tracePlugin("""
-            { on_dispatch = "counter.increment", dispatch = { \(entry) } },
+            { \(rule) },
             { on_dispatch = "counter.increment", dispatch = { { "trace.mark", { tag = "good" } } } },
             """)
         let host = try host([shippedPlugin("counter"), trace])
@@ -111,10 +93,14 @@ struct HostileObserverTests {
         await waitUntil { !log.lines.isEmpty }
         #expect(host.state.counter == 1)
         #expect(host.state.todos.map(\.title) == ["good"])
+        // An on_state_change rule is asked again after the good rule's mark, and reported again.
         let reports = log.lines
-        #expect(reports.count == 1, "\(reports)")
-        #expect(reports.first?.contains("trace.observers[1]") == true, "\(reports)")
-        #expect(reports.first?.contains(saying) == true, "\(reports)")
+        #expect(reports.allSatisfy { $0.contains("trace.observers[1]") && $0.contains(saying) }, "\(reports)")
+        if rule.hasPrefix("on_state_change") {
+            #expect(reports.allSatisfy { $0.contains("trace/plugin.lua:7: on_state_change: ") }, "\(reports)")
+        }
+        try await host.dispatch("counter.reset").value
+        #expect(host.state.counter == 0)
     }
 
     @Test func aRuleWatchingAnItemThatDoesNotExistNeverFiresAndHarmsNothing() async throws {
