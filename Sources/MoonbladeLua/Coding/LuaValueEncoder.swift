@@ -343,7 +343,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         if isDead { throw overflow() }
         if superTarget == nil && lua_gettop(L) >= slot {
             throw invalid(
-                path.count, key: nil,
+                path.count, step: nil,
                 "a second value encoded through one encoder (a single value after a container or another single value)")
         }
     }
