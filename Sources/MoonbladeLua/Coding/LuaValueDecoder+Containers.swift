@@ -328,20 +328,41 @@ struct LuaSingleValueDecodingContainer: SingleValueDecodingContainer {
 
     var codingPath: [any CodingKey] { decoder.path }
 
-    func decodeNil() -> Bool { LuaCoding.isNilOrNull(decoder.L, index) }
-    func decode(_ type: Bool.Type) throws -> Bool { try decoder.decodeBool(at: index, key: nil) }
-    func decode(_ type: String.Type) throws -> String { try decoder.decodeString(at: index, key: nil) }
-    func decode(_ type: Double.Type) throws -> Double { try decoder.decodeDouble(at: index, key: nil) }
-    func decode(_ type: Float.Type) throws -> Float { try decoder.decodeFloat(at: index, key: nil) }
-    func decode(_ type: Int.Type) throws -> Int { try decoder.decodeInteger(Int.self, at: index, key: nil) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.decodeInteger(Int8.self, at: index, key: nil) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.decodeInteger(Int16.self, at: index, key: nil) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.decodeInteger(Int32.self, at: index, key: nil) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.decodeInteger(Int64.self, at: index, key: nil) }
-    func decode(_ type: UInt.Type) throws -> UInt { try decoder.decodeInteger(UInt.self, at: index, key: nil) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.decodeInteger(UInt8.self, at: index, key: nil) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.decodeInteger(UInt16.self, at: index, key: nil) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.decodeInteger(UInt32.self, at: index, key: nil) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decodeInteger(UInt64.self, at: index, key: nil) }
+    // Read through ``LuaScalarRead``: only a failure calls the decoder (see there for why).
+    @inline(__always) private var L: OpaquePointer { decoder.L }
+
+    func decodeNil() -> Bool { LuaCoding.isNilOrNull(L, index) }
+    func decode(_ type: Bool.Type) throws -> Bool {
+        guard let value = LuaScalarRead.bool(L, index) else { throw decoder.boolFailure(at: index, key: nil) }
+        return value
+    }
+    func decode(_ type: String.Type) throws -> String {
+        guard let value = LuaScalarRead.string(L, index) else { throw decoder.stringFailure(at: index, key: nil) }
+        return value
+    }
+    func decode(_ type: Double.Type) throws -> Double {
+        guard let value = LuaScalarRead.double(L, index) else { throw decoder.doubleFailure(at: index, key: nil) }
+        return value
+    }
+    func decode(_ type: Float.Type) throws -> Float {
+        guard let value = LuaScalarRead.float(L, index) else { throw decoder.floatFailure(at: index, key: nil) }
+        return value
+    }
+    func decode(_ type: Int.Type) throws -> Int { try decodeInteger(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decodeInteger(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decodeInteger(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decodeInteger(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decodeInteger(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decodeInteger(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decodeInteger(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decodeInteger(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decodeInteger(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decodeInteger(type) }
+
+    @inline(__always)
+    private func decodeInteger<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
+        guard let value = LuaScalarRead.integer(I.self, L, index) else { throw decoder.integerFailure(I.self, at: index, key: nil) }
+        return value
+    }
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(T.self, at: index, step: nil) }
 }

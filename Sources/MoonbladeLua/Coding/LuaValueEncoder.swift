@@ -253,6 +253,18 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         func encode(to encoder: any Encoder) throws { try body(encoder) }
     }
 
+    /// Stores `value` as the item at `position` of the sequence `table` (a nil one per the
+    /// nil-in-sequence strategy).
+    @inline(__always)
+    func storeItem<T: Encodable>(_ value: T, at position: Int, in table: Int32) throws {
+        try pushValue(value, step: .position(position))
+        if lua_type(L, -1) == LUA_TNIL {  // an Optional that was nil
+            lua_settop(L, -2)
+            try pushNilItem(position: position)
+        }
+        lua_rawseti(L, table, lua_Integer(position))
+    }
+
     /// Pushes `nil` for an item of a sequence, per the nil-in-sequence strategy.
     func pushNilItem(position: Int) throws {
         switch options.nilInSequenceStrategy {
