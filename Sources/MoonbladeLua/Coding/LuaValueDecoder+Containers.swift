@@ -56,8 +56,27 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// Pushes a required field's value and returns its absolute index.
     @inline(__always)
     private func required(_ key: Key) throws -> Int32 {
-        guard lookup(key) != LUA_TNIL else { throw decoder.keyNotFound(key, integer: integerKeys) }
+        guard lookup(key) != LUA_TNIL else { throw missing(key) }
         return lua_gettop(L)
+    }
+
+    /// The error for a required `key` that is absent (`lookup` pushed its nil). A key that is not
+    /// valid UTF-8 reaches ``allKeys`` repaired, with U+FFFD in it, and is then not found under that
+    /// name: the real problem is named instead.
+    private func missing(_ key: Key) -> any Error {
+        guard !integerKeys, key.stringValue.unicodeScalars.contains("\u{FFFD}") else {
+            return decoder.keyNotFound(key, integer: integerKeys)
+        }
+        lua_pushnil(L)
+        while lua_next(L, table) != 0 {
+            lua_settop(L, -2)
+            if decoder.stack.withStringBytes(at: -1, { String(validating: $0, as: UTF8.self) == nil }) == true {
+                let found = LuaCoding.describeKey(L, -1)
+                lua_settop(L, -2)
+                return decoder.corrupted(key: nil, "expected a table with string keys, found key \(found) (not valid UTF-8)")
+            }
+        }
+        return decoder.keyNotFound(key, integer: integerKeys)
     }
 
     /// Pushes an optional field's value and returns its absolute index; nil when absent or `null`.
@@ -180,7 +199,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func childDecoder(forKey key: any CodingKey, lookedUp type: Int32, required: Bool) throws -> LuaValueDecoder {
         if required && type == LUA_TNIL {
             lua_settop(L, -2)
-            throw decoder.keyNotFound(key, integer: integerKeys)
+            throw (key as? Key).map(missing) ?? decoder.keyNotFound(key, integer: integerKeys)
         }
         return try decoder.child(path: codingPath + [key], index: lua_gettop(L))
     }

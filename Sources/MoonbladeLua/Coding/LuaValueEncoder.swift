@@ -345,12 +345,19 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         LuaSingleValueEncodingContainer(encoder: self)
     }
 
-    /// Starts a single value: clears the slot so the value pushed next lands in it (a super encoder
-    /// pushes it on top instead and stores it under its key).
+    /// Starts a single value: the value pushed next lands in the slot (a super encoder pushes it on
+    /// top instead and stores it under its key).
+    ///
+    /// A slot that holds a value already is an error, as `JSONEncoder` traps on it: a second single
+    /// value, or one after a container, whose later writes would go into whatever replaced its table.
     @inline(__always)
     func beginSingleValue() throws {
         if isDead { throw overflow() }
-        if superTarget == nil { lua_settop(L, slot - 1) }
+        if superTarget == nil && lua_gettop(L) >= slot {
+            throw invalid(
+                path.count, step: nil,
+                "a second value encoded through one encoder (a single value after a container or another single value)")
+        }
     }
 
     /// Ends a single value pushed at the slot (for a super encoder, stores it under its key and pops it).
