@@ -125,14 +125,9 @@ final class JournalDatabase: Sendable {
     func append(_ entries: [JournalEntry], snapshots: [(sequence: Int, state: JSONValue)]) throws(JournalError) {
         try access { () throws in
             try queue.write { db in
-                // Cached: compiled once per connection, and looked up once per batch (by its SQL text).
-                let insert = try db.cachedStatement(
-                    sql: """
-                        INSERT INTO entries (seq, time, name, kind, payload, plugin, plugin_version, outcome, error, duration, patch, target, checksum)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """)
+                let insert = try EntryInsertStatement(db)
                 for entry in entries {
-                    try Self.insert(entry, with: insert)
+                    try insert.insert(entry)
                 }
                 for snapshot in snapshots {
                     let values: [DatabaseValue] = [
@@ -145,23 +140,6 @@ final class JournalDatabase: Sendable {
                 }
             }
         }
-    }
-
-    private static func insert(_ entry: JournalEntry, with statement: Statement) throws {
-        let (outcome, error): (String, String?) =
-            switch entry.outcome {
-            case .applied: ("applied", nil)
-            case .started: ("started", nil)
-            case .failed(let message): ("failed", message)
-            }
-        let values: [DatabaseValue] = [
-            entry.sequence.databaseValue, entry.time.timeIntervalSince1970.databaseValue, entry.name.databaseValue,
-            entry.kind.rawValue.databaseValue, entry.payload?.jsonString().databaseValue ?? .null,
-            entry.plugin?.databaseValue ?? .null, entry.pluginVersion?.databaseValue ?? .null, outcome.databaseValue,
-            error?.databaseValue ?? .null, entry.duration.timeInterval.databaseValue, entry.patch.jsonText.databaseValue,
-            entry.target?.databaseValue ?? .null,
-        ]
-        try statement.execute(arguments: StatementArguments(values + [RowChecksum(values).stored.databaseValue]))
     }
 
     /// The entries with `from <= seq <= until`, in order.
