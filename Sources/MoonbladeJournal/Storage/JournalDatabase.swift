@@ -125,7 +125,7 @@ final class JournalDatabase: Sendable {
     func append(_ entries: [JournalEntry], snapshots: [(sequence: Int, state: JSONValue)]) throws(JournalError) {
         try access { () throws in
             try queue.write { db in
-                let insert = try EntryInsertStatement(db)
+                var insert = try EntryInsertStatement(db)
                 for entry in entries {
                     try insert.insert(entry)
                 }
