@@ -31,6 +31,13 @@ enum LuaCoding {
         return bits & 0x8080_8080_8080_8080 == 0
     }
 
+    /// The string the bytes spell, or nil when they are not valid UTF-8. ASCII (most state strings
+    /// and keys) needs no validation, and `String(decoding:)` is the fast path.
+    @inline(__always)
+    static func string(validatingUTF8 bytes: UnsafeRawBufferPointer) -> String? {
+        isASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
+    }
+
     /// What a person should read for the value at `index` in "found …": `string "yes"`, `integer 3`,
     /// `number 3.5`, `boolean true`, `nil`, `null`, `table`, `function`, `coroutine`, `userdata`.
     static func describeValue(_ L: OpaquePointer, _ index: Int32) -> String {

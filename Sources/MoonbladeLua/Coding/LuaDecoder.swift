@@ -87,7 +87,7 @@ public struct LuaDecoder: Sendable {
         let decoder = runtime.decoders.take(state: L, options: self)
         defer { runtime.decoders.giveBack(decoder) }
         try decoder.reserve()
-        return try decoder.decodeValue(T.self, at: index, key: nil)
+        return try decoder.decodeValue(T.self, at: index, step: nil)
     }
 
     /// One line naming the place and the problem, as a plugin author should read it:

@@ -118,7 +118,7 @@ public struct LuaEncoder: Sendable {
         encoder.reusableTables = reusable
         do {
             try encoder.reserve()
-            try encoder.pushValue(value, key: nil)
+            try encoder.pushValue(value, step: nil)
             if let failure = encoder.stackFailure { throw failure }
         } catch {
             lua_settop(L, base)

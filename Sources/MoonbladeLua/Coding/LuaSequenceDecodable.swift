@@ -24,7 +24,7 @@ extension Array: LuaSequenceDecodable where Element: Decodable {
         while position <= count {
             lua_rawgeti(L, table, lua_Integer(position))
             defer { lua_settop(L, -2) }
-            elements.append(try decoder.decodeValue(Element.self, at: lua_gettop(L), key: LuaCodingKey(index: position)))
+            elements.append(try decoder.decodeValue(Element.self, at: lua_gettop(L), step: .position(position)))
             position += 1
         }
         return elements

@@ -50,7 +50,8 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     // A field's read pushes its value (`required`, `present`) and pops it in a `defer`, thrown or not.
     // Written out per type rather than passing the read as a closure: the compiler keeps such a
-    // closure a function of its own, a call and a context per field.
+    // closure a function of its own, a call and a context per field. The reads go through
+    // ``LuaScalarRead``, and only a failure calls the decoder (see there for why).
 
     /// Pushes a required field's value and returns its absolute index.
     @inline(__always)
@@ -68,140 +69,110 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        let L = self.L
+        let index = try required(key)
         defer { lua_settop(L, -2) }
-        return try decoder.decodeBool(at: required(key), key: key)
+        guard let value = LuaScalarRead.bool(L, index) else { throw decoder.boolFailure(at: index, key: key) }
+        return value
     }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        let L = self.L
+        let index = try required(key)
         defer { lua_settop(L, -2) }
-        return try decoder.decodeString(at: required(key), key: key)
+        guard let value = LuaScalarRead.string(L, index) else { throw decoder.stringFailure(at: index, key: key) }
+        return value
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        let L = self.L
+        let index = try required(key)
         defer { lua_settop(L, -2) }
-        return try decoder.decodeDouble(at: required(key), key: key)
+        guard let value = LuaScalarRead.double(L, index) else { throw decoder.doubleFailure(at: index, key: key) }
+        return value
     }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        let L = self.L
+        let index = try required(key)
         defer { lua_settop(L, -2) }
-        return try decoder.decodeFloat(at: required(key), key: key)
+        guard let value = LuaScalarRead.float(L, index) else { throw decoder.floatFailure(at: index, key: key) }
+        return value
     }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decodeInteger(type, forKey: key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decodeInteger(type, forKey: key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decodeInteger(type, forKey: key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decodeInteger(type, forKey: key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decodeInteger(type, forKey: key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decodeInteger(type, forKey: key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decodeInteger(type, forKey: key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decodeInteger(type, forKey: key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decodeInteger(type, forKey: key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decodeInteger(type, forKey: key) }
+
+    /// An integer field, for each integer type (inlined, so specialized at each).
+    @inline(__always)
+    private func decodeInteger<I: FixedWidthInteger>(_ type: I.Type, forKey key: Key) throws -> I {
+        let L = self.L
+        let index = try required(key)
         defer { lua_settop(L, -2) }
-        return try decoder.decodeInteger(Int.self, at: required(key), key: key)
+        guard let value = LuaScalarRead.integer(I.self, L, index) else { throw decoder.integerFailure(I.self, at: index, key: key) }
+        return value
     }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
-        defer { lua_settop(L, -2) }
-        return try decoder.decodeInteger(Int8.self, at: required(key), key: key)
-    }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-        defer { lua_settop(L, -2) }
-        return try decoder.decodeInteger(Int16.self, at: required(key), key: key)
-    }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-        defer { lua_settop(L, -2) }
-        return try decoder.decodeInteger(Int32.self, at: required(key), key: key)
-    }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        defer { lua_settop(L, -2) }
-        return try decoder.decodeInteger(Int64.self, at: required(key), key: key)
-    }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-        defer { lua_settop(L, -2) }
-        return try decoder.decodeInteger(UInt.self, at: required(key), key: key)
-    }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-        defer { lua_settop(L, -2) }
-        return try decoder.decodeInteger(UInt8.self, at: required(key), key: key)
-    }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-        defer { lua_settop(L, -2) }
-        return try decoder.decodeInteger(UInt16.self, at: required(key), key: key)
-    }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-        defer { lua_settop(L, -2) }
-        return try decoder.decodeInteger(UInt32.self, at: required(key), key: key)
-    }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-        defer { lua_settop(L, -2) }
-        return try decoder.decodeInteger(UInt64.self, at: required(key), key: key)
-    }
+
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         defer { lua_settop(L, -2) }
-        return try decoder.decodeValue(T.self, at: required(key), key: key)
+        return try decoder.decodeValue(T.self, at: required(key), step: .key(key))
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        let L = self.L
         defer { lua_settop(L, -2) }
         guard let index = present(key) else { return nil }
-        return try decoder.decodeBool(at: index, key: key)
+        guard let value = LuaScalarRead.bool(L, index) else { throw decoder.boolFailure(at: index, key: key) }
+        return value
     }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        let L = self.L
         defer { lua_settop(L, -2) }
         guard let index = present(key) else { return nil }
-        return try decoder.decodeString(at: index, key: key)
+        guard let value = LuaScalarRead.string(L, index) else { throw decoder.stringFailure(at: index, key: key) }
+        return value
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        let L = self.L
         defer { lua_settop(L, -2) }
         guard let index = present(key) else { return nil }
-        return try decoder.decodeDouble(at: index, key: key)
+        guard let value = LuaScalarRead.double(L, index) else { throw decoder.doubleFailure(at: index, key: key) }
+        return value
     }
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        let L = self.L
         defer { lua_settop(L, -2) }
         guard let index = present(key) else { return nil }
-        return try decoder.decodeFloat(at: index, key: key)
+        guard let value = LuaScalarRead.float(L, index) else { throw decoder.floatFailure(at: index, key: key) }
+        return value
     }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try decodeIntegerIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try decodeIntegerIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try decodeIntegerIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try decodeIntegerIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try decodeIntegerIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try decodeIntegerIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try decodeIntegerIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try decodeIntegerIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try decodeIntegerIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try decodeIntegerIfPresent(type, forKey: key) }
+
+    @inline(__always)
+    private func decodeIntegerIfPresent<I: FixedWidthInteger>(_ type: I.Type, forKey key: Key) throws -> I? {
+        let L = self.L
         defer { lua_settop(L, -2) }
         guard let index = present(key) else { return nil }
-        return try decoder.decodeInteger(Int.self, at: index, key: key)
-    }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
-        defer { lua_settop(L, -2) }
-        guard let index = present(key) else { return nil }
-        return try decoder.decodeInteger(Int8.self, at: index, key: key)
-    }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
-        defer { lua_settop(L, -2) }
-        guard let index = present(key) else { return nil }
-        return try decoder.decodeInteger(Int16.self, at: index, key: key)
-    }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
-        defer { lua_settop(L, -2) }
-        guard let index = present(key) else { return nil }
-        return try decoder.decodeInteger(Int32.self, at: index, key: key)
-    }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        defer { lua_settop(L, -2) }
-        guard let index = present(key) else { return nil }
-        return try decoder.decodeInteger(Int64.self, at: index, key: key)
-    }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
-        defer { lua_settop(L, -2) }
-        guard let index = present(key) else { return nil }
-        return try decoder.decodeInteger(UInt.self, at: index, key: key)
-    }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
-        defer { lua_settop(L, -2) }
-        guard let index = present(key) else { return nil }
-        return try decoder.decodeInteger(UInt8.self, at: index, key: key)
-    }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
-        defer { lua_settop(L, -2) }
-        guard let index = present(key) else { return nil }
-        return try decoder.decodeInteger(UInt16.self, at: index, key: key)
-    }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
-        defer { lua_settop(L, -2) }
-        guard let index = present(key) else { return nil }
-        return try decoder.decodeInteger(UInt32.self, at: index, key: key)
-    }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
-        defer { lua_settop(L, -2) }
-        guard let index = present(key) else { return nil }
-        return try decoder.decodeInteger(UInt64.self, at: index, key: key)
+        guard let value = LuaScalarRead.integer(I.self, L, index) else { throw decoder.integerFailure(I.self, at: index, key: key) }
+        return value
     }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         defer { lua_settop(L, -2) }
         guard let index = present(key) else { return nil }
-        return try decoder.decodeValue(T.self, at: index, key: key)
+        return try decoder.decodeValue(T.self, at: index, step: .key(key))
     }
 
     /// Leaves `table[key]` on the stack (until the value owning this container is done) and returns a
@@ -257,10 +228,10 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     /// The key of the next item: its Lua position, 1-based.
     private var nextKey: LuaCodingKey { LuaCodingKey(index: Int(position) + 1) }
 
-    /// Reads the next item with `read`, which gets the decoder, the item's absolute index and its key,
-    /// and moves past it.
+    /// Reads the next item with `read`, which gets the decoder, the item's absolute index and its
+    /// position, and moves past it.
     @inline(__always)
-    private mutating func next<T>(_ type: T.Type, _ read: (LuaValueDecoder, Int32, LuaCodingKey) throws -> T) throws -> T {
+    private mutating func next<T>(_ type: T.Type, _ read: (LuaValueDecoder, Int32, Int) throws -> T) throws -> T {
         guard position < total else {
             throw DecodingError.valueNotFound(
                 T.self,
@@ -268,7 +239,7 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         }
         lua_rawgeti(L, table, lua_Integer(position + 1))
         defer { lua_settop(L, -2) }
-        let value = try read(decoder, lua_gettop(L), nextKey)
+        let value = try read(decoder, lua_gettop(L), Int(position) + 1)
         position += 1
         return value
     }
@@ -285,21 +256,23 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         return true
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try next(type) { try $0.decodeBool(at: $1, key: $2) } }
-    mutating func decode(_ type: String.Type) throws -> String { try next(type) { try $0.decodeString(at: $1, key: $2) } }
-    mutating func decode(_ type: Double.Type) throws -> Double { try next(type) { try $0.decodeDouble(at: $1, key: $2) } }
-    mutating func decode(_ type: Float.Type) throws -> Float { try next(type) { try $0.decodeFloat(at: $1, key: $2) } }
-    mutating func decode(_ type: Int.Type) throws -> Int { try next(type) { try $0.decodeInteger(Int.self, at: $1, key: $2) } }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next(type) { try $0.decodeInteger(Int8.self, at: $1, key: $2) } }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next(type) { try $0.decodeInteger(Int16.self, at: $1, key: $2) } }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next(type) { try $0.decodeInteger(Int32.self, at: $1, key: $2) } }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next(type) { try $0.decodeInteger(Int64.self, at: $1, key: $2) } }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try next(type) { try $0.decodeInteger(UInt.self, at: $1, key: $2) } }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next(type) { try $0.decodeInteger(UInt8.self, at: $1, key: $2) } }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type) { try $0.decodeInteger(UInt16.self, at: $1, key: $2) } }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type) { try $0.decodeInteger(UInt32.self, at: $1, key: $2) } }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) { try $0.decodeInteger(UInt64.self, at: $1, key: $2) } }
-    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next(type) { try $0.decodeValue(T.self, at: $1, key: $2) } }
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try next(type) { try $0.decodeBool(at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: String.Type) throws -> String { try next(type) { try $0.decodeString(at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Double.Type) throws -> Double { try next(type) { try $0.decodeDouble(at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Float.Type) throws -> Float { try next(type) { try $0.decodeFloat(at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Int.Type) throws -> Int { try next(type) { try $0.decodeInteger(Int.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next(type) { try $0.decodeInteger(Int8.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next(type) { try $0.decodeInteger(Int16.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next(type) { try $0.decodeInteger(Int32.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next(type) { try $0.decodeInteger(Int64.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try next(type) { try $0.decodeInteger(UInt.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next(type) { try $0.decodeInteger(UInt8.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type) { try $0.decodeInteger(UInt16.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type) { try $0.decodeInteger(UInt32.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) { try $0.decodeInteger(UInt64.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try next(type) { try $0.decodeValue(T.self, at: $1, step: .position($2)) }
+    }
 
     /// Leaves the next item on the stack (until the value owning this container is done), moves past
     /// it and returns a decoder for it.
@@ -351,5 +324,5 @@ struct LuaSingleValueDecodingContainer: SingleValueDecodingContainer {
     func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.decodeInteger(UInt16.self, at: index, key: nil) }
     func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.decodeInteger(UInt32.self, at: index, key: nil) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decodeInteger(UInt64.self, at: index, key: nil) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(T.self, at: index, key: nil) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(T.self, at: index, step: nil) }
 }

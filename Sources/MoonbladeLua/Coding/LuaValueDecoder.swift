@@ -24,8 +24,8 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     @exclusivity(unchecked) private var children: [LuaValueDecoder] = []
     unowned(unsafe) private var root: LuaValueDecoder?
 
-    /// Keys from the root to the value being decoded.
-    @exclusivity(unchecked) private(set) var path: [any CodingKey]
+    /// Steps from the root to the value being decoded.
+    @exclusivity(unchecked) private var steps: [LuaPathStep]
     @exclusivity(unchecked) private var depth = 0
     /// The stack index of the value being decoded, and the Swift type it is being decoded as.
     @exclusivity(unchecked) private(set) var index: Int32 = 0
@@ -48,7 +48,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     init(state: OpaquePointer, options: LuaDecoder) {
         L = state
         self.options = options
-        path = []
+        steps = []
         keyStrings = LuaRuntime.of(state).keyStrings
     }
 
@@ -56,7 +56,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
         L = state
         // A decode that returned left no path or tables behind; one that threw may have.
         if !children.isEmpty { children.removeAll(keepingCapacity: true) }
-        if !path.isEmpty { path.removeAll(keepingCapacity: true) }
+        if !steps.isEmpty { steps.removeAll(keepingCapacity: true) }
         if !tables.isEmpty { tables.removeAll(keepingCapacity: true) }
         depth = 0
         index = 0
@@ -74,7 +74,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     private init(parent: LuaValueDecoder, path: [any CodingKey], index: Int32) {
         L = parent.L
         options = parent.options
-        self.path = path
+        steps = path.map(LuaPathStep.key)
         self.index = index
         depth = parent.depth
         tables = parent.tables
@@ -93,6 +93,8 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
         return LuaValueDecoder(parent: self, path: path, index: index)
     }
 
+    /// Keys from the root to the value being decoded.
+    var path: [any CodingKey] { steps.codingPath }
     var codingPath: [any CodingKey] { path }
     var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
 
@@ -144,121 +146,127 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
 
     @inline(__always)
     func decodeBool(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> Bool {
-        guard lua_type(L, index) == LUA_TBOOLEAN else { throw mismatch(Bool.self, expected: "Bool", at: index, key: key()) }
-        return lua_toboolean(L, index) != 0
+        guard let value = LuaScalarRead.bool(L, index) else { throw boolFailure(at: index, key: key()) }
+        return value
     }
 
     @inline(__always)
     func decodeString(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> String {
-        // ASCII (most state strings) needs no validation, and `String(decoding:)` is the fast path.
-        let string = stack.withStringBytes(at: index) { bytes in
-            LuaCoding.isASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
-        }
-        guard let string else { throw mismatch(String.self, expected: "String", at: index, key: key()) }
-        guard let string else { throw corrupted(key: key(), "expected String, found a string that is not valid UTF-8") }
-        return string
+        guard let value = LuaScalarRead.string(L, index) else { throw stringFailure(at: index, key: key()) }
+        return value
     }
 
     @inline(__always)
     func decodeInteger<I: FixedWidthInteger>(_ type: I.Type, at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> I {
-        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch(I.self, expected: "\(I.self)", at: index, key: key()) }
-        var isInteger: Int32 = 0
-        let value = lua_tointegerx(L, index, &isInteger)
-        if isInteger != 0, let exact = I(exactly: value) { return exact }
-        throw integerError(I.self, at: index, key: key(), isInteger: isInteger != 0)
-    }
-
-    private func integerError(_ type: Any.Type, at index: Int32, key: (any CodingKey)?, isInteger: Bool) -> any Error {
-        let number = lua_tonumberx(L, index, nil)
-        let reason = isInteger || (number.isFinite && number.rounded(.towardZero) == number) ? "out of range" : "not a whole number"
-        return corrupted(key: key, "expected \(type), found \(LuaCoding.describeValue(L, index)) (\(reason))")
+        guard let value = LuaScalarRead.integer(I.self, L, index) else { throw integerFailure(I.self, at: index, key: key()) }
+        return value
     }
 
     @inline(__always)
     func decodeDouble(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> Double {
-        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch(Double.self, expected: "Double", at: index, key: key()) }
-        guard lua_isinteger(L, index) != 0 else { return lua_tonumberx(L, index, nil) }
-        let integer = lua_tointegerx(L, index, nil)
-        let double = Double(integer)
-        guard Int64(exactly: double) == integer else {
-            throw corrupted(key: key(), "expected Double, found integer \(integer) (no exact Double)")
-        }
-        return double
+        guard let value = LuaScalarRead.double(L, index) else { throw doubleFailure(at: index, key: key()) }
+        return value
     }
 
     @inline(__always)
     func decodeFloat(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> Float {
-        let double = try decodeDouble(at: index, key: key())
-        let float = Float(double)
-        guard float.isFinite || !double.isFinite else {
-            throw corrupted(key: key(), "expected Float, found number \(double) (out of range)")
-        }
-        return float
+        guard let value = LuaScalarRead.float(L, index) else { throw floatFailure(at: index, key: key()) }
+        return value
+    }
+
+    // Why a ``LuaScalarRead`` said nil, as the error a person reads.
+
+    func boolFailure(at index: Int32, key: (any CodingKey)?) -> any Error {
+        mismatch(Bool.self, expected: "Bool", at: index, key: key)
+    }
+
+    func stringFailure(at index: Int32, key: (any CodingKey)?) -> any Error {
+        guard lua_type(L, index) == LUA_TSTRING else { return mismatch(String.self, expected: "String", at: index, key: key) }
+        return corrupted(key: key, "expected String, found a string that is not valid UTF-8")
+    }
+
+    func integerFailure(_ type: Any.Type, at index: Int32, key: (any CodingKey)?) -> any Error {
+        guard lua_type(L, index) == LUA_TNUMBER else { return mismatch(type, expected: "\(type)", at: index, key: key) }
+        let number = lua_tonumberx(L, index, nil)
+        let reason =
+            lua_isinteger(L, index) != 0 || (number.isFinite && number.rounded(.towardZero) == number)
+            ? "out of range" : "not a whole number"
+        return corrupted(key: key, "expected \(type), found \(LuaCoding.describeValue(L, index)) (\(reason))")
+    }
+
+    func doubleFailure(at index: Int32, key: (any CodingKey)?) -> any Error {
+        guard lua_type(L, index) == LUA_TNUMBER else { return mismatch(Double.self, expected: "Double", at: index, key: key) }
+        return corrupted(key: key, "expected Double, found integer \(lua_tointegerx(L, index, nil)) (no exact Double)")
+    }
+
+    func floatFailure(at index: Int32, key: (any CodingKey)?) -> any Error {
+        guard LuaScalarRead.double(L, index) != nil else { return doubleFailure(at: index, key: key) }
+        return corrupted(key: key, "expected Float, found number \(lua_tonumberx(L, index, nil)) (out of range)")
     }
 
     // MARK: Values
 
-    /// Reads the value at the absolute `index` as a `T`; `key` is where it sits in its container (nil
+    /// Reads the value at the absolute `index` as a `T`; `step` is where it sits in its container (nil
     /// for the root or a single-value container).
     @inline(__always)
-    func decodeValue<T: Decodable>(_ type: T.Type, at index: Int32, key: (any CodingKey)?) throws -> T {
+    func decodeValue<T: Decodable>(_ type: T.Type, at index: Int32, step: LuaPathStep?) throws -> T {
         if T.self == String.self {
-            return unsafeBitCast(try decodeString(at: index, key: key), to: T.self)
+            return unsafeBitCast(try decodeString(at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Int.self {
-            return unsafeBitCast(try decodeInteger(Int.self, at: index, key: key), to: T.self)
+            return unsafeBitCast(try decodeInteger(Int.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Double.self {
-            return unsafeBitCast(try decodeDouble(at: index, key: key), to: T.self)
+            return unsafeBitCast(try decodeDouble(at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Bool.self {
-            return unsafeBitCast(try decodeBool(at: index, key: key), to: T.self)
+            return unsafeBitCast(try decodeBool(at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Int64.self {
-            return unsafeBitCast(try decodeInteger(Int64.self, at: index, key: key), to: T.self)
+            return unsafeBitCast(try decodeInteger(Int64.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Int32.self {
-            return unsafeBitCast(try decodeInteger(Int32.self, at: index, key: key), to: T.self)
+            return unsafeBitCast(try decodeInteger(Int32.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Int16.self {
-            return unsafeBitCast(try decodeInteger(Int16.self, at: index, key: key), to: T.self)
+            return unsafeBitCast(try decodeInteger(Int16.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Int8.self {
-            return unsafeBitCast(try decodeInteger(Int8.self, at: index, key: key), to: T.self)
+            return unsafeBitCast(try decodeInteger(Int8.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == UInt8.self {
-            return unsafeBitCast(try decodeInteger(UInt8.self, at: index, key: key), to: T.self)
+            return unsafeBitCast(try decodeInteger(UInt8.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == UInt16.self {
-            return unsafeBitCast(try decodeInteger(UInt16.self, at: index, key: key), to: T.self)
+            return unsafeBitCast(try decodeInteger(UInt16.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == UInt32.self {
-            return unsafeBitCast(try decodeInteger(UInt32.self, at: index, key: key), to: T.self)
+            return unsafeBitCast(try decodeInteger(UInt32.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == UInt64.self {
-            return unsafeBitCast(try decodeInteger(UInt64.self, at: index, key: key), to: T.self)
+            return unsafeBitCast(try decodeInteger(UInt64.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == UInt.self {
-            return unsafeBitCast(try decodeInteger(UInt.self, at: index, key: key), to: T.self)
+            return unsafeBitCast(try decodeInteger(UInt.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Float.self {
-            return unsafeBitCast(try decodeFloat(at: index, key: key), to: T.self)
+            return unsafeBitCast(try decodeFloat(at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Date.self {
-            return unsafeBitCast(try decodeDate(at: index, key: key), to: T.self)
+            return unsafeBitCast(try decodeDate(at: index, step: step), to: T.self)
         } else if T.self == Data.self {
-            return unsafeBitCast(try decodeData(at: index, key: key), to: T.self)
+            return unsafeBitCast(try decodeData(at: index, step: step), to: T.self)
         }
         if let cache, cacheSuspension == 0 {
-            return try decodeCached(T.self, at: index, key: key, cache: cache)
+            return try decodeCached(T.self, at: index, step: step, cache: cache)
         }
         if let sequence = sequenceDecodable(T.self) {
-            return try decodeNested(T.self, at: index, key: key) { try sequence.luaDecodeSequence(with: $0) as! T }
+            return try decodeNested(T.self, at: index, step: step) { try sequence.luaDecodeSequence(with: $0) as! T }
         }
-        return try decodeNested(T.self, at: index, key: key) { try T(from: $0) }
+        return try decodeNested(T.self, at: index, step: step) { try T(from: $0) }
     }
 
     /// Runs `body` with this decoder pointed at the value at `index`, then restores it and the stack.
     func decodeNested<T>(
-        _ type: T.Type, at index: Int32, key: (any CodingKey)?, _ body: (LuaValueDecoder) throws -> T
+        _ type: T.Type, at index: Int32, step: LuaPathStep?, _ body: (LuaValueDecoder) throws -> T
     ) throws -> T {
         guard depth < LuaCoding.maximumDepth else {
-            throw corrupted(key: key, "nested more than \(LuaCoding.maximumDepth) levels deep")
+            throw corrupted(key: step?.codingKey, "nested more than \(LuaCoding.maximumDepth) levels deep")
         }
         try reserve()
         // A table met again on the way down is a cycle; a single-value container handing its own
-        // value on (key nil, same index) is not.
+        // value on (step nil, same index) is not.
         var tracksTable = false
-        if lua_type(L, index) == LUA_TTABLE && (key != nil || index != self.index) {
+        if lua_type(L, index) == LUA_TTABLE && (step != nil || index != self.index) {
             let identity = lua_topointer(L, index)!
             if tables.contains(identity) {
-                throw corrupted(key: key, "found a table that contains itself (a cycle)")
+                throw corrupted(key: step?.codingKey, "found a table that contains itself (a cycle)")
             }
             tables.append(identity)
             tracksTable = true
@@ -270,24 +278,24 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
         // version being decoded through the cache has no proxies left: no look-up for its tables.
         self.index = cache == nil ? LuaStack(L).resolveStateProxy(at: index) : index
         valueType = T.self
-        // Tested and unwrapped in place: binding it would copy the key (and the root's `nil`) through
-        // the existential's value witnesses.
-        if key != nil { path.append(key.unsafelyUnwrapped) }
+        // Tested and unwrapped in place: binding it would copy the step (and the root's `nil`) once more.
+        if step != nil { steps.append(step.unsafelyUnwrapped) }
         depth += 1
         defer {
             (self.index, valueType) = saved
             depth -= 1
-            if key != nil { path.removeLast() }
+            if step != nil { steps.removeLast() }
             if tracksTable { tables.removeLast() }
             lua_settop(L, top)
         }
         return try body(self)
     }
 
-    private func decodeDate(at index: Int32, key: (any CodingKey)?) throws -> Date {
+    private func decodeDate(at index: Int32, step: LuaPathStep?) throws -> Date {
+        let key = step?.codingKey
         switch options.dateDecodingStrategy {
         case .deferredToDate:
-            return try decodeNested(Date.self, at: index, key: key) { try Date(from: $0) }
+            return try decodeNested(Date.self, at: index, step: step) { try Date(from: $0) }
         case .secondsSince1970:
             return Date(timeIntervalSince1970: try decodeDouble(at: index, key: key))
         case .millisecondsSince1970:
@@ -299,14 +307,15 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
             }
             return date
         case .custom(let decode):
-            return try decodeNested(Date.self, at: index, key: key) { try decode($0) }
+            return try decodeNested(Date.self, at: index, step: step) { try decode($0) }
         }
     }
 
-    private func decodeData(at index: Int32, key: (any CodingKey)?) throws -> Data {
+    private func decodeData(at index: Int32, step: LuaPathStep?) throws -> Data {
+        let key = step?.codingKey
         switch options.dataDecodingStrategy {
         case .deferredToData:
-            return try decodeNested(Data.self, at: index, key: key) { try Data(from: $0) }
+            return try decodeNested(Data.self, at: index, step: step) { try Data(from: $0) }
         case .base64:
             guard let data = stack.withStringBytes(at: index, { Data(base64Encoded: Data($0)) }) else {
                 throw mismatch(Data.self, expected: "base64-encoded Data", at: index, key: key)
@@ -321,7 +330,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
             }
             return data
         case .custom(let decode):
-            return try decodeNested(Data.self, at: index, key: key) { try decode($0) }
+            return try decodeNested(Data.self, at: index, step: step) { try decode($0) }
         }
     }
 

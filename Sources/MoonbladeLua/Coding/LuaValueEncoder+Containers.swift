@@ -39,14 +39,14 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     mutating func encode(_ value: UInt64, forKey key: Key) throws {
         guard table != 0 else { throw encoder.overflow() }
         encoder.pushKey(key, integer: integerKeys)
-        do { try encoder.pushUnsigned(value, key: key) } catch { lua_settop(L, -2); throw error }
+        do { try encoder.pushUnsigned(value, step: .key(key)) } catch { lua_settop(L, -2); throw error }
         lua_rawset(L, table)
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         guard table != 0 else { throw encoder.overflow() }
         encoder.pushKey(key, integer: integerKeys)
-        do { try encoder.pushValue(value, key: key) } catch { lua_settop(L, -2); throw error }
+        do { try encoder.pushValue(value, step: .key(key)) } catch { lua_settop(L, -2); throw error }
         lua_rawset(L, table)  // a nil value (an Optional inside) leaves the key absent
     }
 
@@ -124,7 +124,7 @@ struct LuaUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt) throws { try encode(UInt64(value)) }
     mutating func encode(_ value: UInt64) throws {
         guard table != 0 else { throw encoder.overflow() }
-        try encoder.pushUnsigned(value, key: LuaCodingKey(index: count + 1))
+        try encoder.pushUnsigned(value, step: .position(count + 1))
         count += 1
         lua_rawseti(L, table, lua_Integer(count))
     }
@@ -132,7 +132,7 @@ struct LuaUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     mutating func encode<T: Encodable>(_ value: T) throws {
         guard table != 0 else { throw encoder.overflow() }
         let position = count + 1
-        try encoder.pushValue(value, key: LuaCodingKey(index: position))
+        try encoder.pushValue(value, step: .position(position))
         if lua_type(L, -1) == LUA_TNIL {  // an Optional that was nil
             lua_settop(L, -2)
             try encoder.pushNilItem(position: position)
@@ -197,13 +197,13 @@ struct LuaSingleValueEncodingContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt) throws { try encode(UInt64(value)) }
     mutating func encode(_ value: UInt64) throws {
         try encoder.beginSingleValue()
-        try encoder.pushUnsigned(value, key: nil)
+        try encoder.pushUnsigned(value, step: nil)
         encoder.endSingleValue()
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         try encoder.beginSingleValue()
-        try encoder.pushValue(value, key: nil)
+        try encoder.pushValue(value, step: nil)
         encoder.endSingleValue()
     }
 }

@@ -25,7 +25,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
     unowned(unsafe) private var root: LuaValueEncoder?
 
     /// Keys from the root to the value being encoded (materialized only when a key is asked for).
-    @exclusivity(unchecked) private(set) var path: [any CodingKey]
+    @exclusivity(unchecked) private var steps: [LuaPathStep]
     @exclusivity(unchecked) private var depth = 0
 
     /// The stack slot the value being encoded goes to.
@@ -54,7 +54,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
     init(state: OpaquePointer, options: LuaEncoder) {
         L = state
         self.options = options
-        path = []
+        steps = []
         superTarget = nil
         keyStrings = LuaRuntime.of(state).keyStrings
     }
@@ -62,7 +62,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
     func prepareForReuse(state: OpaquePointer) {
         L = state
         // A push that returned left no path behind; one that threw may have.
-        if !path.isEmpty { path.removeAll(keepingCapacity: true) }
+        if !steps.isEmpty { steps.removeAll(keepingCapacity: true) }
         depth = 0
         slot = 0
         valuePointer = nil
@@ -83,7 +83,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
     ) {
         L = parent.L
         options = parent.options
-        self.path = path
+        steps = path.map(LuaPathStep.key)
         self.depth = parent.depth
         self.slot = slot
         self.superTarget = superTarget
@@ -94,6 +94,8 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         root.children.append(self)
     }
 
+    /// Keys from the root to the value being encoded.
+    var path: [any CodingKey] { steps.codingPath }
     var codingPath: [any CodingKey] { path }
     var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
 
@@ -104,10 +106,10 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
 
     // MARK: Values
 
-    /// Pushes `value` as exactly one Lua value; `key` is where it sits in its container (nil for the
+    /// Pushes `value` as exactly one Lua value; `step` is where it sits in its container (nil for the
     /// root or a single-value container), added to the path only when the value is not a scalar.
     @inline(__always)
-    func pushValue<T: Encodable>(_ value: T, key: (any CodingKey)?) throws {
+    func pushValue<T: Encodable>(_ value: T, step: LuaPathStep?) throws {
         if T.self == String.self {
             LuaStack(L).push(unsafeBitCast(value, to: String.self))
         } else if T.self == Int.self {
@@ -131,54 +133,53 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         } else if T.self == UInt32.self {
             lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: UInt32.self)))
         } else if T.self == UInt64.self {
-            try pushUnsigned(unsafeBitCast(value, to: UInt64.self), key: key)
+            try pushUnsigned(unsafeBitCast(value, to: UInt64.self), step: step)
         } else if T.self == UInt.self {
-            try pushUnsigned(UInt64(unsafeBitCast(value, to: UInt.self)), key: key)
+            try pushUnsigned(UInt64(unsafeBitCast(value, to: UInt.self)), step: step)
         } else if T.self == Float.self {
             lua_pushnumber(L, Double(unsafeBitCast(value, to: Float.self)))
         } else if T.self == Date.self {
-            try pushDate(unsafeBitCast(value, to: Date.self), key: key)
+            try pushDate(unsafeBitCast(value, to: Date.self), step: step)
         } else if T.self == Data.self {
-            try pushData(unsafeBitCast(value, to: Data.self), key: key)
+            try pushData(unsafeBitCast(value, to: Data.self), step: step)
         } else {
-            try pushNested(value, key: key)
+            try pushNested(value, step: step)
         }
     }
 
     @inline(__always)
-    func pushUnsigned(_ value: UInt64, key: (any CodingKey)?) throws {
+    func pushUnsigned(_ value: UInt64, step: LuaPathStep?) throws {
         guard value <= UInt64(Int64.max) else {
-            throw invalid(value, key: key, "\(value) does not fit in a Lua integer (the largest is \(Int64.max))")
+            throw invalid(value, step: step, "\(value) does not fit in a Lua integer (the largest is \(Int64.max))")
         }
         lua_pushinteger(L, lua_Integer(value))
     }
 
     /// An `EncodingError` at `key`, boxed (see ``LuaValueDecoder/mismatch(_:expected:at:key:)`` for why).
-    func invalid(_ value: Any, key: (any CodingKey)?, _ message: String) -> any Error {
+    func invalid(_ value: Any, step: LuaPathStep?, _ message: String) -> any Error {
         var codingPath = path
-        if let key { codingPath.append(key) }
+        if let step { codingPath.append(step.codingKey) }
         return EncodingError.invalidValue(value, .init(codingPath: codingPath, debugDescription: message))
     }
 
     /// Encodes a value through its own `encode(to:)` with this encoder pointed at a fresh slot.
-    func pushNested<T: Encodable>(_ value: T, key: (any CodingKey)?) throws {
+    func pushNested<T: Encodable>(_ value: T, step: LuaPathStep?) throws {
         if let reusableTables, reusableTables.pushTable(for: value, L) { return }
         guard depth < LuaCoding.maximumDepth else {
-            throw invalid(value, key: key, "nested more than \(LuaCoding.maximumDepth) levels deep (a cycle?)")
+            throw invalid(value, step: step, "nested more than \(LuaCoding.maximumDepth) levels deep (a cycle?)")
         }
         try reserve()
         if depth == 0 { keyStrings.beginRoot() }
         let saved = (slot, valuePointer, valueType, uncountedKeyType)
         slot = lua_gettop(L) + 1
         uncountedKeyType = nil
-        // Tested and unwrapped in place: binding it would copy the key (and the root's `nil`) through
-        // the existential's value witnesses.
-        if key != nil { path.append(key.unsafelyUnwrapped) }
+        // Tested and unwrapped in place: binding it would copy the step (and the root's `nil`) once more.
+        if step != nil { steps.append(step.unsafelyUnwrapped) }
         depth += 1
         defer {
             (slot, valuePointer, valueType, uncountedKeyType) = saved
             depth -= 1
-            if key != nil { path.removeLast() }
+            if step != nil { steps.removeLast() }
         }
         do {
             try withUnsafePointer(to: value) { pointer in
@@ -224,25 +225,25 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         return (size.sequence, size.fields, shape.luaHasIntegerKeys)
     }
 
-    private func pushDate(_ date: Date, key: (any CodingKey)?) throws {
+    private func pushDate(_ date: Date, step: LuaPathStep?) throws {
         switch options.dateEncodingStrategy {
-        case .deferredToDate: try pushNested(date, key: key)
+        case .deferredToDate: try pushNested(date, step: step)
         case .secondsSince1970: lua_pushnumber(L, date.timeIntervalSince1970)
         case .millisecondsSince1970: lua_pushnumber(L, date.timeIntervalSince1970 * 1000)
         case .iso8601: LuaStack(L).push(date.formatted(Date.ISO8601FormatStyle()))
-        case .custom(let encode): try pushNested(CustomEncoded { try encode(date, $0) }, key: key)
+        case .custom(let encode): try pushNested(CustomEncoded { try encode(date, $0) }, step: step)
         }
     }
 
-    private func pushData(_ data: Data, key: (any CodingKey)?) throws {
+    private func pushData(_ data: Data, step: LuaPathStep?) throws {
         switch options.dataEncodingStrategy {
-        case .deferredToData: try pushNested(data, key: key)
+        case .deferredToData: try pushNested(data, step: step)
         case .base64: LuaStack(L).push(data.base64EncodedString())
         case .luaString:
             data.withUnsafeBytes { bytes in
                 _ = lua_pushlstring(L, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
             }
-        case .custom(let encode): try pushNested(CustomEncoded { try encode(data, $0) }, key: key)
+        case .custom(let encode): try pushNested(CustomEncoded { try encode(data, $0) }, step: step)
         }
     }
 
@@ -257,7 +258,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         switch options.nilInSequenceStrategy {
         case .reject:
             throw invalid(
-                Optional<Any>.none as Any, key: LuaCodingKey(index: position),
+                Optional<Any>.none as Any, step: .position(position),
                 "a Lua sequence cannot hold nil (set nilInSequenceStrategy to .null to encode it as null)")
         case .null:
             LuaStack(L).pushNull()
@@ -391,7 +392,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
     /// The error for a Lua stack that cannot grow (an `EncodingError`, boxed).
     func overflow() -> any Error {
         EncodingError.invalidValue(
-            path.count,
+            steps.count,
             .init(
                 codingPath: path, debugDescription: "the Lua stack cannot grow",
                 underlyingError: LuaError(.memory, message: "Lua stack overflow (cannot grow by \(LuaCoding.slotMargin) slots)")))

@@ -96,7 +96,7 @@ final class LuaDecodingCache {
             rootChanges: stack.type(at: base + 5) == .table ? base + 5 : 0,
             pendingRoot: hasChanges ? base + 6 : 0)
         try decoder.reserve()
-        let value = try decoder.decodeValue(T.self, at: base + 6, key: nil)
+        let value = try decoder.decodeValue(T.self, at: base + 6, step: nil)
         sweepIfGrown(stack, tables: base + 3)
         return value
     }

@@ -39,7 +39,7 @@ public struct LuaTableChanges {
             let integer = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isInteger) : 0
             if isInteger != 0 {
                 keys.append(.position(Int(integer)))
-            } else if let name = decoder.stack.withStringBytes(at: -1, { String(validating: $0, as: UTF8.self) }) ?? nil {
+            } else if let name = decoder.stack.withStringBytes(at: -1) { LuaCoding.string(validatingUTF8: $0) } ?? nil {
                 // Validated: a key whose bytes are not UTF-8 is `.other`, so the full decode reports it
                 // (repaired, it would name no key of the table and be dropped without a word).
                 keys.append(.name(name))
@@ -64,13 +64,13 @@ public struct LuaTableChanges {
         try decoder.reserve()
         push(key)
         defer { lua_settop(L, -2) }
-        let codingKey: LuaCodingKey
+        let step: LuaPathStep
         switch key {
-        case .position(let position): codingKey = LuaCodingKey(index: position)
-        case .name(let name): codingKey = LuaCodingKey(stringValue: name)
-        case .other: codingKey = LuaCodingKey(stringValue: "?")
+        case .position(let position): step = .position(position)
+        case .name(let name): step = .key(LuaCodingKey(stringValue: name))
+        case .other: step = .key(LuaCodingKey(stringValue: "?"))
         }
-        return try decoder.decodeValue(E.self, at: lua_gettop(L), key: codingKey)
+        return try decoder.decodeValue(E.self, at: lua_gettop(L), step: step)
     }
 
     /// `base` (an older table's array) patched to the new table, or nil when the new table is not a

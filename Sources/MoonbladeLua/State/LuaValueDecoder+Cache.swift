@@ -5,21 +5,21 @@ extension LuaValueDecoder {
     /// is not read again; a changed collection whose older table was decoded is patched; anything
     /// else is decoded in full and remembered (see ``LuaDecodingCache`` for what is kept).
     func decodeCached<T: Decodable>(
-        _ type: T.Type, at index: Int32, key: (any CodingKey)?, cache: LuaDecodingCache.Session
+        _ type: T.Type, at index: Int32, step: LuaPathStep?, cache: LuaDecodingCache.Session
     ) throws -> T {
-        // A single-value container re-reading its own table (key nil, same index) is the same value.
-        guard lua_type(L, index) == LUA_TTABLE, key != nil || index != self.index else {
-            return try decodeNested(T.self, at: index, key: key) { try T(from: $0) }
+        // A single-value container re-reading its own table (step nil, same index) is the same value.
+        guard lua_type(L, index) == LUA_TTABLE, step != nil || index != self.index else {
+            return try decodeNested(T.self, at: index, step: step) { try T(from: $0) }
         }
         let patchable = cache.patchableType(T.self)
         guard patchable != nil || index != cache.pendingRoot else {
-            return try decodeNested(T.self, at: index, key: key) { try T(from: $0) }
+            return try decodeNested(T.self, at: index, step: step) { try T(from: $0) }
         }
         guard patchable != nil || collectionDepth == 0 else {
             // An item of a collection: its value lives in the collection's entry.
             cacheSuspension += 1
             defer { cacheSuspension -= 1 }
-            return try decodeNested(T.self, at: index, key: key) { try T(from: $0) }
+            return try decodeNested(T.self, at: index, step: step) { try T(from: $0) }
         }
         let id = cache.id(ofTableAt: index, L)
         if let id, let hit = cache.value(id: id, type: T.self) {
@@ -39,11 +39,11 @@ extension LuaValueDecoder {
         defer { if patchable != nil { collectionDepth -= 1 } }
         let value: T
         if let patchable, let record, let baseID, let base = cache.value(id: baseID, type: T.self),
-            let patched = try patch(patchable, from: base, at: index, key: key, record: record)
+            let patched = try patch(patchable, from: base, at: index, step: step, record: record)
         {
             value = patched as! T
         } else {
-            value = try decodeNested(T.self, at: index, key: key) { try T(from: $0) }
+            value = try decodeNested(T.self, at: index, step: step) { try T(from: $0) }
         }
         cache.store(value, id: id, tableAt: index, L)
         if let baseID { cache.supersede(id: baseID, type: T.self) }
@@ -53,9 +53,9 @@ extension LuaValueDecoder {
     /// The value of the changed table at `index` made from `base`, the value of the table it came
     /// from, and its change `record`; nil when the collection cannot be patched, to decode it in full.
     private func patch<P: LuaStatePatchable>(
-        _ type: P.Type, from base: Any, at index: Int32, key: (any CodingKey)?, record: Int32
+        _ type: P.Type, from base: Any, at index: Int32, step: LuaPathStep?, record: Int32
     ) throws -> P? {
-        try decodeNested(P?.self, at: index, key: key) { decoder in
+        try decodeNested(P?.self, at: index, step: step) { decoder in
             try P.luaPatched(from: base as! P, changes: LuaTableChanges(decoder: decoder, table: index, record: record))
         }
     }
