@@ -317,6 +317,7 @@ final class JournalWriter: @unchecked Sendable {
             patch = StatePatch(from: currentState ?? JSONValue(), to: json)
             currentState = json
         }
+        let plugin = pending.item.plugin
         let payload: JSONValue?
         do {
             payload = try pending.item.payloadJSON()
@@ -325,8 +326,8 @@ final class JournalWriter: @unchecked Sendable {
         }
         return JournalEntry(
             sequence: pending.sequence, time: pending.time, name: pending.item.name,
-            kind: pending.item.isUpdater ? .updater : .sideEffect, payload: payload, plugin: pending.item.plugin?.name,
-            pluginVersion: pending.item.plugin?.version, outcome: pending.outcome, duration: pending.duration,
+            kind: pending.item.isUpdater ? .updater : .sideEffect, payload: payload, plugin: plugin?.name,
+            pluginVersion: plugin?.version, outcome: pending.outcome, duration: pending.duration,
             patch: patch, target: pending.target)
     }
 }
