@@ -53,8 +53,7 @@ extension DispatchRequest {
     /// does. No JSON text is one, so it tells a name from a payload on the command line and in lines.
     static func isItemName(_ word: Substring) -> Bool {
         let parts = word.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty }), let first = word.first else { return false }
-        return !first.isNumber && first != "-" && !word.contains { $0.isWhitespace || "\"{}[],:".contains($0) }
+        return parts.count == 2 && ItemName.isPlugin(parts[0]) && ItemName.isItem(parts[1])
     }
 }
 

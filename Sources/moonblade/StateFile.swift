@@ -6,10 +6,10 @@ enum StateFile {
     /// The state in the JSON file at `path`: an object.
     static func read(_ path: String) throws -> JSONValue {
         let data: [UInt8]
-        do {
-            data = try contents(of: path)
+        do throws(FileReadError) {
+            data = try FileReader.bytes(at: path)
         } catch {
-            throw fail("cannot read the state file \(path): \(error.reason)")
+            throw fail("\(error)")
         }
         let state: JSONValue
         do {
@@ -44,30 +44,6 @@ enum StateFile {
         } catch {
             throw fail("cannot save the state: \(error)")
         }
-    }
-
-    /// The bytes of the file at `path`; the error says why not in the system's words (`No such file
-    /// or directory`, `Is a directory`, `Permission denied`).
-    private static func contents(of path: String) throws(ReadFailure) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw ReadFailure() }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count == 0 { return bytes }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw ReadFailure()
-            }
-            bytes += chunk[..<count]
-        }
-    }
-
-    /// Why a file could not be read: the system's words for `errno` when it was made.
-    private struct ReadFailure: Error {
-        var reason = String(cString: strerror(errno))
     }
 
     private static func fail(_ message: String) -> Error {

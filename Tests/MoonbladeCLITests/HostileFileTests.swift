@@ -10,9 +10,9 @@ struct HostileFileTests {
     let workspace = Workspace()
 
     @Test(arguments: [
-        ("a folder", "error: cannot read the state file a folder: Is a directory\n"),
-        ("missing.json", "error: cannot read the state file missing.json: No such file or directory\n"),
-        ("state.json/inside", "error: cannot read the state file state.json/inside: Not a directory\n"),
+        ("a folder", "error: cannot read a folder: it is a folder\n"),
+        ("missing.json", "error: cannot read missing.json: no such file\n"),
+        ("state.json/inside", "error: cannot read state.json/inside: Not a directory\n"),
     ])
     func aStateFileThatCannotBeReadExits4SayingWhy(_ path: String, _ message: String) async throws {
         try workspace.file("a folder/x", "{}")

@@ -90,7 +90,7 @@ struct RunCommandTests {
 
     @Test(
         arguments: [
-            ("missing.json", nil, "error: cannot read the state file missing.json"),
+            ("missing.json", nil, "error: cannot read missing.json: no such file\n"),
             ("bad.json", "{ not json", "error: the state file bad.json is not valid JSON: line 1, column 3: expected a key in quotes, found 'n'\n"),
             ("list.json", "[1, 2]", "error: the state file list.json must hold a JSON object\n"),
         ] as [(String, String?, String)])

@@ -56,6 +56,23 @@ struct KeyValueStorageTests {
         #expect(try storage.read(key) == true)
     }
 
+    @Test func aFolderWhereAValueBelongsIsReportedInTheReadersWords() throws {
+        let folder = storage.directory.appendingPathComponent("todos.json")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let error = #expect(throws: StorageError.self) { try storage.read("todos") }
+        #expect(error?.kind == .unreadable)
+        #expect(error?.description == "cannot read \(folder.path): it is a folder")
+    }
+
+    @Test func aValueLinkedFromElsewhereIsReadThroughTheLink() throws {
+        try FileManager.default.createDirectory(at: storage.directory, withIntermediateDirectories: true)
+        let target = scratch.url.appendingPathComponent("kept.json")
+        try Data("[1, 2]".utf8).write(to: target)
+        try FileManager.default.createSymbolicLink(
+            at: storage.directory.appendingPathComponent("todos.json"), withDestinationURL: target)
+        #expect(try storage.read("todos") == [1, 2])
+    }
+
     @Test func aFileThatIsNotJSONIsReportedNotReadAsNil() throws {
         try FileManager.default.createDirectory(at: storage.directory, withIntermediateDirectories: true)
         try Data("{not json".utf8).write(to: storage.directory.appendingPathComponent("broken.json"))

@@ -61,7 +61,7 @@ struct PluginLoadingTests {
     @Test func aMissingPluginFileIsALoadError() throws {
         let host = try PluginHost<AppState>(plugins: ["/nonexistent/nowhere"])
         #expect(host.loadErrors.map(\.kind) == [.load])
-        #expect(host.loadErrors.first?.description.contains("cannot read") == true)
+        #expect(host.loadErrors.first?.description.contains("cannot read /nonexistent/nowhere/plugin.lua: no such file") == true)
     }
 
     @Test func pluginGlobalsDoNotLeakIntoOtherPlugins() throws {

@@ -96,10 +96,12 @@ import Testing
         let workspace = Workspace()
         let recorded = try await Self.recordSmallJournal(workspace)
         let path = workspace.path("cut.journal")
-        // Every offset of SQLite's header and around each page boundary; a stride of 127 between.
+        // Every offset of SQLite's header and around each page boundary; a stride of 127 between
+        // (1,270 under sanitizers, where each cut's SQLite work is ten times slower).
         let pageSize = 4096
+        let stride = 127.stretchedForSanitizers
         let offsets = (1..<recorded.bytes.count).filter { offset in
-            offset <= 120 || offset % pageSize < 3 || offset % pageSize > pageSize - 3 || offset % 127 == 0
+            offset <= 120 || offset % pageSize < 3 || offset % pageSize > pageSize - 3 || offset % stride == 0
         }
         for offset in offsets {
             try await expectDamage("cut at \(offset) of \(recorded.bytes.count)", of: recorded, at: path) { $0 = $0.prefix(offset) }
@@ -126,11 +128,13 @@ import Testing
         let recorded = try await Self.recordSmallJournal(workspace)
         let path = workspace.path("flipped.journal")
         var generator = SplitMix(seed: UInt64(mask))
-        // A spread of offsets over the whole file, and more in the last page (where the newest rows are).
+        // A spread of offsets over the whole file, and more in the last page (where the newest rows are):
+        // 40 of each, 4 under sanitizers.
         let count = recorded.bytes.count
+        let samples = 40.scaledDownForSanitizers
         let offsets = Set(
-            (0..<40).map { _ in Int(generator.next() % UInt64(count)) }
-                + (0..<40).map { _ in count - 1 - Int(generator.next() % UInt64(min(count, 4096))) })
+            (0..<samples).map { _ in Int(generator.next() % UInt64(count)) }
+                + (0..<samples).map { _ in count - 1 - Int(generator.next() % UInt64(min(count, 4096))) })
         for offset in offsets.sorted() {
             try await expectDamage("byte \(offset) ^ \(mask)", of: recorded, at: path) { $0[offset] ^= mask }
         }
@@ -343,7 +347,8 @@ import Testing
     @Test func aHugeRecordIsKeptWhole() async throws {
         let workspace = Workspace()
         let path = workspace.path("app.journal")
-        let big = String(repeating: "0123456789", count: 500_000)  // 5 MB in one payload and state
+        // 5 MB in one payload and state (500 kB, still many pages, under sanitizers).
+        let big = String(repeating: "0123456789", count: 500_000.scaledDownForSanitizers)
         do {
             let journal = try Journal(path: path, configuration: .init(snapshotInterval: 1))
             let host = try PluginHost<JSONValue>(plugins: [try workspace.tally()], journal: journal)

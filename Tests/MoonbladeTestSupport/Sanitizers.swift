@@ -4,8 +4,14 @@
 
 /// How many times slower this test process runs than a plain debug build: 10 under ThreadSanitizer or
 /// AddressSanitizer (found by their runtime's entry point), 1 otherwise. Time bounds in tests are
-/// multiplied by it, so that `.ci/run`'s sanitized run measures the same thing as the plain one.
+/// multiplied by it, so that `.ci/run`'s sanitized run measures the same thing as the plain one, and
+/// the heaviest tests do less work, so that they do not load both cores for minutes.
+///
+/// `MOONBLADE_TEST_SLOWDOWN=10 swift test` rehearses a sanitized run's scaled-down tests in a plain build.
 public let sanitizerSlowdown: Int = {
+    if let rehearsed = getenv("MOONBLADE_TEST_SLOWDOWN").flatMap({ Int(String(cString: $0)) }), rehearsed >= 1 {
+        return rehearsed
+    }
     let handle = dlopen(nil, RTLD_NOW)
     defer { if let handle { dlclose(handle) } }
     let sanitized = ["__tsan_init", "__asan_init"].contains { (name: String) in dlsym(handle, name) != nil }
@@ -15,4 +21,13 @@ public let sanitizerSlowdown: Int = {
 extension Duration {
     /// This bound, stretched by ``sanitizerSlowdown`` in a sanitized run.
     public var allowingForSanitizers: Duration { self * sanitizerSlowdown }
+}
+
+extension Int {
+    /// This many (rounds, samples, bytes), divided by ``sanitizerSlowdown`` in a sanitized run, at
+    /// least 1: the same test on less work. A plain run does all of it.
+    public var scaledDownForSanitizers: Int { Swift.max(1, self / sanitizerSlowdown) }
+
+    /// This stride between samples, stretched by ``sanitizerSlowdown`` in a sanitized run: fewer samples.
+    public var stretchedForSanitizers: Int { self * sanitizerSlowdown }
 }

@@ -10,9 +10,9 @@
 // - `string.rep` with an empty string and separator loops `n` times producing nothing, `table.move`
 //   loops over its range whatever the table holds, and `table.sort` without a comparison function
 //   compares in C: none runs a Lua instruction, so they count their work against the budget.
-// - Library functions that scan or copy their whole input in C (`string.format`, `string.pack`,
-//   `utf8.len`, `table.concat`, `table.insert` at a position, ...) are charged by its size before they
-//   start, which also checks the deadline: the hook alone would let a loop of such calls run
+// - Library functions that scan or copy their input in C (`string.format`, `string.pack`,
+//   `utf8.len`, `table.concat`, `table.insert` at a position, ...) are charged by what they read (the
+//   whole input, its format, or the range they are given) before they start, which also checks the deadline: the hook alone would let a loop of such calls run
 //   `hook_interval` of them, each taking up to tens of milliseconds, between two checks.
 
 #include "../guest.h"
@@ -294,6 +294,54 @@ static int moonblade_sized_by_shift(lua_State *L) {
     return moonblade_call_in_place(L);
 }
 
+/// Where `string.byte`, `utf8.codepoint` or `utf8.len` reads string argument 1: the bytes from `i`
+/// (argument 2, 1 by default) to `j` (argument 3; by default `i`, or the end when `to_end`), negative
+/// positions counting from the end as Lua's own do; 0 when they are not integers (Lua then refuses them).
+static long long moonblade_string_span(lua_State *L, int to_end) {
+    lua_Integer length = (lua_Integer)lua_rawlen(L, 1);
+    int valid = 1;
+    lua_Integer i = lua_isnoneornil(L, 2) ? 1 : lua_tointegerx(L, 2, &valid);
+    if (!valid) return 0;
+    lua_Integer j = lua_isnoneornil(L, 3) ? (to_end ? -1 : i) : lua_tointegerx(L, 3, &valid);
+    if (!valid) return 0;
+    // Negated as unsigned: -LUA_MININTEGER overflows.
+    lua_Integer from = i > 0 ? i : (i == 0 || (lua_Unsigned)0 - (lua_Unsigned)i > (lua_Unsigned)length) ? 1 : length + i + 1;
+    lua_Integer to = j > length ? length : j >= 0 ? j : (lua_Unsigned)0 - (lua_Unsigned)j > (lua_Unsigned)length ? 0 : length + j + 1;
+    return to >= from ? (long long)(to - from) + 1 : 0;
+}
+
+/// `string.byte`, `utf8.codepoint` (upvalue 1; upvalue 2: 1, a value returned per byte of the range
+/// that ends at `i` by default) and `utf8.len` (upvalue 2: `moonblade_bytes_per_step`, a count of the
+/// range that ends at the end by default), charged by the range they read, not the whole string:
+/// stepping through a long string a byte at a time costs what a loop of `sub` does.
+static int moonblade_sized_by_span(lua_State *L) {
+    lua_Integer bytes_per_step = lua_tointeger(L, lua_upvalueindex(2));
+    long long bytes = lua_type(L, 1) == LUA_TSTRING ? moonblade_string_span(L, bytes_per_step > 1) : 0;
+    // A value a byte: more than the stack holds is refused before any work, as `table.unpack` is.
+    if (bytes_per_step == 1 && bytes > moonblade_most_results) bytes = 0;
+    long long steps = bytes / bytes_per_step;
+    if (steps >= moonblade_charged_input / moonblade_bytes_per_step) moonblade_charge_steps(L, steps);
+    return moonblade_call_in_place(L);
+}
+
+/// `utf8.offset(s, n, i)` (upvalue 1) reads from `i` to the position it finds, or to the end of the
+/// string in its direction when there is none: a distance known only once it has run, so it is
+/// charged after, one step per `moonblade_bytes_per_step` bytes (a single call reads one string at most).
+static int moonblade_sized_by_offset(lua_State *L) {
+    lua_Integer length = lua_type(L, 1) == LUA_TSTRING ? (lua_Integer)lua_rawlen(L, 1) : 0;
+    int valid = 1;
+    lua_Integer n = lua_tointegerx(L, 2, &valid);
+    lua_Integer start = lua_isnoneornil(L, 3) ? (n >= 0 ? 1 : length + 1) : lua_tointegerx(L, 3, &valid);
+    if (valid && start < 0) start = (lua_Unsigned)0 - (lua_Unsigned)start > (lua_Unsigned)length ? 0 : length + start + 1;
+    int results = moonblade_call_in_place(L);  // raises for what it refuses, before reading anything
+    if (valid && results == 1) {
+        lua_Integer found = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : (n > 0 ? length + 1 : 0);
+        long long bytes = (long long)(found > start ? found - start : start - found);
+        if (bytes >= moonblade_charged_input) moonblade_charge_steps(L, bytes / moonblade_bytes_per_step);
+    }
+    return results;
+}
+
 /// Replaces `table[name]` with `function` (a stand-in above) wrapping it, with `parameter` as its upvalue 2.
 static void moonblade_size_field(lua_State *L, int table, const char *name, lua_CFunction function, lua_Integer parameter) {
     table = lua_absindex(L, table);
@@ -303,19 +351,28 @@ static void moonblade_size_field(lua_State *L, int table, const char *name, lua_
     lua_setfield(L, table, name);
 }
 
-/// The library functions that scan their string arguments in C (all of them, `moonblade_bytes_per_step`
-/// bytes a step, or only their format, a byte a step). `sub` is not among them: it reads only the
-/// slice it copies, which the allocator charges.
+/// The library functions that read their string arguments in C: all of them (`moonblade_bytes_per_step`
+/// bytes a step), only their format (a byte a step), or only the range they are given. `sub` is not
+/// among them: it reads only the slice it copies, which the allocator charges. Nor is `rawequal`: it
+/// compares as `==` does, in one step the hook counts (long strings of one length by `memcmp`), and
+/// charging it by its arguments bounded nothing a script cannot write as `a == b`; the call's time
+/// limit bounds both.
 static void moonblade_size_library_functions(lua_State *L, int globals) {
-    static const struct { const char *library, *name; lua_CFunction standIn; } scanning[] = {
-        {LUA_STRLIBNAME, "packsize", moonblade_sized_by_format}, {LUA_STRLIBNAME, "pack", moonblade_sized_by_format},
-        {LUA_STRLIBNAME, "unpack", moonblade_sized_by_format},   {LUA_OSLIBNAME, "date", moonblade_sized_by_format},
-        {LUA_STRLIBNAME, "format", moonblade_sized_by_strings},  {LUA_STRLIBNAME, "byte", moonblade_sized_by_strings},
-        {LUA_STRLIBNAME, "upper", moonblade_sized_by_strings},   {LUA_STRLIBNAME, "lower", moonblade_sized_by_strings},
-        {LUA_STRLIBNAME, "reverse", moonblade_sized_by_strings}, {LUA_UTF8LIBNAME, "len", moonblade_sized_by_strings},
-        {LUA_UTF8LIBNAME, "offset", moonblade_sized_by_strings}, {LUA_UTF8LIBNAME, "codepoint", moonblade_sized_by_strings},
-        {LUA_UTF8LIBNAME, "codes", moonblade_sized_by_strings},  {LUA_GNAME, "tonumber", moonblade_sized_by_strings},
-        {LUA_GNAME, "rawequal", moonblade_sized_by_strings},
+    static const struct { const char *library, *name; lua_CFunction standIn; lua_Integer parameter; } scanning[] = {
+        {LUA_STRLIBNAME, "packsize", moonblade_sized_by_format, 0},
+        {LUA_STRLIBNAME, "pack", moonblade_sized_by_format, 0},
+        {LUA_STRLIBNAME, "unpack", moonblade_sized_by_format, 0},
+        {LUA_OSLIBNAME, "date", moonblade_sized_by_format, 0},
+        {LUA_STRLIBNAME, "format", moonblade_sized_by_strings, moonblade_bytes_per_step},
+        {LUA_STRLIBNAME, "upper", moonblade_sized_by_strings, moonblade_bytes_per_step},
+        {LUA_STRLIBNAME, "lower", moonblade_sized_by_strings, moonblade_bytes_per_step},
+        {LUA_STRLIBNAME, "reverse", moonblade_sized_by_strings, moonblade_bytes_per_step},
+        {LUA_UTF8LIBNAME, "codes", moonblade_sized_by_strings, moonblade_bytes_per_step},
+        {LUA_GNAME, "tonumber", moonblade_sized_by_strings, moonblade_bytes_per_step},
+        {LUA_STRLIBNAME, "byte", moonblade_sized_by_span, 1},
+        {LUA_UTF8LIBNAME, "codepoint", moonblade_sized_by_span, 1},
+        {LUA_UTF8LIBNAME, "len", moonblade_sized_by_span, moonblade_bytes_per_step},
+        {LUA_UTF8LIBNAME, "offset", moonblade_sized_by_offset, 0},
     };
     for (size_t index = 0; index < sizeof scanning / sizeof scanning[0]; index++) {
         if (strcmp(scanning[index].library, LUA_GNAME) == 0) {
@@ -323,7 +380,7 @@ static void moonblade_size_library_functions(lua_State *L, int globals) {
         } else {
             lua_getfield(L, globals, scanning[index].library);
         }
-        moonblade_size_field(L, -1, scanning[index].name, scanning[index].standIn, moonblade_bytes_per_step);
+        moonblade_size_field(L, -1, scanning[index].name, scanning[index].standIn, scanning[index].parameter);
         lua_pop(L, 1);
     }
     lua_getfield(L, globals, LUA_TABLIBNAME);

@@ -9,8 +9,9 @@
 //
 // Work that is not counted in instructions is charged too: an instruction or library function that
 // allocates a large block (`..`, `string.rep`, `table.concat`, `string.format`, ...) is charged for the
-// bytes, and makes the thread check the limits at its next instruction (the hook would otherwise wait
-// up to `hook_interval` instructions, each of which may copy many megabytes); library functions that
+// bytes, and, once that spends the budget or the deadline has passed, makes the thread check the limits
+// at its next instruction (the hook would otherwise wait up to `hook_interval` instructions, each of
+// which may copy many megabytes); library functions that
 // scan large inputs without allocating are charged by their wrappers (guards.c).
 //
 // Once a limit is exceeded the call must end: the library functions that catch errors raise it again
@@ -66,12 +67,22 @@ enum { moonblade_prompt_check_allocation = 64 * 1024 };
 
 static void moonblade_count_hook(lua_State *L, lua_Debug *ar);
 
+/// Whether the budget is spent or the deadline past: the next check will stop the guest call.
+static int moonblade_limit_passed(const moonblade_limits *limits) {
+    return (limits->instruction_budget != 0 && limits->instructions_left < 0)
+        || (limits->deadline != 0 && moonblade_now() > limits->deadline);
+}
+
 /// Charges guest code for allocating `bytes` at once (see `moonblade_charged_allocation`).
 static void moonblade_charge_allocation(moonblade_limits *limits, size_t bytes) {
     if (limits->guest_depth == 0) return;
     if (limits->instruction_budget != 0) limits->instructions_left -= (long long)(bytes / moonblade_allocated_bytes_per_step);
     // lua_sethook may be called at any time (even from a signal handler): the thread traps at once.
-    if (bytes >= moonblade_prompt_check_allocation && limits->running && limits->hook_interval > 0) {
+    // It also restarts the hook's count, losing the instructions run since the hook last ran (up to
+    // `hook_interval - 1`, more than the block's own charge once the interval is above 1,024): so it
+    // is done only when the check it brings will stop the call, and a call that goes on loses nothing.
+    if (bytes >= moonblade_prompt_check_allocation && limits->running && limits->hook_interval > 0
+        && moonblade_limit_passed(limits)) {
         lua_sethook(limits->running, moonblade_count_hook, LUA_MASKCOUNT, 1);
     }
 }

@@ -53,16 +53,7 @@ extension JSONValue: Codable {
             case .float: self = .double(try Self.finite(container.decode(Double.self), in: container))
             case .string: self = .string(try container.decode(String.self))
             case .table(.array): self = .array(try container.decode([JSONValue].self))
-            case .table(.object):
-                do {
-                    self = .object(try container.decode([String: JSONValue].self))
-                } catch DecodingError.keyNotFound(let key, let context) {
-                    // Only a key read with its bytes repaired (not UTF-8) goes missing from its own table.
-                    throw DecodingError.dataCorrupted(
-                        .init(
-                            codingPath: context.codingPath,
-                            debugDescription: "JSON keys are UTF-8 text, found key \"\(key.stringValue)\" (not valid UTF-8)"))
-                }
+            case .table(.object): self = .object(try container.decode([String: JSONValue].self))
             case .other(let found):
                 throw DecodingError.dataCorruptedError(
                     in: container, debugDescription: "JSON has no \(found): expected nil, a boolean, number, string or table")

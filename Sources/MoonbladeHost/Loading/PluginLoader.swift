@@ -16,12 +16,12 @@ struct PluginLoader {
         let chunkName = "\(folder)/plugin.lua"
         let path = URL(fileURLWithPath: directory).appendingPathComponent("plugin.lua").path
         let source: String
-        switch PluginSourceText.read(path) {
-        case .success(let text): source = text
-        case .failure(let problem):
+        do throws(FileReadError) {
+            source = try FileReader.text(at: path, limit: FileReader.sourceLimit)
+        } catch {
             throw PluginError(
-                .load, plugin: current?.name ?? folder, message: problem.message(file: chunkName, path: path),
-                location: problem.line.map { LuaLocation(source: chunkName, line: $0) })
+                .load, plugin: current?.name ?? folder, message: error.description,
+                location: error.line.map { LuaLocation(source: chunkName, line: $0) })
         }
         let base = stack.top
         defer { stack.top = base }

@@ -34,13 +34,14 @@ enum PluginModules {
             return 2
         case .success(let relative):
             let source: String
-            switch PluginSourceText.read("\(directory)/\(relative)") {
-            case .success(let text): source = text
-            case .failure(let problem):
-                let file = "\(folder)/\(relative)"
-                let place = problem.line.map { "\(file):\($0): " } ?? ""
+            let file = "\(folder)/\(relative)"
+            do throws(FileReadError) {
+                // Named inside the plugin's folder: the host's own paths are none of the plugin's business.
+                source = try FileReader.text(at: "\(directory)/\(relative)", shownAs: file, limit: FileReader.sourceLimit)
+            } catch {
+                let place = error.line.map { "\(file):\($0): " } ?? ""
                 stack.pushNil()
-                stack.push("require(\"\(name)\"): \(place)\(problem.message(file: file, path: file))")
+                stack.push("require(\"\(name)\"): \(place)\(error)")
                 return 2
             }
             try stack.load(source, chunkName: "\(folder)/\(relative)")

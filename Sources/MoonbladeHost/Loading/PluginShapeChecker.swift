@@ -24,8 +24,10 @@ struct PluginShapeChecker {
         try forEachField(ofTableAt: index, in: "the plugin table") { field throws(PluginError) in
             switch field {
             case "name":
-                guard let value = stack.string(at: -1), !value.isEmpty, !value.contains(".") else {
-                    throw failure("name must be a non-empty string without dots, found \(describeTop())", near: "name")
+                guard let value = stack.string(at: -1), ItemName.isPlugin(value[...]) else {
+                    throw failure(
+                        "name must be \(ItemName.rule), not starting with a digit or '-', found \(describeTop())",
+                        near: "name")
                 }
                 name = value
             case "version":
@@ -74,6 +76,11 @@ struct PluginShapeChecker {
             guard stack.type(at: -1) == .function else {
                 throw failure("\(field).\(item) must be a function, found \(describeTop())", line: line(near: item, in: field))
             }
+            guard ItemName.isItem(item[...]) else {
+                throw failure(
+                    "\(field)[\"\(item)\"] is no item name: an item has \(ItemName.rule)",
+                    line: line(near: item, in: field))
+            }
             names.append(item)
         }
         return names
@@ -89,7 +96,7 @@ struct PluginShapeChecker {
             guard let key = stack.string(at: -2) else {
                 let keyType = stack.type(at: -2)
                 stack.pop(2)
-                throw failure("\(what) may only have string keys, found a \(keyType) key", near: nil)
+                throw failure("\(what) may only have string keys, found a \(keyType) key", near: what)
             }
             do throws(PluginError) {
                 try body(key)
@@ -118,8 +125,10 @@ struct PluginShapeChecker {
         if key == "return" {
             return (lines.lastIndex { $0.hasPrefix("return") } ?? 0) + 1
         }
-        let start = parent.flatMap { parent in lines.firstIndex { Self.assigns(parent, in: $0) } } ?? 0
-        let index = lines[start...].firstIndex { Self.assigns(key, in: $0) } ?? lines.firstIndex { Self.assigns(key, in: $0) }
+        let parentIndex = parent.flatMap { parent in lines.firstIndex { Self.assigns(parent, in: $0) } }
+        let index =
+            lines[(parentIndex ?? 0)...].firstIndex { Self.assigns(key, in: $0) }
+            ?? lines.firstIndex { Self.assigns(key, in: $0) } ?? parentIndex  // a key no line shows (`[""]`)
         return (index ?? 0) + 1
     }
 

@@ -120,12 +120,9 @@ extension PluginHost {
     public func watchPlugins(
         debounce: Duration = .milliseconds(50), pollingInterval: Duration? = nil
     ) -> PluginWatcher {
-        var directories: [String] = []
-        for directory in plugins.map(\.directory) + unloadedDirectories where !directories.contains(directory) {
-            directories.append(directory)
-        }
+        // A folder given twice, or under two spellings (a duplicate refused at start), is watched once.
         let watcher = PluginWatcher(
-            directories: directories, debounce: debounce, pollingInterval: pollingInterval
+            directories: plugins.map(\.directory) + unloadedDirectories, debounce: debounce, pollingInterval: pollingInterval
         ) { [weak self] directory in
             guard let self else { return }
             // Looked up at each change: a plugin loaded since then reloads.

@@ -13,7 +13,8 @@ import Moonblade
 /// files' size, modification time and inode instead. The folder's subfolders (modules `require` loads,
 /// `spec/`) count as the folder, those made while watching too. Paths are watched, not folders: a
 /// plugin folder removed, or renamed away, and put back (a checkout, a copy) is watched again, and
-/// its return counts as a change.
+/// its return counts as a change. A folder is watched once however it is spelt (`dir`, `dir/`,
+/// `dir/./`, `a/../dir`, a link to it), and reported as it was first given.
 ///
 /// It runs on a thread of its own until ``stop()`` or until it is freed.
 public final class PluginWatcher: Sendable {
@@ -25,6 +26,8 @@ public final class PluginWatcher: Sendable {
         directories: [String], debounce: Duration = .milliseconds(50), pollingInterval: Duration? = nil,
         onChange: @escaping @Sendable (_ directory: String) -> Void
     ) {
+        var watched: Set<String> = []
+        let directories = directories.filter { watched.insert(folderIdentity($0)).inserted }
         let source: any ChangeSource
         if let pollingInterval {
             source = PollingSource(directories: directories, interval: pollingInterval)
@@ -33,7 +36,7 @@ public final class PluginWatcher: Sendable {
         } else {
             source = PollingSource(directories: directories, interval: .milliseconds(250))
         }
-        let loop = WatchLoop(debounce: debounce, usesInotify: source is InotifySource, onChange: onChange)
+        let loop = WatchLoop(debounce: debounce, usesInotify: source is InotifySource, watched: watched, onChange: onChange)
         self.loop = loop
         Thread.detachNewThread { loop.run(source) }
     }
@@ -42,7 +45,7 @@ public final class PluginWatcher: Sendable {
     public var usesInotify: Bool { loop.usesInotify }
 
     /// Watches `directory` too, from the watcher's next turn (within a tenth of a second); a folder it
-    /// watches already is left as it is.
+    /// watches already, under this spelling or another, is left as it is.
     public func watch(_ directory: String) {
         loop.add(directory)
     }
@@ -60,7 +63,7 @@ public final class PluginWatcher: Sendable {
 /// Where changes come from: waits up to a time for changes and returns the folders that changed.
 private protocol ChangeSource: Sendable {
     mutating func changedDirectories(waitingAtMost timeout: Duration) -> [String]
-    /// Watches `directory` too, unless it does already.
+    /// Watches `directory` too (the loop passes only folders not watched yet).
     mutating func add(_ directory: String)
     /// Releases what it holds; called once, when watching stops.
     func close()
@@ -75,13 +78,16 @@ private final class WatchLoop: @unchecked Sendable {
     private let addedLock = Lock()
     /// Folders to watch from the next turn on; touched only inside `addedLock`.
     private var added: [String] = []
+    /// The ``folderIdentity(_:)`` of each folder watched; touched only by the watcher's thread once it runs.
+    private var watched: Set<String>
     let debounce: Duration
     let usesInotify: Bool
     let onChange: @Sendable (String) -> Void
 
-    init(debounce: Duration, usesInotify: Bool, onChange: @escaping @Sendable (String) -> Void) {
+    init(debounce: Duration, usesInotify: Bool, watched: Set<String>, onChange: @escaping @Sendable (String) -> Void) {
         self.debounce = debounce
         self.usesInotify = usesInotify
+        self.watched = watched
         self.onChange = onChange
     }
 
@@ -95,7 +101,8 @@ private final class WatchLoop: @unchecked Sendable {
         let clock = ContinuousClock()
         var lastChange: [String: ContinuousClock.Instant] = [:]
         while !lock.withLock({ stopped }) {
-            for directory in addedLock.withLock({ () -> [String] in defer { added = [] }; return added }) {
+            for directory in addedLock.withLock({ () -> [String] in defer { added = [] }; return added })
+            where watched.insert(folderIdentity(directory)).inserted {
                 source.add(directory)
             }
             let wait = lastChange.values.map { $0 + debounce - clock.now }.min().map { max($0, .zero) }
@@ -140,7 +147,6 @@ private struct InotifySource: ChangeSource {
     }
 
     mutating func add(_ directory: String) {
-        guard !missing.contains(directory), !watches.values.contains(where: { $0.root == directory }) else { return }
         if !watch(directory, root: directory) { missing.insert(directory) }
     }
 
@@ -218,6 +224,17 @@ private struct InotifySource: ChangeSource {
     }
 }
 
+/// What tells two spellings of one folder apart from two folders: the path with `.`, `..`, repeated and
+/// trailing slashes and links resolved (`realpath`), or, for a folder not there yet, made absolute and
+/// standardised.
+private func folderIdentity(_ path: String) -> String {
+    if let resolved = realpath(path, nil) {
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+    return URL(fileURLWithPath: path).standardizedFileURL.path
+}
+
 /// Whether `path` is a folder.
 private func isFolder(_ path: String) -> Bool {
     var isDirectory: ObjCBool = false
@@ -239,7 +256,6 @@ private struct PollingSource: ChangeSource {
     func close() {}
 
     mutating func add(_ directory: String) {
-        guard !directories.contains(directory) else { return }
         directories.append(directory)
         signatures[directory] = Self.signature(of: directory)
     }

@@ -22,7 +22,9 @@ import Foundation
 ///   error), `Optional` reads `nil`, an absent key or the `null` sentinel (``LuaStack/pushNull()``)
 ///   as `nil`.
 /// - Metatables are ignored: every read is raw. Functions, coroutines, userdata and tables that
-///   contain themselves (along the path being decoded) are errors, not crashes.
+///   contain themselves (along the path being decoded) are errors, not crashes. A string key that is
+///   not valid UTF-8 is an error naming it (`allKeys` can only list it repaired).
+/// - Containers read the stack, so they must not be kept past the `init(from:)` that asked for them.
 ///
 /// Errors are `DecodingError`s, handled like `JSONDecoder`'s. Their `codingPath` uses
 /// ``LuaCodingKey`` for sequence positions, which are **1-based, as Lua counts**, and their

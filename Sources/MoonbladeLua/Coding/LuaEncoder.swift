@@ -14,19 +14,22 @@ import Foundation
 /// |---|---|
 /// | struct, class, keyed container; `[String: V]` | table with string keys |
 /// | `[Int: V]` | table with integer keys |
+/// | `[K: V]`, `K` a `CodingKeyRepresentable` enum | table keyed by the keys' string forms |
 /// | array, set, unkeyed container | sequence `1…n` |
 /// | `Int`, `Int8`…`Int64`, `UInt`…`UInt64` | integer (`UInt64`/`UInt` above `Int64.max` is an error) |
 /// | `Double`, `Float` | float, even when integral (`math.type` says `"float"`) |
 /// | `Bool`, `String` | boolean, string (exact UTF-8 bytes, embedded NUL included) |
 /// | `nil` in a keyed container | the key is left out |
 /// | `nil` in a sequence | see ``nilInSequenceStrategy`` (an error by default) |
-/// | `Date` | see ``dateEncodingStrategy`` (Unix seconds as a float by default) |
+/// | `Date` | see ``dateEncodingStrategy`` (a float of seconds since 2001-01-01 by default) |
 /// | `Data` | see ``dataEncodingStrategy`` (a base64 string by default) |
 /// | enum with raw value | its raw value; with associated values, its synthesized keyed form |
 /// | `superEncoder()` | the key `"super"`, as `JSONEncoder` does |
 ///
 /// Other dictionaries take their `Codable` form (a flat sequence `k1, v1, k2, v2, …`). A value that
-/// encodes nothing becomes an empty table.
+/// encodes nothing becomes an empty table. An `encode(to:)` writes one value per encoder: a single
+/// value after a container, or a second single value, is an `EncodingError` (where `JSONEncoder`
+/// traps). Containers must not be kept past the `encode(to:)` that asked for them.
 ///
 /// Tables are presized, table access is raw (no metamethod runs) and nothing here can raise a Lua
 /// error; the VM's memory limit does not apply to host pushes.

@@ -39,10 +39,12 @@ enum LuaScalarRead {
         return Int64(exactly: double) == integer ? double : nil
     }
 
-    /// A number as a `Float`, rounded to nearest; nil for a finite number beyond its range.
+    /// A number as a `Float`, rounded to nearest (any integer too); nil for a finite number beyond
+    /// its range.
     @inline(__always)
     static func float(_ L: OpaquePointer, _ index: Int32) -> Float? {
-        guard let double = double(L, index) else { return nil }
+        guard lua_type(L, index) == LUA_TNUMBER else { return nil }
+        let double = lua_isinteger(L, index) != 0 ? Double(lua_tointegerx(L, index, nil)) : lua_tonumberx(L, index, nil)
         let float = Float(double)
         return float.isFinite || !double.isFinite ? float : nil
     }

@@ -12,8 +12,14 @@ protocol LuaSequenceEncodable {
 extension Array: LuaSequenceEncodable where Element: Encodable {
     static func luaEncodeSequence(at pointer: UnsafeRawPointer, with encoder: LuaValueEncoder) throws {
         let elements = pointer.assumingMemoryBound(to: [Element].self)
-        var container = encoder.sequenceContainer(count: Int32(clamping: elements.pointee.count))
-        for element in elements.pointee { try container.encode(element) }
+        // Through the encoder, not a container: a call on a container's unowned encoder retains it.
+        let table = encoder.sequenceContainer(count: Int32(clamping: elements.pointee.count)).table
+        guard table != 0 || elements.pointee.isEmpty else { throw encoder.overflow() }
+        var position = 0
+        for element in elements.pointee {
+            position += 1
+            try encoder.storeItem(element, at: position, in: table)
+        }
     }
 }
 

@@ -56,8 +56,27 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// Pushes a required field's value and returns its absolute index.
     @inline(__always)
     private func required(_ key: Key) throws -> Int32 {
-        guard lookup(key) != LUA_TNIL else { throw decoder.keyNotFound(key, integer: integerKeys) }
+        guard lookup(key) != LUA_TNIL else { throw missing(key) }
         return lua_gettop(L)
+    }
+
+    /// The error for a required `key` that is absent (`lookup` pushed its nil). A key that is not
+    /// valid UTF-8 reaches ``allKeys`` repaired, with U+FFFD in it, and is then not found under that
+    /// name: the real problem is named instead.
+    private func missing(_ key: Key) -> any Error {
+        guard !integerKeys, key.stringValue.unicodeScalars.contains("\u{FFFD}") else {
+            return decoder.keyNotFound(key, integer: integerKeys)
+        }
+        lua_pushnil(L)
+        while lua_next(L, table) != 0 {
+            lua_settop(L, -2)
+            if decoder.stack.withStringBytes(at: -1, { String(validating: $0, as: UTF8.self) == nil }) == true {
+                let found = LuaCoding.describeKey(L, -1)
+                lua_settop(L, -2)
+                return decoder.corrupted(key: nil, "expected a table with string keys, found key \(found) (not valid UTF-8)")
+            }
+        }
+        return decoder.keyNotFound(key, integer: integerKeys)
     }
 
     /// Pushes an optional field's value and returns its absolute index; nil when absent or `null`.
@@ -180,7 +199,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func childDecoder(forKey key: any CodingKey, lookedUp type: Int32, required: Bool) throws -> LuaValueDecoder {
         if required && type == LUA_TNIL {
             lua_settop(L, -2)
-            throw decoder.keyNotFound(key, integer: integerKeys)
+            throw (key as? Key).map(missing) ?? decoder.keyNotFound(key, integer: integerKeys)
         }
         return try decoder.child(path: codingPath + [key], index: lua_gettop(L))
     }
@@ -309,20 +328,41 @@ struct LuaSingleValueDecodingContainer: SingleValueDecodingContainer {
 
     var codingPath: [any CodingKey] { decoder.path }
 
-    func decodeNil() -> Bool { LuaCoding.isNilOrNull(decoder.L, index) }
-    func decode(_ type: Bool.Type) throws -> Bool { try decoder.decodeBool(at: index, key: nil) }
-    func decode(_ type: String.Type) throws -> String { try decoder.decodeString(at: index, key: nil) }
-    func decode(_ type: Double.Type) throws -> Double { try decoder.decodeDouble(at: index, key: nil) }
-    func decode(_ type: Float.Type) throws -> Float { try decoder.decodeFloat(at: index, key: nil) }
-    func decode(_ type: Int.Type) throws -> Int { try decoder.decodeInteger(Int.self, at: index, key: nil) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.decodeInteger(Int8.self, at: index, key: nil) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.decodeInteger(Int16.self, at: index, key: nil) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.decodeInteger(Int32.self, at: index, key: nil) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.decodeInteger(Int64.self, at: index, key: nil) }
-    func decode(_ type: UInt.Type) throws -> UInt { try decoder.decodeInteger(UInt.self, at: index, key: nil) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.decodeInteger(UInt8.self, at: index, key: nil) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.decodeInteger(UInt16.self, at: index, key: nil) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.decodeInteger(UInt32.self, at: index, key: nil) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decodeInteger(UInt64.self, at: index, key: nil) }
+    // Read through ``LuaScalarRead``: only a failure calls the decoder (see there for why).
+    @inline(__always) private var L: OpaquePointer { decoder.L }
+
+    func decodeNil() -> Bool { LuaCoding.isNilOrNull(L, index) }
+    func decode(_ type: Bool.Type) throws -> Bool {
+        guard let value = LuaScalarRead.bool(L, index) else { throw decoder.boolFailure(at: index, key: nil) }
+        return value
+    }
+    func decode(_ type: String.Type) throws -> String {
+        guard let value = LuaScalarRead.string(L, index) else { throw decoder.stringFailure(at: index, key: nil) }
+        return value
+    }
+    func decode(_ type: Double.Type) throws -> Double {
+        guard let value = LuaScalarRead.double(L, index) else { throw decoder.doubleFailure(at: index, key: nil) }
+        return value
+    }
+    func decode(_ type: Float.Type) throws -> Float {
+        guard let value = LuaScalarRead.float(L, index) else { throw decoder.floatFailure(at: index, key: nil) }
+        return value
+    }
+    func decode(_ type: Int.Type) throws -> Int { try decodeInteger(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decodeInteger(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decodeInteger(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decodeInteger(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decodeInteger(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decodeInteger(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decodeInteger(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decodeInteger(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decodeInteger(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decodeInteger(type) }
+
+    @inline(__always)
+    private func decodeInteger<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
+        guard let value = LuaScalarRead.integer(I.self, L, index) else { throw decoder.integerFailure(I.self, at: index, key: nil) }
+        return value
+    }
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(T.self, at: index, step: nil) }
 }

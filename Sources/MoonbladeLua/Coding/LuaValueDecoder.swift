@@ -200,7 +200,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     }
 
     func floatFailure(at index: Int32, key: (any CodingKey)?) -> any Error {
-        guard LuaScalarRead.double(L, index) != nil else { return doubleFailure(at: index, key: key) }
+        guard lua_type(L, index) == LUA_TNUMBER else { return mismatch(Float.self, expected: "Float", at: index, key: key) }
         return corrupted(key: key, "expected Float, found number \(lua_tonumberx(L, index, nil)) (out of range)")
     }
 

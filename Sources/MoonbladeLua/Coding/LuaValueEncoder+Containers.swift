@@ -131,14 +131,8 @@ struct LuaUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         guard table != 0 else { throw encoder.overflow() }
-        let position = count + 1
-        try encoder.pushValue(value, step: .position(position))
-        if lua_type(L, -1) == LUA_TNIL {  // an Optional that was nil
-            lua_settop(L, -2)
-            try encoder.pushNilItem(position: position)
-        }
-        count = position
-        lua_rawseti(L, table, lua_Integer(position))
+        try encoder.storeItem(value, at: count + 1, in: table)
+        count += 1
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {

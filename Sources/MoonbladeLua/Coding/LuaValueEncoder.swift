@@ -253,6 +253,18 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         func encode(to encoder: any Encoder) throws { try body(encoder) }
     }
 
+    /// Stores `value` as the item at `position` of the sequence `table` (a nil one per the
+    /// nil-in-sequence strategy).
+    @inline(__always)
+    func storeItem<T: Encodable>(_ value: T, at position: Int, in table: Int32) throws {
+        try pushValue(value, step: .position(position))
+        if lua_type(L, -1) == LUA_TNIL {  // an Optional that was nil
+            lua_settop(L, -2)
+            try pushNilItem(position: position)
+        }
+        lua_rawseti(L, table, lua_Integer(position))
+    }
+
     /// Pushes `nil` for an item of a sequence, per the nil-in-sequence strategy.
     func pushNilItem(position: Int) throws {
         switch options.nilInSequenceStrategy {
@@ -333,12 +345,19 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
         LuaSingleValueEncodingContainer(encoder: self)
     }
 
-    /// Starts a single value: clears the slot so the value pushed next lands in it (a super encoder
-    /// pushes it on top instead and stores it under its key).
+    /// Starts a single value: the value pushed next lands in the slot (a super encoder pushes it on
+    /// top instead and stores it under its key).
+    ///
+    /// A slot that holds a value already is an error, as `JSONEncoder` traps on it: a second single
+    /// value, or one after a container, whose later writes would go into whatever replaced its table.
     @inline(__always)
     func beginSingleValue() throws {
         if isDead { throw overflow() }
-        if superTarget == nil { lua_settop(L, slot - 1) }
+        if superTarget == nil && lua_gettop(L) >= slot {
+            throw invalid(
+                path.count, step: nil,
+                "a second value encoded through one encoder (a single value after a container or another single value)")
+        }
     }
 
     /// Ends a single value pushed at the slot (for a super encoder, stores it under its key and pops it).

@@ -51,12 +51,15 @@ final class SpecSession: @unchecked Sendable {
             throw LuaSpecFailure(message: "cannot create a Lua VM: \(error)", file: file, line: 1)
         }
         let text: String
-        switch source.map({ .success($0) }) ?? PluginSourceText.read(file) {
-        case .success(let read): text = read
-        case .failure(.unreadable): throw LuaSpecFailure(message: "cannot read the spec file", file: file, line: 1)
-        case .failure(let problem):
-            let name = URL(fileURLWithPath: file).lastPathComponent
-            throw LuaSpecFailure(message: problem.message(file: name, path: file), file: file, line: problem.line ?? 1)
+        if let source {
+            text = source
+        } else {
+            do throws(FileReadError) {
+                let name = URL(fileURLWithPath: file).lastPathComponent
+                text = try FileReader.text(at: file, shownAs: name, limit: FileReader.sourceLimit)
+            } catch {
+                throw LuaSpecFailure(message: error.description, file: file, line: error.line ?? 1)
+            }
         }
         do {
             try lock.withLock { () throws(LuaError) in

@@ -127,8 +127,8 @@ struct DynamicStateRoundTripPropertyTests {
         let initial: JSONValue = ["keep": 1.5, "keep_obj": ["a": 1]]
         let host = try PluginHost<JSONValue>(plugins: [folder], initialState: initial)
         for (item, says) in [
-            ("odd.key", "state.x.ok: JSON keys are UTF-8 text, found key \"\u{FFFD}\" (not valid UTF-8)"),
-            ("odd.added_key", "JSON keys are UTF-8 text, found key \"\u{FFFD}(\" (not valid UTF-8)"),
+            ("odd.key", "state.x.ok: expected a table with string keys, found key \"\u{FFFD}\" (not valid UTF-8)"),
+            ("odd.added_key", "state.keep_obj: expected a table with string keys, found key \"\u{FFFD}(\" (not valid UTF-8)"),
             ("odd.fn", "state.x[1]: JSON has no function"),
             ("odd.co", "state.x.y: JSON has no coroutine"),
             ("odd.bytes", "state.x[2]: expected String, found a string that is not valid UTF-8"),

@@ -204,4 +204,49 @@ struct HostileReloadFileTests {
             #expect(!events.all.contains { $0.hasPrefix("failed") && !$0.contains("counterx/plugin.lua:") })
         }
     }
+
+    /// Other spellings of one folder: with a slash, with `.` and `..`, through a link.
+    func spellings(of folder: String) throws -> [String] {
+        let parent = URL(fileURLWithPath: folder).deletingLastPathComponent().path
+        let link = parent + "/linked"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: folder)
+        let name = URL(fileURLWithPath: folder).lastPathComponent
+        return [folder + "/", folder + "//./", "\(parent)/\(name)/../\(name)", link, link + "/"]
+    }
+
+    /// Each spelling watched as a folder of its own reported each change once per spelling: a reload
+    /// for each, or a reload and a duplicate refused.
+    @Test(arguments: [false, true])
+    func aSecondSpellingOfAWatchedFolderAddsNoWatcher(polling: Bool) async throws {
+        let folder = try scratch.write("counterx", versionedCounter(factor: 1))
+        let spellings = try spellings(of: folder)
+        let changes = Locked<[String]>([])
+        let watcher = PluginWatcher(
+            directories: [folder] + spellings.prefix(2), debounce: .milliseconds(20),
+            pollingInterval: polling ? .milliseconds(20) : nil
+        ) { directory in changes.withLock { $0.append(directory) } }
+        defer { watcher.stop() }
+        for spelling in spellings { watcher.watch(spelling) }
+        try await Task.sleep(for: .milliseconds(300))  // added folders are taken on the watcher's next turn
+        try versionedCounter(factor: 2).write(toFile: folder + "/plugin.lua", atomically: true, encoding: .utf8)
+        await waitUntil { !changes.withLock { $0 }.isEmpty }
+        try await Task.sleep(for: .milliseconds(300))  // time for a second report, were there one
+        #expect(changes.withLock { $0 } == [folder])
+    }
+
+    /// A host given one plugin folder twice refuses the second as a duplicate, and its watcher watched
+    /// both: a save reloaded the plugin and tried, and refused, the duplicate again.
+    @Test func aHostGivenOneFolderUnderTwoSpellingsReloadsOncePerSave() async throws {
+        let folder = try scratch.write("counterx", versionedCounter(factor: 1))
+        let host = try PluginHost<AppState>(plugins: [folder] + spellings(of: folder))
+        #expect(host.loadErrors.map(\.kind) == Array(repeating: .duplicate, count: 5))
+        let events = ReloadLog(host)
+        let watcher = host.watchPlugins(debounce: .milliseconds(20))
+        defer { watcher.stop() }
+        try versionedCounter(factor: 3).write(toFile: folder + "/plugin.lua", atomically: true, encoding: .utf8)
+        await waitUntil { events.all.contains("succeeded counterx v1 (watcher)") }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(events.all == ["started counterx (watcher)", "succeeded counterx v1 (watcher)"])
+        #expect(try await addTen(host) == 30)
+    }
 }

@@ -60,10 +60,6 @@ extension HostileCorpus {
             name: "os.date of a huge format, in a loop",
             body: "local f = ('%Y'):rep(1e6) while true do os.date(f) end", kind: .limit, says: budgetExceeded, line: 5),
         HostileCase(
-            name: "rawequal of two big equal strings, in a loop",
-            body: "local a, b = ('x'):rep(8e6), ('x'):rep(8e6 - 1) .. 'x' while true do rawequal(a, b) end", kind: .limit,
-            says: budgetExceeded, line: 5),
-        HostileCase(
             name: "load with a reader that returns a megabyte forever",
             body: "local s, first = ('1+'):rep(5e5), true\nload(function() if first then first = false return 'return ' end return s end)",
             kind: .limit, says: budgetExceeded, line: 6),

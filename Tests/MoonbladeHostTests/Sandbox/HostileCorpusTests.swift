@@ -23,11 +23,12 @@ struct HostileCorpusTests {
         try await Self.expectStopped(hostile)
     }
 
-    /// One at a time: each holds a thread of the cooperative pool while it works, and the other
-    /// suites' side effects and reloads wait for one (two cores, two threads).
+    /// One at a time, and not beside other such work (``PoolHoldingWork``): each holds a thread of
+    /// the cooperative pool while it works, and the other suites' side effects and reloads wait for
+    /// one (two cores, two threads).
     @Test(.serialized, arguments: HostileCorpus.casesAtScale)
     func aHostilePluginDoingMegabytesOfWorkIsStoppedInTime(_ hostile: HostileCase) async throws {
-        try await Self.expectStopped(hostile)
+        try await PoolHoldingWork.shared.run { try await Self.expectStopped(hostile) }
     }
 
     /// Loads `hostile` beside the counter plugin and checks its error, its time, the unchanged state

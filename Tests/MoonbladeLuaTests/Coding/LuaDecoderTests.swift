@@ -268,6 +268,23 @@ struct LuaDecoderTests {
         #expect(message?.contains("urgent") == true)
     }
 
+    /// A value read through a single-value container (a raw-value enum, a wrapper) fails as a field does.
+    @Test func aSingleValueThatDoesNotReadFailsNamingItsPlace() throws {
+        enum Priority: String, Codable { case low, high }
+        enum Level: Int8, Codable { case one = 1 }
+        struct Ratio: Codable { let value: Float
+            init(from decoder: any Decoder) throws { value = try decoder.singleValueContainer().decode(Float.self) }
+            func encode(to encoder: any Encoder) throws {}
+        }
+        #expect(decodingFailure([Priority].self, "return { 'low', 3 }") == "state[2]: expected String, found integer 3")
+        #expect(decodingFailure([Priority].self, "return { 'low', '\\xff' }") == "state[2]: expected String, found a string that is not valid UTF-8")
+        #expect(decodingFailure([Level].self, "return { 1, 300 }") == "state[2]: expected Int8, found integer 300 (out of range)")
+        #expect(decodingFailure([Level].self, "return { 1.5 }") == "state[1]: expected Int8, found number 1.5 (not a whole number)")
+        #expect(decodingFailure([Ratio].self, "return { 1e300 }") == "state[1]: expected Float, found number 1e+300 (out of range)")
+        #expect(decodingFailure([Ratio].self, "return { {} }") == "state[1]: expected Float, found table")
+        #expect(try decodeLua([Ratio].self, "return { math.maxinteger }").first?.value == Float(Int64.max))
+    }
+
     @Test func theStackIsUnchangedAfterDecodingAtAnyIndex() throws {
         let vm = try LuaVM()
         try vm.stack.load("return { name = 'a', age = 1 }, 'filler', { name = 2 }", chunkName: "t")

@@ -26,6 +26,14 @@ struct SizedWorkLimitTests {
             name: "string.format", source: "local s = ('x'):rep(1e6) while true do local r = string.format('%s%s', s, s) end",
             line: 1),
         GuestStop(name: "utf8.len", source: "local s = ('x'):rep(8e6) while true do utf8.len(s) end", line: 1),
+        GuestStop(name: "string.byte of a whole string", source: "local s = ('x'):rep(1e5) while true do s:byte(1, -1) end", line: 1),
+        GuestStop(
+            name: "utf8.codepoint of a whole string", source: "local s = ('x'):rep(1e5) while true do utf8.codepoint(s, 1, -1) end",
+            line: 1),
+        GuestStop(name: "utf8.offset across a huge string", source: "local s = ('x'):rep(8e6) while true do utf8.offset(s, #s) end", line: 1),
+        GuestStop(
+            name: "utf8.offset back over huge continuation bytes",
+            source: "local s = 'x' .. ('\\x80'):rep(8e6) while true do utf8.offset(s, 0, #s) end", line: 1),
         GuestStop(name: "string.upper", source: "local s = ('x'):rep(8e6) while true do s:upper() end", line: 1),
         GuestStop(name: "tonumber", source: "local s = (' '):rep(8e6) .. '1' while true do tonumber(s) end", line: 1),
         GuestStop(
@@ -99,6 +107,62 @@ struct SizedWorkLimitTests {
         #expect(try vm.run("local s = ('x'):rep(200000) local n = 0 for i = 1, 2000 do if s:sub(i, i) == 'x' then n = n + 1 end end return n") == [2000])
         #expect(try vm.run("local blob = ('x'):rep(1 << 20) local n = 0 for i = 1, 1000 do n = n + string.unpack('B', blob, i) end return n") == [120_000])
         #expect(try vm.run("local t = {} for i = 1, 20000 do t[i] = i end for i = 1, 20000 do table.remove(t, #t) end return #t") == [0])
+    }
+
+    /// Reading a little of a long string by position is charged for the little: `byte`, `codepoint`,
+    /// `len` and `offset` read the range they are given (or, for `offset`, walk), not the whole string.
+    /// Charged by the whole megabyte, each loop met the budget within its first ten steps.
+    @Test func steppingThroughALongStringByPositionStaysWithinTheBudget() throws {
+        let vm = try LuaVM(configuration: Self.limited)
+        let long = "local s = ('x'):rep(1 << 20) local n = 0 "
+        #expect(try vm.run(long + "for i = 1, 20000 do n = n + s:byte(i) end return n") == [.integer(20000 * 120)])
+        #expect(try vm.run(long + "for i = 1, 20000 do n = n + utf8.codepoint(s, i) end return n") == [.integer(20000 * 120)])
+        #expect(try vm.run(long + "for i = 1, 20000 do n = n + utf8.len(s, i, i + 9) end return n") == [.integer(20000 * 10)])
+        #expect(try vm.run(long + "local i = 1 for _ = 1, 20000 do i = utf8.offset(s, 2, i) end return i") == [20001])
+        #expect(try vm.run(long + "local i = #s + 1 for _ = 1, 20000 do i = utf8.offset(s, -1, i) end return #s - i") == [19999])
+        // Their results and errors are Lua's own.
+        #expect(try vm.run("return ('abc'):byte(-2, 10)") == [98, 99])
+        #expect(try vm.run("return utf8.codepoint('héllo', 2), utf8.len('héllo', -3), utf8.offset('héllo', 3), utf8.offset('héllo', 9)") == [233, 3, 4, .nil])
+        let outOfBounds = expectLuaError { _ = try vm.run("return utf8.codepoint('abc', 1, 9)", chunkName: "cp.lua") }
+        #expect(outOfBounds?.message.contains("bad argument #3 to 'codepoint' (out of bounds)") == true, "\(String(describing: outOfBounds))")
+        let notANumber = expectLuaError { _ = try vm.run("return utf8.offset('abc', {})", chunkName: "off.lua") }
+        #expect(notANumber?.message.contains("bad argument #2 to 'offset' (number expected, got table)") == true, "\(String(describing: notANumber))")
+    }
+
+    /// `rawequal` is `==` without metamethods: two long strings of one length are compared byte by
+    /// byte either way, as one step. It was charged by its arguments' size (two 8 MB strings: twice
+    /// the budget in one call) while `a == b` was not; now both cost what the hook counts.
+    @Test func rawequalIsChargedAsEqualityIs() throws {
+        let vm = try LuaVM(configuration: Self.limited)
+        let strings = "local a, b, n = ('x'):rep(8e6), ('x'):rep(8e6 - 1) .. 'x', 0 "
+        #expect(try vm.run(strings + "for i = 1, 100 do if a == b then n = n + 1 end end return n") == [100])
+        #expect(try vm.run(strings + "for i = 1, 100 do if rawequal(a, b) then n = n + 1 end end return n") == [100])
+    }
+
+    /// What bounds a loop of comparisons of long strings, written either way: the call's time limit.
+    @Test(arguments: [
+        GuestStop(name: "==", source: "local a, b = ('x'):rep(8e6), ('x'):rep(8e6 - 1) .. 'x' while true do local e = a == b end", line: 1),
+        GuestStop(name: "rawequal", source: "local a, b = ('x'):rep(8e6), ('x'):rep(8e6 - 1) .. 'x' while true do rawequal(a, b) end", line: 1),
+    ])
+    func theCallTimeLimitStopsALoopComparingLongStrings(_ stop: GuestStop) async throws {
+        try await stop.expectStopped(
+            with: .init(instructionBudget: nil, callTimeLimit: .milliseconds(500)), kind: .limit,
+            says: "time limit of 0.5 s exceeded")
+    }
+
+    /// Making the thread check at its next instruction restarts the hook's count: with the hook every
+    /// 100,000 instructions, each 64 KB copy dropped the 10,000 instructions before it, and the loop
+    /// ran about 970 times on a budget that pays for 90. A large allocation now asks for the check
+    /// only once it has spent the budget, so the count is never lost from a call that goes on.
+    @Test func aLargeAllocationLosesNoCountedInstructions() throws {
+        let vm = try LuaVM(configuration: .init(instructionBudget: Self.budget, hookInterval: 100_000))
+        let error = expectLuaError {
+            _ = try vm.run("n = 0 local s = ('x'):rep(1 << 16) while true do for i = 1, 10000 do end local r = s .. 'y' n = n + 1 end")
+        }
+        #expect(error?.message.contains(Self.budgetExceeded) == true, "\(String(describing: error))")
+        // 10,000 instructions and 1,024 steps for the copy a round: the budget pays for 90 of them.
+        let rounds = try vm.run("return n >= 80 and n <= 100, n")
+        #expect(rounds.first == true, "\(rounds)")
     }
 
     /// Lua's parser runs under the running message handler: a chunk too deeply nested to compile came

@@ -17,14 +17,13 @@ public struct KeyValueStorage: Sendable {
     /// The value stored under `key`; nil when there is none.
     public func read(_ key: String) throws(StorageError) -> JSONValue? {
         let file = try url(for: key)
-        let data: Data
-        do {
-            data = try Data(contentsOf: file)
-        } catch CocoaError.fileReadNoSuchFile {
+        let data: [UInt8]
+        do throws(FileReadError) {
+            data = try FileReader.bytes(at: file.path)
+        } catch where error.problem == .missing {
             return nil
         } catch {
-            throw StorageError(
-                .unreadable, key: key, message: "cannot read \(file.path): \(error.localizedDescription)")
+            throw StorageError(.unreadable, key: key, message: error.description)
         }
         do {
             return try JSONValue(json: data)
