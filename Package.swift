@@ -73,6 +73,7 @@ let package = Package(
             name: "MoonbladeJournal",
             dependencies: [
                 "MoonbladeHost", "MoonbladeLua", "Moonblade", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -12,8 +12,9 @@
 // A side effect runs in tasks on other threads, which callgrind's per-thread `--toggle-collect` does
 // not follow: Scripts/profile counts the whole process for it (setup included; run it with 0
 // repetitions to see the setup alone).
-//   Profiling journal typed|json <items> [repetitions]   (group commit; the writer thread runs outside
-//                                                           profiledLoop: profile it with perf, not callgrind)
+//   Profiling journal typed|json|counter <items> [repetitions]   (group commit; counter: CounterState, the
+//       benchmark's typed state, items ignored. The writer thread runs outside profiledLoop: count it with
+//       valgrind --tool=callgrind --separate-threads=yes, Scripts/profile journal … does)
 import Foundation
 import Moonblade
 import Workloads
@@ -47,7 +48,7 @@ func usage() -> Never {
     print("       Profiling small into|out luaCoders|handWritten [repetitions]")
     print("       Profiling resident field|item|native|host|memory <items> [repetitions]")
     print("       Profiling sideEffect native|noop|echo|echo_ten [repetitions]")
-    print("       Profiling journal typed|json <items> [repetitions]")
+    print("       Profiling journal typed|json|counter <items> [repetitions]")
     exit(2)
 }
 
@@ -116,6 +117,10 @@ case ("sideEffect", let effect?) where ["noop", "echo", "echo_ten"].contains(eff
     }
 case ("journal", "typed"):
     let store = try JournaledStore(initialState: ItemsState(count: Int(argument(2) ?? "") ?? 0), durability: .groupCommit)
+    try profiledLoop(Int(argument(3) ?? "") ?? 100_000) { try store.host.dispatch("bench.increment") }
+    try store.journal.flush()
+case ("journal", "counter"):
+    let store = try JournaledStore(initialState: CounterState(), durability: .groupCommit)
     try profiledLoop(Int(argument(3) ?? "") ?? 100_000) { try store.host.dispatch("bench.increment") }
     try store.journal.flush()
 case ("journal", "json"):

@@ -126,6 +126,9 @@ public final class Journal: Sendable {
     /// entry (a host restarted from another state writes one), the next entry starting from it.
     /// `body` returns false to stop.
     ///
+    /// - Throws: ``JournalError`` for an entry missing from the walk, a patch that does not fit or a
+    ///   damaged row, once the entries before it were walked.
+    ///
     /// - Returns: false when the journal holds no state before `first` (nothing was walked).
     func walkRecordedStates(
         from first: Int, until last: Int,
@@ -141,7 +144,13 @@ public final class Journal: Sendable {
         let snapshots = Set(try database.snapshotSequences())
         // Read unchecked: `state(after:from:)` reports a damaged entry in order, after what comes
         // before it was walked (and a patch that does not fit says more than a checksum).
+        var expected = first
         for entry in try database.entries(from: first, until: last) {
+            // Entries are numbered without gaps: a missing number is a lost row, not a state to skip.
+            guard entry.sequence == expected else {
+                throw JournalError(file: file, problem: "entry \(expected) is missing (the next is \(entry.sequence))")
+            }
+            expected += 1
             let after = try self.state(after: entry, from: state)
             guard try body(entry, state, after) else { return true }
             state = after

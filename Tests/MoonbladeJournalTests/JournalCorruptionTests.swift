@@ -72,6 +72,22 @@ import Testing
         expectJournalError(path, "entry 2 is missing") { _ = try Journal.existing(at: path).check() }
     }
 
+    /// Replay and to-spec walk the entries as check does: a gap stops them too, naming the entry.
+    @Test func aMissingEntryStopsEveryWalk() async throws {
+        let workspace = Workspace()
+        let path = try await recordDamaged(workspace, "DELETE FROM entries WHERE seq = 2")
+        let journal = try Journal.existing(at: path)
+        expectJournalError(path, "entry 2 is missing (the next is 3)") {
+            _ = try JournalSpecWriter.spec(from: journal, plugin: "tally")
+        }
+    }
+
+    @Test func entriesWithoutASnapshotBeforeThemAreReported() async throws {
+        let workspace = Workspace()
+        let path = try await recordDamaged(workspace, "DELETE FROM snapshots")
+        expectJournalError(path, "the entries have no snapshot before them") { _ = try Journal.existing(at: path).check() }
+    }
+
     @Test func garbageInARowIsReported() async throws {
         let workspace = Workspace()
         let path = try await recordDamaged(workspace, "UPDATE entries SET payload = '{oops' WHERE seq = 2")

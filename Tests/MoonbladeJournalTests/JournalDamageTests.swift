@@ -223,6 +223,20 @@ import Testing
         #expect(try journal.entries(until: 3) == Array(recorded.entries.prefix(3)))
     }
 
+    /// A value of the wrong type (each column is read once, for the entry and for its checksum) is an
+    /// error naming the entry and the column, and the entries before it still read.
+    @Test func aColumnOfTheWrongTypeIsAnErrorNamingIt() async throws {
+        let (workspace, recorded, path) = try await editedCopy("UPDATE entries SET duration = 'slow' WHERE seq = 4")
+        defer { withExtendedLifetime(workspace) {} }
+        let journal = try Journal.existing(at: path)
+        #expect {
+            _ = try journal.entries()
+        } throws: { error in
+            "\(error)" == #"journal \#(path): entry 4: its duration is unreadable ("slow" is not a Double)"#
+        }
+        #expect(try journal.entries(until: 3) == Array(recorded.entries.prefix(3)))
+    }
+
     @Test func aJournalWrittenBeforeChecksumsIsReadAndGoesOn() async throws {
         let (workspace, recorded, path) = try await editedCopy(
             "ALTER TABLE entries DROP COLUMN checksum; ALTER TABLE snapshots DROP COLUMN checksum")

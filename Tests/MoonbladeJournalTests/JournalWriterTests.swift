@@ -75,4 +75,33 @@ import Testing
         #expect(try journal.entries().map(\.sequence) == (durability == .strict ? [1, 2, 4, 5] : [1, 4, 5]))
         #expect(try journal.state(as: Wide.self) == store.state)
     }
+
+    /// An error whose message is empty.
+    struct Silent: Error, CustomStringConvertible {
+        var description: String { "" }
+    }
+
+    /// Rows are bound from bytes: texts with escapes and multi-byte characters, and an empty one (which
+    /// must stay a text, not become NULL), read back as written and match their checksums.
+    @Test(arguments: [Journal.Configuration.Durability.groupCommit, .strict])
+    func everyTextReadsBackAsWritten(durability: Journal.Configuration.Durability) async throws {
+        let journal = try Journal.inMemory(configuration: .init(durability: durability))
+        try journal.begin(with: Wide())
+        let silencer: StoreInterceptor = { _ in { next in { item in
+            if item is SetBig { throw Silent() }
+            try next(item)
+        } } }
+        let store = Store<Wide, EmptySideEffectDependencyContainer>(interceptors: [journal.recorder(), silencer])
+        let text = "é \"quoted\" \\ \n\t\u{1} 😀 \u{7f}"
+        try await store.dispatch(SetItem(at: 3, to: text)).value
+        await #expect(throws: Silent.self) { try await store.dispatch(SetBig(to: 1)).value }
+        try await store.dispatch(SetItem(at: 4, to: "")).value
+        // Throws for a row that does not match its checksum.
+        let entries = try journal.entries()
+        #expect(entries[0].payload == ["at": 3, "to": .string(text)])
+        #expect(entries[0].patch.changes == [.init(path: [.key("items"), .index(3)], value: .string(text))])
+        #expect(entries[1].outcome == .failed(""))
+        #expect(entries[2].patch.changes == [.init(path: [.key("items"), .index(4)], value: "")])
+        #expect(try journal.state(as: Wide.self) == store.state)
+    }
 }

@@ -101,4 +101,16 @@ import Testing
         #expect(throws: EncodingError.self) { try encoder.encode(Limited(values: [1, .max])) }
         #expect(arrayStorage(try encoder.encode(Limited(values: values))["values"]) == arrayStorage(first["values"]))
     }
+
+    /// The state arrives as `any Sendable` (the recorder's view): opened to its own type, a state of
+    /// another type is encoded as that type, and one that is not `Encodable` is an error, not a trap.
+    @Test func aStateIsEncodedAsItsOwnTypeAndOneNotEncodableIsAnError() throws {
+        struct Opaque: Sendable {}
+        let encoder = StateEncoder()
+        let states: [any Sendable] = [Board(), Item(title: "a", done: true), Opaque(), Board()]
+        #expect(try encoder.encode(states[0]) == viaText(Board()))
+        #expect(try encoder.encode(states[1]) == viaText(Item(title: "a", done: true)))
+        #expect(throws: EncodingError.self) { try encoder.encode(states[2]) }
+        #expect(try encoder.encode(states[3]) == viaText(Board()))
+    }
 }

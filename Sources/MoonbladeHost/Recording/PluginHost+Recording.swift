@@ -9,8 +9,15 @@ package struct RecordedItem: Sendable {
     package var isUpdater: Bool
     /// Whether it is a Lua item (dispatched by name or bound from a typed face).
     package var isLuaItem: Bool
-    /// The plugin and its running version for a Lua item; nil for a Swift item.
-    package var plugin: PluginInfo?
+    /// The plugin and its running version for a Lua item; nil for a Swift item. Looked up where the
+    /// entry is written (off the store's drain) in the plugins loaded when the item ran.
+    package var plugin: PluginInfo? {
+        guard let luaItem else { return nil }
+        let pluginName = pluginName(ofItem: luaItem.name)
+        return luaItem.loadedPlugins.first { $0.name == pluginName }
+    }
+    /// A Lua item's own name and the plugins loaded when it ran.
+    private let luaItem: (name: String, loadedPlugins: [PluginInfo])?
     /// The payload, converted to JSON only when ``payloadJSON()`` is called (off the store's drain).
     private var payload: PluginValue
 
@@ -24,17 +31,16 @@ package struct RecordedItem: Sendable {
     package init(_ dispatchable: any Dispatchable) {
         // One conformance check for a Lua item (each costs about as much as the rest of this).
         if let item = dispatchable as? any RuntimeBoundItem {
-            let pluginName = pluginName(ofItem: item.item)
             name = item.item
             isUpdater = item.isUpdater
             isLuaItem = true
-            plugin = item.loadedPlugins.first { $0.name == pluginName }
+            luaItem = (item.item, item.loadedPlugins)
             payload = item.payload
         } else {
             name = String(describing: type(of: dispatchable))
             isUpdater = dispatchable is any AnyStateUpdater
             isLuaItem = false
-            plugin = nil
+            luaItem = nil
             // Every dispatchable is Sendable; only the Encodable ones have a payload to record.
             payload = (dispatchable as? any Encodable).map { .encodable(SendableBox(value: $0)) } ?? .none
         }

@@ -14,12 +14,32 @@ import MoonbladeLua
 final class StateEncoder {
     /// The last state encoded, as a tree of nodes that remember their collections' storage.
     private var previous: Node?
+    /// The last state type met and how to encode it.
+    private var root: (type: ObjectIdentifier, encoding: any RootEncoding)?
 
-    /// `state` as JSON. The encoder remembers it only when encoding succeeds.
-    func encode(_ state: any Encodable) throws -> JSONValue {
-        let root = try Self.node(for: state, previous: previous, codingPath: [])
+    /// `state` as JSON (an existential is opened: `T` is the state's own type); an error when it is
+    /// not `Encodable`. The encoder remembers it only when encoding succeeds.
+    func encode<T>(_ state: T) throws -> JSONValue {
+        let encoding = try rootEncoding(of: state)
+        let root = try withUnsafePointer(to: state) { try encoding.node(at: UnsafeRawPointer($0), previous: previous) }
         previous = root
         return root.json
+    }
+
+    /// How to encode a `T`, found once per state type: the conformance check costs more than the
+    /// rest of a small state's encoding.
+    private func rootEncoding<T>(of state: T) throws -> any RootEncoding {
+        if let root, root.type == ObjectIdentifier(T.self) { return root.encoding }
+        guard let encodable = T.self as? any Encodable.Type else {
+            throw EncodingError.invalidValue(state, .init(codingPath: [], debugDescription: "\(T.self) is not Encodable"))
+        }
+        let encoding = Self.rootEncoding(for: encodable)
+        root = (ObjectIdentifier(T.self), encoding)
+        return encoding
+    }
+
+    private static func rootEncoding<Value: Encodable>(for type: Value.Type) -> any RootEncoding {
+        TypedRootEncoding<Value>()
     }
 
     /// Forgets the previous state: the next one is encoded whole.
@@ -69,6 +89,17 @@ final class StateEncoder {
     }
 }
 
+/// Encodes a state of one type, given where it is.
+private protocol RootEncoding {
+    func node(at state: UnsafeRawPointer, previous: Node?) throws -> Node
+}
+
+private struct TypedRootEncoding<Value: Encodable>: RootEncoding {
+    func node(at state: UnsafeRawPointer, previous: Node?) throws -> Node {
+        try StateEncoder.node(for: state.assumingMemoryBound(to: Value.self).pointee, previous: previous, codingPath: [])
+    }
+}
+
 /// One value of the state being encoded: a scalar, or an object or array whose members are nodes.
 private final class Node {
     var members: [String: Node]?
@@ -85,7 +116,7 @@ private final class Node {
     var json: JSONValue {
         if let built { return built }
         let value: JSONValue =
-            if let members { .object(members.mapValues(\.json)) } else if let elements { .array(elements.map(\.json)) } else { .null }
+            if let members { .object(members.mapValues { $0.json }) } else if let elements { .array(elements.map { $0.json }) } else { .null }
         built = value
         return value
     }

@@ -17,28 +17,34 @@ extension StatePatch {
             })
     }
 
-    /// The JSON text of ``json``, as the journal writes it, built without the `JSONValue` in between
-    /// (a few allocations fewer per entry).
+    /// The JSON text of ``json``, as the journal writes it.
     public var jsonText: String {
-        var text = "["
-        text.reserveCapacity(64)
+        var bytes: [UInt8] = []
+        writeJSON(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the UTF-8 bytes of ``jsonText`` to `bytes`, built without the `JSONValue` in between.
+    func writeJSON(to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "["))
         for (position, change) in changes.enumerated() {
-            text += position == 0 ? "[[" : ",[["
+            if position > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: "[[".utf8)
             for (index, element) in change.path.enumerated() {
-                if index > 0 { text += "," }
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
                 switch element {
-                case .key(let key): text += JSONValue.string(key).jsonString()
-                case .index(let elementIndex): text += String(elementIndex)
+                case .key(let key): JSONValue.string(key).writeJSON(to: &bytes)
+                case .index(let elementIndex): bytes.append(contentsOf: String(elementIndex).utf8)
                 }
             }
-            text += "]"
+            bytes.append(UInt8(ascii: "]"))
             if let value = change.value {
-                text += ","
-                text += value.jsonString()
+                bytes.append(UInt8(ascii: ","))
+                value.writeJSON(to: &bytes)
             }
-            text += "]"
+            bytes.append(UInt8(ascii: "]"))
         }
-        return text + "]"
+        bytes.append(UInt8(ascii: "]"))
     }
 
     /// Reads a patch from its JSON form (``json``).

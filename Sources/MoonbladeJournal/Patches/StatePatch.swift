@@ -50,19 +50,23 @@ public struct StatePatch: Sendable, Hashable {
         switch (old, new) {
         case (.object(let before), .object(let after)):
             guard before != after else { return }
-            // Usually none is removed: an empty filter result allocates nothing and sorts at once.
-            for key in before.keys.filter({ after[$0] == nil }).sorted() {
-                changes.append(Change(path: path + [.key(key)], value: nil))
-            }
-            for key in after.keys.sorted() {
-                let value = after[key]!
+            let start = changes.count
+            var kept = 0
+            for (key, value) in after.sorted(by: { $0.key < $1.key }) {
                 path.append(.key(key))
                 if let earlier = before[key] {
+                    kept += 1
                     diff(earlier, value, path: &path, into: &changes)
                 } else {
                     changes.append(Change(path: path, value: value))
                 }
                 path.removeLast()
+            }
+            // Removals come first; there are some only when not every key of `before` was met above
+            // (usually none: no second pass over the keys).
+            if kept < before.count {
+                let removed = before.keys.filter { after[$0] == nil }.sorted().map { Change(path: path + [.key($0)], value: nil) }
+                changes.insert(contentsOf: removed, at: start)
             }
         case (.array(let before), .array(let after)):
             guard before != after else { return }

@@ -8,17 +8,34 @@ import MoonbladeHost
 /// they are; payload encoding, patch computation and JSON text happen when the batch is committed.
 final class JournalWriter: @unchecked Sendable {
     /// A dispatch as the recorder saw it, before any JSON work.
-    struct Pending: Sendable {
-        var sequence: Int
-        var time: Date
-        var item: RecordedItem
+    ///
+    /// A class: an entry moves from the recorder to the staging list, the queue and the writer, and
+    /// copying a struct of this many references cost more than the allocation. Only the thread that
+    /// holds it changes it (before it is queued); the queue's lock hands it to the writer.
+    final class Pending: @unchecked Sendable {
+        var sequence = 0
+        let time: Date
+        let item: RecordedItem
         var outcome: JournalEntry.Outcome
-        var duration: Duration
+        let duration: Duration
         /// The state after an applied updater; nil when the state cannot have changed.
         var newState: (any Sendable)?
-        var target: Int?
+        let target: Int?
         /// The store's state generation right after an applied updater (to tell a rollback).
-        var generation: UInt64?
+        let generation: UInt64?
+
+        init(
+            time: Date, item: RecordedItem, outcome: JournalEntry.Outcome, duration: Duration, newState: (any Sendable)?,
+            target: Int?, generation: UInt64?
+        ) {
+            self.time = time
+            self.item = item
+            self.outcome = outcome
+            self.duration = duration
+            self.newState = newState
+            self.target = target
+            self.generation = generation
+        }
     }
 
     private let database: JournalDatabase
@@ -79,8 +96,8 @@ final class JournalWriter: @unchecked Sendable {
         target: Int? = nil, generation: UInt64? = nil
     ) throws(JournalError) {
         let entry = Pending(
-            sequence: 0, time: Date(), item: item, outcome: outcome, duration: duration, newState: newState,
-            target: target, generation: generation)
+            time: Date(), item: item, outcome: outcome, duration: duration, newState: newState, target: target,
+            generation: generation)
         let isStaged = condition.withLock {
             guard stagingDepth > 0 else { return false }
             staged.append(entry)
@@ -108,18 +125,14 @@ final class JournalWriter: @unchecked Sendable {
         }
         guard !entries.isEmpty else { return }
         let lastApplied = entries.last { $0.generation != nil }?.generation
-        guard let failure, let lastApplied, lastApplied != generation else {
-            return try enqueue(entries)
+        if let failure, let lastApplied, lastApplied != generation {
+            let message = Journal.oneLine(failure)
+            for entry in entries where entry.outcome == .applied {
+                entry.outcome = .failed(message)
+                entry.newState = nil
+            }
         }
-        let message = Journal.oneLine(failure)
-        try enqueue(
-            entries.map { entry in
-                guard entry.outcome == .applied else { return entry }
-                var undone = entry
-                undone.outcome = .failed(message)
-                undone.newState = nil
-                return undone
-            })
+        try enqueue(entries)
     }
 
     /// Numbers `entries` and queues them for the writer; with the strict setting, commits them.
@@ -138,7 +151,7 @@ final class JournalWriter: @unchecked Sendable {
             return
         }
         let wasEmpty = pending.isEmpty
-        for var entry in entries {
+        for entry in entries {
             recordedSequence += 1
             entry.sequence = recordedSequence
             pending.append(entry)
@@ -297,13 +310,14 @@ final class JournalWriter: @unchecked Sendable {
         if let newState = pending.newState {
             let json: JSONValue
             do {
-                json = try stateEncoder.encode(newState as! any Encodable)
+                json = try stateEncoder.encode(newState)
             } catch {
                 throw JournalError(file: database.file, problem: "entry \(pending.sequence) (\(pending.item.name)): the state has no JSON form: \(error)")
             }
             patch = StatePatch(from: currentState ?? JSONValue(), to: json)
             currentState = json
         }
+        let plugin = pending.item.plugin
         let payload: JSONValue?
         do {
             payload = try pending.item.payloadJSON()
@@ -312,8 +326,8 @@ final class JournalWriter: @unchecked Sendable {
         }
         return JournalEntry(
             sequence: pending.sequence, time: pending.time, name: pending.item.name,
-            kind: pending.item.isUpdater ? .updater : .sideEffect, payload: payload, plugin: pending.item.plugin?.name,
-            pluginVersion: pending.item.plugin?.version, outcome: pending.outcome, duration: pending.duration,
+            kind: pending.item.isUpdater ? .updater : .sideEffect, payload: payload, plugin: plugin?.name,
+            pluginVersion: plugin?.version, outcome: pending.outcome, duration: pending.duration,
             patch: patch, target: pending.target)
     }
 }

@@ -34,31 +34,19 @@ extension Journal {
         return summary
     }
 
-    /// Rebuilds the state after every entry; `rebuilt` is the last entry whose state did.
+    /// Rebuilds the state after every entry, walking them as replay and to-spec do; `rebuilt` is the
+    /// last entry whose state did.
     private func rebuildEveryState(rebuilt: inout Int) throws(JournalError) -> Summary {
-        let entries = try database.entries()
-        let snapshotSequences = try database.snapshotSequences()
-        var state: JSONValue?
-        var expected = entries.first?.sequence
-        var snapshots = Set(snapshotSequences)
-        if let start = snapshotSequences.first, let first = entries.first, start < first.sequence {
-            state = try database.snapshot(atOrBefore: start)?.state
-            snapshots.remove(start)
-        }
-        for entry in entries {
-            if entry.sequence != expected {
-                throw JournalError(file: file, problem: "entry \(expected ?? 0) is missing (the next is \(entry.sequence))")
-            }
-            expected = entry.sequence + 1
-            guard let before = state else {
-                throw JournalError(file: file, problem: "entry \(entry.sequence) has no snapshot before it")
-            }
-            state = try self.state(after: entry, from: before)
-            if snapshots.remove(entry.sequence) != nil {
-                state = try database.snapshot(atOrBefore: entry.sequence)?.state
-            }
+        var entries = 0
+        let last = try database.lastSequence()
+        let walked = try walkRecordedStates(from: 1, until: last) { entry, _, _ throws(JournalError) in
+            entries += 1
             rebuilt = entry.sequence
+            return true
         }
-        return Summary(entries: entries.count, snapshots: try database.snapshotCount(), lastSequence: entries.last?.sequence ?? 0)
+        if !walked && last > 0 {
+            throw JournalError(file: file, problem: "the entries have no snapshot before them")
+        }
+        return Summary(entries: entries, snapshots: try database.snapshotCount(), lastSequence: rebuilt)
     }
 }

@@ -125,14 +125,9 @@ final class JournalDatabase: Sendable {
     func append(_ entries: [JournalEntry], snapshots: [(sequence: Int, state: JSONValue)]) throws(JournalError) {
         try access { () throws in
             try queue.write { db in
-                // Cached: compiled once per connection, and looked up once per batch (by its SQL text).
-                let insert = try db.cachedStatement(
-                    sql: """
-                        INSERT INTO entries (seq, time, name, kind, payload, plugin, plugin_version, outcome, error, duration, patch, target, checksum)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """)
+                var insert = try EntryInsertStatement(db)
                 for entry in entries {
-                    try Self.insert(entry, with: insert)
+                    try insert.insert(entry)
                 }
                 for snapshot in snapshots {
                     let values: [DatabaseValue] = [
@@ -145,23 +140,6 @@ final class JournalDatabase: Sendable {
                 }
             }
         }
-    }
-
-    private static func insert(_ entry: JournalEntry, with statement: Statement) throws {
-        let (outcome, error): (String, String?) =
-            switch entry.outcome {
-            case .applied: ("applied", nil)
-            case .started: ("started", nil)
-            case .failed(let message): ("failed", message)
-            }
-        let values: [DatabaseValue] = [
-            entry.sequence.databaseValue, entry.time.timeIntervalSince1970.databaseValue, entry.name.databaseValue,
-            entry.kind.rawValue.databaseValue, entry.payload?.jsonString().databaseValue ?? .null,
-            entry.plugin?.databaseValue ?? .null, entry.pluginVersion?.databaseValue ?? .null, outcome.databaseValue,
-            error?.databaseValue ?? .null, entry.duration.timeInterval.databaseValue, entry.patch.jsonText.databaseValue,
-            entry.target?.databaseValue ?? .null,
-        ]
-        try statement.execute(arguments: StatementArguments(values + [RowChecksum(values).stored.databaseValue]))
     }
 
     /// The entries with `from <= seq <= until`, in order.
@@ -184,11 +162,11 @@ final class JournalDatabase: Sendable {
         let row = try access { () throws in
             try queue.read { db in try Row.fetchOne(db, sql: "SELECT min(seq) AS first, max(seq) AS last FROM entries") }
         }
-        guard let row, let first: Int = try column(row, "first", of: "the entries") else { return 0 }
+        guard let row, let first: Int = try StoredRow.column(row, "first", what: "the entries", file: file) else { return 0 }
         guard first >= 1 else {
             throw JournalError(file: file, problem: "is damaged: an entry is numbered \(first)")
         }
-        return try column(row, "last", of: "the entries")
+        return try StoredRow.column(row, "last", what: "the entries", file: file)
     }
 
     /// The latest snapshot as of `sequence` or before: the one with the highest sequence, and of
@@ -202,11 +180,12 @@ final class JournalDatabase: Sendable {
             }
         }
         guard let row else { return nil }
-        let snapshotSequence: Int = try column(row, "seq", of: "a snapshot")
-        let what = "the snapshot as of \(snapshotSequence)"
-        let state = try json(try column(row, "state", of: what), what: what)
-        guard try isIntact(row, columns: Self.snapshotColumns, of: what) else {
-            throw JournalError(file: file, problem: "\(what) is damaged: its row does not match its checksum")
+        var stored = try StoredRow(row, columns: Self.snapshotColumns, what: "a snapshot", file: file)
+        let snapshotSequence: Int = try stored.value("seq")
+        stored.what = "the snapshot as of \(snapshotSequence)"
+        let state = try json(try stored.value("state"), what: stored.what)
+        guard stored.isIntact else {
+            throw JournalError(file: file, problem: "\(stored.what) is damaged: its row does not match its checksum")
         }
         return (snapshotSequence, state)
     }
@@ -238,57 +217,39 @@ final class JournalDatabase: Sendable {
     private static let snapshotColumns = ["seq", "time", "state"]
 
     private func entry(from row: Row) throws(JournalError) -> JournalEntry {
-        let sequence: Int = try column(row, "seq", of: "an entry")
-        let what = "entry \(sequence)"
-        let kindName: String = try column(row, "kind", of: what)
+        var stored = try StoredRow(row, columns: Self.entryColumns, what: "an entry", file: file)
+        let sequence: Int = try stored.value("seq")
+        stored.what = "entry \(sequence)"
+        let what = stored.what
+        let kindName: String = try stored.value("kind")
         guard let kind = JournalEntry.Kind(rawValue: kindName) else {
             throw JournalError(file: file, problem: "\(what): unknown kind \(kindName)")
         }
         let outcome: JournalEntry.Outcome
-        switch try column(row, "outcome", of: what) as String {
+        switch try stored.value("outcome") as String {
         case "applied": outcome = .applied
         case "started": outcome = .started
-        case "failed": outcome = .failed(try column(row, "error", of: what) ?? "")
+        case "failed": outcome = .failed(try stored.value("error") ?? "")
         case let other: throw JournalError(file: file, problem: "\(what): unknown outcome \(other)")
         }
-        let payloadText: String? = try column(row, "payload", of: what)
+        let payloadText: String? = try stored.value("payload")
         let patch: StatePatch
         do {
-            patch = try StatePatch(json: try json(try column(row, "patch", of: what), what: "entry \(sequence)'s patch"))
+            patch = try StatePatch(json: try json(try stored.value("patch"), what: "entry \(sequence)'s patch"))
         } catch let error as JournalError {
             throw error
         } catch {
             throw JournalError(file: file, problem: "\(what): its patch is malformed: \(error)")
         }
         var entry = JournalEntry(
-            sequence: sequence, time: Date(timeIntervalSince1970: try column(row, "time", of: what)),
-            name: try column(row, "name", of: what), kind: kind,
+            sequence: sequence, time: Date(timeIntervalSince1970: try stored.value("time")),
+            name: try stored.value("name"), kind: kind,
             payload: try payloadText.map { text throws(JournalError) in try json(text, what: "entry \(sequence)'s payload") },
-            plugin: try column(row, "plugin", of: what), pluginVersion: try column(row, "plugin_version", of: what),
-            outcome: outcome, duration: .seconds(try column(row, "duration", of: what) as Double), patch: patch,
-            target: try column(row, "target", of: what))
-        entry.isDamaged = try !isIntact(row, columns: Self.entryColumns, of: what)
+            plugin: try stored.value("plugin"), pluginVersion: try stored.value("plugin_version"),
+            outcome: outcome, duration: .seconds(try stored.value("duration") as Double), patch: patch,
+            target: try stored.value("target"))
+        entry.isDamaged = !stored.isIntact
         return entry
-    }
-
-    /// The value of `name` in `row`; a missing column or a value of another type (a damaged row)
-    /// is an error naming `what` the row is, where GRDB's subscripts would stop the process.
-    private func column<Value: DatabaseValueConvertible>(_ row: Row, _ name: String, of what: String) throws(JournalError) -> Value {
-        do {
-            return try row.decode(Value.self, forColumn: name)
-        } catch {
-            throw JournalError(file: file, problem: "\(what): its \(name) is unreadable (\(error))")
-        }
-    }
-
-    /// Whether `row` matches its checksum; true for a row written before rows had one.
-    private func isIntact(_ row: Row, columns: [String], of what: String) throws(JournalError) -> Bool {
-        guard row.hasColumn("checksum"), let stored: Int64 = try column(row, "checksum", of: what) else { return true }
-        var values: [DatabaseValue] = []
-        for name in columns {
-            values.append(try column(row, name, of: what))
-        }
-        return RowChecksum(values).stored == stored
     }
 
     private func json(_ text: String, what: String) throws(JournalError) -> JSONValue {
