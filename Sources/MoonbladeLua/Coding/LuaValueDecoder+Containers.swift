@@ -51,7 +51,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     // A field's read pushes its value (`required`, `present`) and pops it in a `defer`, thrown or not.
     // Written out per type rather than passing the read as a closure: the compiler keeps such a
     // closure a function of its own, a call and a context per field. The reads go through
-    // ``LuaScalarRead``, and only a failure calls the decoder (see there for why).
+    // ``LuaScalar``, and only a failure calls the decoder (see there for why).
 
     /// Pushes a required field's value and returns its absolute index.
     @inline(__always)
@@ -70,7 +70,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         lua_pushnil(L)
         while lua_next(L, table) != 0 {
             lua_settop(L, -2)
-            if decoder.stack.withStringBytes(at: -1, { String(validating: $0, as: UTF8.self) == nil }) == true {
+            if decoder.stack.withStringBytes(at: -1, { LuaCoding.string(validatingUTF8: $0) == nil }) == true {
                 let found = LuaCoding.describeKey(L, -1)
                 lua_settop(L, -2)
                 return decoder.corrupted(key: nil, "expected a table with string keys, found key \(found) (not valid UTF-8)")
@@ -87,52 +87,28 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         return LuaCoding.isNilOrNull(L, index) ? nil : index
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        let L = self.L
-        let index = try required(key)
-        defer { lua_settop(L, -2) }
-        guard let value = LuaScalarRead.bool(L, index) else { throw decoder.boolFailure(at: index, key: key) }
-        return value
-    }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        let L = self.L
-        let index = try required(key)
-        defer { lua_settop(L, -2) }
-        guard let value = LuaScalarRead.string(L, index) else { throw decoder.stringFailure(at: index, key: key) }
-        return value
-    }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        let L = self.L
-        let index = try required(key)
-        defer { lua_settop(L, -2) }
-        guard let value = LuaScalarRead.double(L, index) else { throw decoder.doubleFailure(at: index, key: key) }
-        return value
-    }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        let L = self.L
-        let index = try required(key)
-        defer { lua_settop(L, -2) }
-        guard let value = LuaScalarRead.float(L, index) else { throw decoder.floatFailure(at: index, key: key) }
-        return value
-    }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decodeInteger(type, forKey: key) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decodeInteger(type, forKey: key) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decodeInteger(type, forKey: key) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decodeInteger(type, forKey: key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decodeInteger(type, forKey: key) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decodeInteger(type, forKey: key) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decodeInteger(type, forKey: key) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decodeInteger(type, forKey: key) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decodeInteger(type, forKey: key) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decodeInteger(type, forKey: key) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decodeScalar(type, forKey: key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decodeScalar(type, forKey: key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decodeScalar(type, forKey: key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decodeScalar(type, forKey: key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decodeScalar(type, forKey: key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decodeScalar(type, forKey: key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decodeScalar(type, forKey: key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decodeScalar(type, forKey: key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decodeScalar(type, forKey: key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decodeScalar(type, forKey: key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decodeScalar(type, forKey: key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decodeScalar(type, forKey: key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decodeScalar(type, forKey: key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decodeScalar(type, forKey: key) }
 
-    /// An integer field, for each integer type (inlined, so specialized at each).
+    /// A scalar field, for each scalar type (inlined, so specialized at each).
     @inline(__always)
-    private func decodeInteger<I: FixedWidthInteger>(_ type: I.Type, forKey key: Key) throws -> I {
+    private func decodeScalar<T: LuaScalar>(_ type: T.Type, forKey key: Key) throws -> T {
         let L = self.L
         let index = try required(key)
         defer { lua_settop(L, -2) }
-        guard let value = LuaScalarRead.integer(I.self, L, index) else { throw decoder.integerFailure(I.self, at: index, key: key) }
+        guard let value = T.read(L, index) else { throw T.failure(at: index, in: decoder, key: key) }
         return value
     }
 
@@ -141,51 +117,27 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         return try decoder.decodeValue(T.self, at: required(key), step: .key(key))
     }
 
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        let L = self.L
-        defer { lua_settop(L, -2) }
-        guard let index = present(key) else { return nil }
-        guard let value = LuaScalarRead.bool(L, index) else { throw decoder.boolFailure(at: index, key: key) }
-        return value
-    }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        let L = self.L
-        defer { lua_settop(L, -2) }
-        guard let index = present(key) else { return nil }
-        guard let value = LuaScalarRead.string(L, index) else { throw decoder.stringFailure(at: index, key: key) }
-        return value
-    }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        let L = self.L
-        defer { lua_settop(L, -2) }
-        guard let index = present(key) else { return nil }
-        guard let value = LuaScalarRead.double(L, index) else { throw decoder.doubleFailure(at: index, key: key) }
-        return value
-    }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-        let L = self.L
-        defer { lua_settop(L, -2) }
-        guard let index = present(key) else { return nil }
-        guard let value = LuaScalarRead.float(L, index) else { throw decoder.floatFailure(at: index, key: key) }
-        return value
-    }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try decodeIntegerIfPresent(type, forKey: key) }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try decodeIntegerIfPresent(type, forKey: key) }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try decodeIntegerIfPresent(type, forKey: key) }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try decodeIntegerIfPresent(type, forKey: key) }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try decodeIntegerIfPresent(type, forKey: key) }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try decodeIntegerIfPresent(type, forKey: key) }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try decodeIntegerIfPresent(type, forKey: key) }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try decodeIntegerIfPresent(type, forKey: key) }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try decodeIntegerIfPresent(type, forKey: key) }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try decodeIntegerIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try decodeScalarIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try decodeScalarIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try decodeScalarIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try decodeScalarIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try decodeScalarIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try decodeScalarIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try decodeScalarIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try decodeScalarIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try decodeScalarIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try decodeScalarIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try decodeScalarIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try decodeScalarIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try decodeScalarIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try decodeScalarIfPresent(type, forKey: key) }
 
     @inline(__always)
-    private func decodeIntegerIfPresent<I: FixedWidthInteger>(_ type: I.Type, forKey key: Key) throws -> I? {
+    private func decodeScalarIfPresent<T: LuaScalar>(_ type: T.Type, forKey key: Key) throws -> T? {
         let L = self.L
         defer { lua_settop(L, -2) }
         guard let index = present(key) else { return nil }
-        guard let value = LuaScalarRead.integer(I.self, L, index) else { throw decoder.integerFailure(I.self, at: index, key: key) }
+        guard let value = T.read(L, index) else { throw T.failure(at: index, in: decoder, key: key) }
         return value
     }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
@@ -275,20 +227,20 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         return true
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try next(type) { try $0.decodeBool(at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: String.Type) throws -> String { try next(type) { try $0.decodeString(at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: Double.Type) throws -> Double { try next(type) { try $0.decodeDouble(at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: Float.Type) throws -> Float { try next(type) { try $0.decodeFloat(at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: Int.Type) throws -> Int { try next(type) { try $0.decodeInteger(Int.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next(type) { try $0.decodeInteger(Int8.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next(type) { try $0.decodeInteger(Int16.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next(type) { try $0.decodeInteger(Int32.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next(type) { try $0.decodeInteger(Int64.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try next(type) { try $0.decodeInteger(UInt.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next(type) { try $0.decodeInteger(UInt8.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type) { try $0.decodeInteger(UInt16.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type) { try $0.decodeInteger(UInt32.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) { try $0.decodeInteger(UInt64.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try next(type) { try $0.decodeScalar(Bool.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: String.Type) throws -> String { try next(type) { try $0.decodeScalar(String.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Double.Type) throws -> Double { try next(type) { try $0.decodeScalar(Double.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Float.Type) throws -> Float { try next(type) { try $0.decodeScalar(Float.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Int.Type) throws -> Int { try next(type) { try $0.decodeScalar(Int.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next(type) { try $0.decodeScalar(Int8.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next(type) { try $0.decodeScalar(Int16.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next(type) { try $0.decodeScalar(Int32.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next(type) { try $0.decodeScalar(Int64.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try next(type) { try $0.decodeScalar(UInt.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next(type) { try $0.decodeScalar(UInt8.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type) { try $0.decodeScalar(UInt16.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type) { try $0.decodeScalar(UInt32.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) { try $0.decodeScalar(UInt64.self, at: $1, key: LuaCodingKey(index: $2)) } }
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try next(type) { try $0.decodeValue(T.self, at: $1, step: .position($2)) }
     }
@@ -328,40 +280,28 @@ struct LuaSingleValueDecodingContainer: SingleValueDecodingContainer {
 
     var codingPath: [any CodingKey] { decoder.path }
 
-    // Read through ``LuaScalarRead``: only a failure calls the decoder (see there for why).
+    // Read without calling the decoder but to make an error (see ``LuaScalar`` for why).
     @inline(__always) private var L: OpaquePointer { decoder.L }
 
     func decodeNil() -> Bool { LuaCoding.isNilOrNull(L, index) }
-    func decode(_ type: Bool.Type) throws -> Bool {
-        guard let value = LuaScalarRead.bool(L, index) else { throw decoder.boolFailure(at: index, key: nil) }
-        return value
-    }
-    func decode(_ type: String.Type) throws -> String {
-        guard let value = LuaScalarRead.string(L, index) else { throw decoder.stringFailure(at: index, key: nil) }
-        return value
-    }
-    func decode(_ type: Double.Type) throws -> Double {
-        guard let value = LuaScalarRead.double(L, index) else { throw decoder.doubleFailure(at: index, key: nil) }
-        return value
-    }
-    func decode(_ type: Float.Type) throws -> Float {
-        guard let value = LuaScalarRead.float(L, index) else { throw decoder.floatFailure(at: index, key: nil) }
-        return value
-    }
-    func decode(_ type: Int.Type) throws -> Int { try decodeInteger(type) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try decodeInteger(type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try decodeInteger(type) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try decodeInteger(type) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try decodeInteger(type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try decodeInteger(type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try decodeInteger(type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try decodeInteger(type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try decodeInteger(type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try decodeInteger(type) }
+    func decode(_ type: Bool.Type) throws -> Bool { try decodeScalar(type) }
+    func decode(_ type: String.Type) throws -> String { try decodeScalar(type) }
+    func decode(_ type: Double.Type) throws -> Double { try decodeScalar(type) }
+    func decode(_ type: Float.Type) throws -> Float { try decodeScalar(type) }
+    func decode(_ type: Int.Type) throws -> Int { try decodeScalar(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decodeScalar(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decodeScalar(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decodeScalar(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decodeScalar(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decodeScalar(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decodeScalar(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decodeScalar(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decodeScalar(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decodeScalar(type) }
 
     @inline(__always)
-    private func decodeInteger<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
-        guard let value = LuaScalarRead.integer(I.self, L, index) else { throw decoder.integerFailure(I.self, at: index, key: nil) }
+    private func decodeScalar<T: LuaScalar>(_ type: T.Type) throws -> T {
+        guard let value = T.read(L, index) else { throw T.failure(at: index, in: decoder, key: nil) }
         return value
     }
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(T.self, at: index, step: nil) }

@@ -141,67 +141,12 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
 
     // MARK: Scalars
 
-    // The scalar readers take their key as an autoclosure: it is only made into a coding path when a
-    // read fails, so a field read costs no key existential (or generic metadata) on success.
-
+    /// Reads the scalar at `index`. The key is an autoclosure: it is only made into a coding path when
+    /// the read fails, so a read costs no key existential (or generic metadata) on success.
     @inline(__always)
-    func decodeBool(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> Bool {
-        guard let value = LuaScalarRead.bool(L, index) else { throw boolFailure(at: index, key: key()) }
+    func decodeScalar<T: LuaScalar>(_ type: T.Type, at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> T {
+        guard let value = T.read(L, index) else { throw T.failure(at: index, in: self, key: key()) }
         return value
-    }
-
-    @inline(__always)
-    func decodeString(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> String {
-        guard let value = LuaScalarRead.string(L, index) else { throw stringFailure(at: index, key: key()) }
-        return value
-    }
-
-    @inline(__always)
-    func decodeInteger<I: FixedWidthInteger>(_ type: I.Type, at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> I {
-        guard let value = LuaScalarRead.integer(I.self, L, index) else { throw integerFailure(I.self, at: index, key: key()) }
-        return value
-    }
-
-    @inline(__always)
-    func decodeDouble(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> Double {
-        guard let value = LuaScalarRead.double(L, index) else { throw doubleFailure(at: index, key: key()) }
-        return value
-    }
-
-    @inline(__always)
-    func decodeFloat(at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> Float {
-        guard let value = LuaScalarRead.float(L, index) else { throw floatFailure(at: index, key: key()) }
-        return value
-    }
-
-    // Why a ``LuaScalarRead`` said nil, as the error a person reads.
-
-    func boolFailure(at index: Int32, key: (any CodingKey)?) -> any Error {
-        mismatch(Bool.self, expected: "Bool", at: index, key: key)
-    }
-
-    func stringFailure(at index: Int32, key: (any CodingKey)?) -> any Error {
-        guard lua_type(L, index) == LUA_TSTRING else { return mismatch(String.self, expected: "String", at: index, key: key) }
-        return corrupted(key: key, "expected String, found a string that is not valid UTF-8")
-    }
-
-    func integerFailure(_ type: Any.Type, at index: Int32, key: (any CodingKey)?) -> any Error {
-        guard lua_type(L, index) == LUA_TNUMBER else { return mismatch(type, expected: "\(type)", at: index, key: key) }
-        let number = lua_tonumberx(L, index, nil)
-        let reason =
-            lua_isinteger(L, index) != 0 || (number.isFinite && number.rounded(.towardZero) == number)
-            ? "out of range" : "not a whole number"
-        return corrupted(key: key, "expected \(type), found \(LuaCoding.describeValue(L, index)) (\(reason))")
-    }
-
-    func doubleFailure(at index: Int32, key: (any CodingKey)?) -> any Error {
-        guard lua_type(L, index) == LUA_TNUMBER else { return mismatch(Double.self, expected: "Double", at: index, key: key) }
-        return corrupted(key: key, "expected Double, found integer \(lua_tointegerx(L, index, nil)) (no exact Double)")
-    }
-
-    func floatFailure(at index: Int32, key: (any CodingKey)?) -> any Error {
-        guard lua_type(L, index) == LUA_TNUMBER else { return mismatch(Float.self, expected: "Float", at: index, key: key) }
-        return corrupted(key: key, "expected Float, found number \(lua_tonumberx(L, index, nil)) (out of range)")
     }
 
     // MARK: Values
@@ -211,33 +156,33 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     @inline(__always)
     func decodeValue<T: Decodable>(_ type: T.Type, at index: Int32, step: LuaPathStep?) throws -> T {
         if T.self == String.self {
-            return unsafeBitCast(try decodeString(at: index, key: step?.codingKey), to: T.self)
+            return unsafeBitCast(try decodeScalar(String.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Int.self {
-            return unsafeBitCast(try decodeInteger(Int.self, at: index, key: step?.codingKey), to: T.self)
+            return unsafeBitCast(try decodeScalar(Int.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Double.self {
-            return unsafeBitCast(try decodeDouble(at: index, key: step?.codingKey), to: T.self)
+            return unsafeBitCast(try decodeScalar(Double.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Bool.self {
-            return unsafeBitCast(try decodeBool(at: index, key: step?.codingKey), to: T.self)
+            return unsafeBitCast(try decodeScalar(Bool.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Int64.self {
-            return unsafeBitCast(try decodeInteger(Int64.self, at: index, key: step?.codingKey), to: T.self)
+            return unsafeBitCast(try decodeScalar(Int64.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Int32.self {
-            return unsafeBitCast(try decodeInteger(Int32.self, at: index, key: step?.codingKey), to: T.self)
+            return unsafeBitCast(try decodeScalar(Int32.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Int16.self {
-            return unsafeBitCast(try decodeInteger(Int16.self, at: index, key: step?.codingKey), to: T.self)
+            return unsafeBitCast(try decodeScalar(Int16.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Int8.self {
-            return unsafeBitCast(try decodeInteger(Int8.self, at: index, key: step?.codingKey), to: T.self)
+            return unsafeBitCast(try decodeScalar(Int8.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == UInt8.self {
-            return unsafeBitCast(try decodeInteger(UInt8.self, at: index, key: step?.codingKey), to: T.self)
+            return unsafeBitCast(try decodeScalar(UInt8.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == UInt16.self {
-            return unsafeBitCast(try decodeInteger(UInt16.self, at: index, key: step?.codingKey), to: T.self)
+            return unsafeBitCast(try decodeScalar(UInt16.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == UInt32.self {
-            return unsafeBitCast(try decodeInteger(UInt32.self, at: index, key: step?.codingKey), to: T.self)
+            return unsafeBitCast(try decodeScalar(UInt32.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == UInt64.self {
-            return unsafeBitCast(try decodeInteger(UInt64.self, at: index, key: step?.codingKey), to: T.self)
+            return unsafeBitCast(try decodeScalar(UInt64.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == UInt.self {
-            return unsafeBitCast(try decodeInteger(UInt.self, at: index, key: step?.codingKey), to: T.self)
+            return unsafeBitCast(try decodeScalar(UInt.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Float.self {
-            return unsafeBitCast(try decodeFloat(at: index, key: step?.codingKey), to: T.self)
+            return unsafeBitCast(try decodeScalar(Float.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Date.self {
             return unsafeBitCast(try decodeDate(at: index, step: step), to: T.self)
         } else if T.self == Data.self {
@@ -297,11 +242,11 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
         case .deferredToDate:
             return try decodeNested(Date.self, at: index, step: step) { try Date(from: $0) }
         case .secondsSince1970:
-            return Date(timeIntervalSince1970: try decodeDouble(at: index, key: key))
+            return Date(timeIntervalSince1970: try decodeScalar(Double.self, at: index, key: key))
         case .millisecondsSince1970:
-            return Date(timeIntervalSince1970: try decodeDouble(at: index, key: key) / 1000)
+            return Date(timeIntervalSince1970: try decodeScalar(Double.self, at: index, key: key) / 1000)
         case .iso8601:
-            let string = try decodeString(at: index, key: key)
+            let string = try decodeScalar(String.self, at: index, key: key)
             guard let date = try? Date(string, strategy: Date.ISO8601FormatStyle()) else {
                 throw corrupted(key: key, "expected an ISO 8601 date, found \(LuaCoding.describeValue(L, index))")
             }
