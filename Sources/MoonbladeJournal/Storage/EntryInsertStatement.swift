@@ -127,7 +127,9 @@ private struct RowBinder {
         // empty buffer) points at a constant byte.
         let base = utf8.isEmpty ? nil : utf8.baseAddress
         let pointer = UnsafeRawPointer(base ?? UnsafePointer(emptyText)).assumingMemoryBound(to: CChar.self)
-        check(sqlite3_bind_text(statement, next(), pointer, CInt(utf8.count), sqliteStatic))
+        // SQLite takes a text's length as a C int: a longer one is its own "too big", not a trap.
+        guard let count = CInt(exactly: utf8.count) else { return check(SQLITE_TOOBIG) }
+        check(sqlite3_bind_text(statement, next(), pointer, count, sqliteStatic))
     }
 
     /// Binds the checksum of everything bound so far, as the last column.
