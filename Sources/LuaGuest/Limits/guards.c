@@ -248,10 +248,25 @@ static int moonblade_sized_by_strings(lua_State *L) {
 
 /// `string.pack`, `unpack`, `packsize` and `os.date` (upvalue 1), charged one step per byte of their
 /// format (argument 1), each an option to parse: the data they read or write is charged as it is
-/// allocated, so unpacking a little from a big blob costs what it reads.
+/// allocated, so unpacking a little from a big blob costs what it reads. The one read that allocates
+/// nothing is `unpack`'s `z` (upvalue 2: 1) meeting no zero byte: it scans the rest of the data, then
+/// raises, so that rest is charged when it holds no zero byte.
 static int moonblade_sized_by_format(lua_State *L) {
     size_t bytes = lua_type(L, 1) == LUA_TSTRING ? lua_rawlen(L, 1) : 0;
     if (bytes >= moonblade_charged_input) moonblade_charge_steps(L, (long long)bytes);
+    if (lua_tointeger(L, lua_upvalueindex(2)) == 1 && bytes > 0 && lua_type(L, 2) == LUA_TSTRING
+        && memchr(lua_tostring(L, 1), 'z', bytes) != NULL) {
+        size_t length = 0;
+        const char *data = lua_tolstring(L, 2, &length);
+        int valid = 1;
+        lua_Integer position = lua_isnoneornil(L, 3) ? 1 : lua_tointegerx(L, 3, &valid);
+        if (valid && position >= 1 && (lua_Unsigned)position <= length) {
+            size_t rest = length - (size_t)(position - 1);
+            if (rest >= moonblade_charged_input && memchr(data + position - 1, 0, rest) == NULL) {
+                moonblade_charge_steps(L, (long long)(rest / moonblade_bytes_per_step));
+            }
+        }
+    }
     return moonblade_call_in_place(L);
 }
 
@@ -285,10 +300,16 @@ static int moonblade_sized_by_range(lua_State *L) {
 /// that gives a position) shift the elements from `pos` to the end: charged one step per element
 /// shifted. Without a position nothing shifts, and nothing is read here.
 static int moonblade_sized_by_shift(lua_State *L) {
-    if (lua_gettop(L) < lua_tointeger(L, lua_upvalueindex(2)) || lua_type(L, 1) != LUA_TTABLE || !lua_isinteger(L, 2)) {
-        return moonblade_call_in_place(L);
+    int valid = 0;
+    lua_Integer position = lua_gettop(L) < lua_tointeger(L, lua_upvalueindex(2)) ? 0 : lua_tointegerx(L, 2, &valid);
+    if (!valid || lua_type(L, 1) != LUA_TTABLE) return moonblade_call_in_place(L);
+    // The length the library reads, `__len` included (a draft's, or one that lies): one call more of
+    // a metamethod that should have no side effects, and what the shift below it will really walk.
+    lua_Integer length = (lua_Integer)lua_rawlen(L, 1);
+    if (lua_getmetatable(L, 1)) {
+        lua_pop(L, 1);
+        length = luaL_len(L, 1);
     }
-    lua_Integer length = (lua_Integer)lua_rawlen(L, 1), position = lua_tointeger(L, 2);
     long long shifted = position >= 1 && position <= length ? (long long)(length - position + 1) : 0;
     if (shifted >= moonblade_charged_input / moonblade_bytes_per_step) moonblade_charge_steps(L, shifted);
     return moonblade_call_in_place(L);
@@ -361,7 +382,7 @@ static void moonblade_size_library_functions(lua_State *L, int globals) {
     static const struct { const char *library, *name; lua_CFunction standIn; lua_Integer parameter; } scanning[] = {
         {LUA_STRLIBNAME, "packsize", moonblade_sized_by_format, 0},
         {LUA_STRLIBNAME, "pack", moonblade_sized_by_format, 0},
-        {LUA_STRLIBNAME, "unpack", moonblade_sized_by_format, 0},
+        {LUA_STRLIBNAME, "unpack", moonblade_sized_by_format, 1},
         {LUA_OSLIBNAME, "date", moonblade_sized_by_format, 0},
         {LUA_STRLIBNAME, "format", moonblade_sized_by_strings, moonblade_bytes_per_step},
         {LUA_STRLIBNAME, "upper", moonblade_sized_by_strings, moonblade_bytes_per_step},

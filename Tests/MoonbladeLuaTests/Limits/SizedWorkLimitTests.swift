@@ -45,6 +45,17 @@ struct SizedWorkLimitTests {
             source: "local t = {} for i = 1, 1e5 do t[i] = i end while true do table.insert(t, 1, 0) table.remove(t, 1) end",
             line: 1),
         GuestStop(
+            name: "table.insert at a float position",
+            source: "local t = {} for i = 1, 1e5 do t[i] = i end while true do table.insert(t, 1.0, 0) table.remove(t, '1') end",
+            line: 1),
+        GuestStop(
+            name: "table.insert into a table whose __len lies",
+            source: "local t = setmetatable({}, { __len = function() return 1e6 end }) while true do table.insert(t, 1, 0) end",
+            line: 1),
+        GuestStop(
+            name: "string.unpack of a zero-terminated string never terminated",
+            source: "local d = ('x'):rep(1e6) while true do pcall(string.unpack, 'z', d) end", line: 1),
+        GuestStop(
             name: "load with a reader", source: "local s, first = ('1+'):rep(5e5), true load(function() if first then first = false return 'return ' end return s end)",
             line: 1),
         GuestStop(name: "load", source: "local src = 'return ' .. ('1+'):rep(1e6) .. '1' while true do load(src) end", line: 1),
