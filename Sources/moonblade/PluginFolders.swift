@@ -1,4 +1,5 @@
 import Foundation
+import MoonbladeHost
 
 /// The plugin folders a command line names, by one rule for every command: a folder with a
 /// `plugin.lua` is a plugin; a folder without one stands for the plugin folders in it (`moonblade
@@ -13,7 +14,7 @@ enum PluginFolders {
         var missing = false
         var empty = false
         for argument in arguments {
-            if !isFolder(argument) {
+            if !FileReader.isFolder(argument) {
                 Console.printError("error: no such folder: \(argument)")
                 missing = true
             } else if isPlugin(argument) {
@@ -35,11 +36,6 @@ enum PluginFolders {
 
     static func isPlugin(_ folder: String) -> Bool {
         FileManager.default.fileExists(atPath: path(folder, "plugin.lua"))
-    }
-
-    private static func isFolder(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
     /// The folders directly inside `container` that hold a `plugin.lua`, sorted by name.

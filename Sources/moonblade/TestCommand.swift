@@ -69,7 +69,7 @@ struct TestCommand: AsyncParsableCommand {
             return
         }
         let changes = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let specFolders = folders.map { "\($0)/spec" }.filter(Self.isFolder)
+        let specFolders = folders.map { "\($0)/spec" }.filter(FileReader.isFolder)
         let watcher = PluginWatcher(directories: folders + specFolders) { _ in changes.continuation.yield() }
         defer { watcher.stop() }
         while true {
@@ -123,8 +123,4 @@ struct TestCommand: AsyncParsableCommand {
         values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
-    private static func isFolder(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
-    }
 }

@@ -180,7 +180,7 @@ private struct InotifySource: ChangeSource {
         if poll(&request, 1, Int32((timeout.seconds * 1000).rounded(.up))) > 0 {
             readEvents(into: &changed)
         }
-        for root in missing where isFolder(root) && watch(root, root: root) {
+        for root in missing where FileReader.isFolder(root) && watch(root, root: root) {
             missing.remove(root)
             changed.insert(root)
         }
@@ -233,12 +233,6 @@ private func folderIdentity(_ path: String) -> String {
         return String(cString: resolved)
     }
     return URL(fileURLWithPath: path).standardizedFileURL.path
-}
-
-/// Whether `path` is a folder.
-private func isFolder(_ path: String) -> Bool {
-    var isDirectory: ObjCBool = false
-    return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
 }
 
 /// Changes found by comparing the Lua files' size, modification time and inode at an interval.

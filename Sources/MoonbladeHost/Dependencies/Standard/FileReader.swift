@@ -13,6 +13,12 @@ import Foundation
 /// larger than the caller's limit is refused before it is read (and a file that keeps growing, such
 /// as `/dev/zero`, once the limit is passed), so no input can make the host hold gigabytes.
 package enum FileReader {
+    /// Whether `path` is a folder (a link to one counts).
+    package static func isFolder(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
     /// The size refused by default: no state or stored value the host handles comes near it.
     package static let defaultLimit = 256 << 20
     /// The size refused for a plugin's Lua files and specs: far more text than any plugin is.
