@@ -13,10 +13,13 @@ struct HostileFileTests {
         ("a folder", "error: cannot read a folder: it is a folder\n"),
         ("missing.json", "error: cannot read missing.json: no such file\n"),
         ("state.json/inside", "error: cannot read state.json/inside: Not a directory\n"),
+        // A named pipe nobody writes to: refused at once rather than waited on.
+        ("pipe", "error: cannot read pipe: it is not a regular file (a FIFO)\n"),
     ])
     func aStateFileThatCannotBeReadExits4SayingWhy(_ path: String, _ message: String) async throws {
         try workspace.file("a folder/x", "{}")
         try workspace.file("state.json", "{}")
+        _ = try UnwrittenFIFO(at: workspace.url.appendingPathComponent("pipe").path)
         let outcome = try await workspace.run("run", shippedPlugin("counter"), "--state", path)
         #expect(outcome.status == 4)
         #expect(outcome.stdout == "")

@@ -49,9 +49,61 @@ struct FileReaderTests {
         let big = #expect(throws: FileReadError.self) { try FileReader.bytes(at: path("big"), limit: 1000) }
         #expect(big?.description == "cannot read \(path("big")): it is larger than 1000 bytes")
         #expect(try FileReader.bytes(at: path("fits"), limit: 1000).count == 1000)
-        // Its size is 0 while it never ends: only counting what is read stops it.
-        let endless = #expect(throws: FileReadError.self) { try FileReader.bytes(at: "/dev/zero", limit: 1 << 20) }
-        #expect(endless?.problem == .tooBig(limit: 1 << 20))
+        // Its size is 0 while it holds more: only counting what is read stops it.
+        let unsized = #expect(throws: FileReadError.self) { try FileReader.bytes(at: "/proc/self/maps", limit: 100) }
+        #expect(unsized?.problem == .tooBig(limit: 100))
+    }
+
+    @Test func aFileWhoseSizeSaysNothingIsReadWhole() throws {
+        // Listed as 0 bytes, it holds a line per mapping: more than the first room made for it.
+        let maps = try FileReader.text(at: "/proc/self/maps")
+        #expect(maps.count { $0 == "\n" } > 10)
+        #expect(maps.hasSuffix("\n"))
+    }
+
+    /// A FIFO, a socket or a device where a file belongs is refused at once, without waiting for a
+    /// writer or reading without end; a link to one too.
+    @Test func aFileThatIsNotRegularIsRefusedWithoutWaiting() async throws {
+        let fifo = try UnwrittenFIFO(at: path("pipe"))
+        try FileManager.default.createSymbolicLink(atPath: path("link-to-pipe"), withDestinationPath: fifo.path)
+        close(try bindSocket(at: path("socket")))
+        var cases: [(String, FileReadError.Problem, String)] = [
+            (fifo.path, .special(.fifo), "a FIFO"),
+            (path("link-to-pipe"), .special(.fifo), "a FIFO"),
+            (path("socket"), .special(.socket), "a socket"),
+            ("/dev/null", .special(.characterDevice), "a character device"),
+            ("/dev/zero", .special(.characterDevice), "a character device"),
+        ]
+        var info = stat()
+        if stat("/dev/loop0", &info) == 0, info.st_mode & S_IFMT == S_IFBLK {
+            cases.append(("/dev/loop0", .special(.blockDevice), "a block device"))
+        }
+        for (path, problem, kind) in cases {
+            let error = await fifo.returnsWithoutWaiting { () -> FileReadError? in
+                do throws(FileReadError) {
+                    _ = try FileReader.text(at: path, shownAs: "p/x.lua")
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            #expect(error?.problem == problem, "\(path)")
+            #expect(error?.description == "cannot read p/x.lua: it is not a regular file (\(kind))")
+        }
+    }
+
+    /// A Unix socket bound at `path`, as a server leaves one behind; returns its descriptor.
+    func bindSocket(at path: String) throws -> Int32 {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path.utf8.prefix($0.count - 1)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0, "bind \(path): \(String(cString: strerror(errno)))")
+        return descriptor
     }
 
     @Test func textLosesItsByteOrderMarkAndNamesItsFirstLineThatIsNotUTF8() throws {

@@ -64,6 +64,22 @@ struct KeyValueStorageTests {
         #expect(error?.description == "cannot read \(folder.path): it is a folder")
     }
 
+    @Test func aNamedPipeWhereAValueBelongsIsRefusedAtOnce() async throws {
+        try FileManager.default.createDirectory(at: storage.directory, withIntermediateDirectories: true)
+        let fifo = try UnwrittenFIFO(at: storage.directory.appendingPathComponent("todos.json").path)
+        let storage = storage
+        let error = await fifo.returnsWithoutWaiting { () -> StorageError? in
+            do {
+                _ = try storage.read("todos")
+                return nil
+            } catch {
+                return error as? StorageError
+            }
+        }
+        #expect(error?.kind == .unreadable)
+        #expect(error?.description == "cannot read \(fifo.path): it is not a regular file (a FIFO)")
+    }
+
     @Test func aValueLinkedFromElsewhereIsReadThroughTheLink() throws {
         try FileManager.default.createDirectory(at: storage.directory, withIntermediateDirectories: true)
         let target = scratch.url.appendingPathComponent("kept.json")

@@ -1,3 +1,4 @@
+import Foundation
 import MoonbladeHost
 import MoonbladeLua
 import Testing
@@ -62,6 +63,30 @@ struct PluginLoadingTests {
         let host = try PluginHost<AppState>(plugins: ["/nonexistent/nowhere"])
         #expect(host.loadErrors.map(\.kind) == [.load])
         #expect(host.loadErrors.first?.description.contains("cannot read /nonexistent/nowhere/plugin.lua: no such file") == true)
+    }
+
+    /// A `plugin.lua` that is a named pipe nobody writes to, or a folder, is a load error naming it,
+    /// and the host starts at once rather than waiting for a writer.
+    @Test func aPluginFileThatIsAFIFOOrAFolderIsALoadErrorAtOnce() async throws {
+        let scratch = ScratchPlugins()
+        let piped = try scratch.write("piped", "")
+        try FileManager.default.removeItem(atPath: piped + "/plugin.lua")
+        let fifo = try UnwrittenFIFO(at: piped + "/plugin.lua")
+        let folded = try scratch.write("folded", "")
+        try FileManager.default.removeItem(atPath: folded + "/plugin.lua")
+        try FileManager.default.createDirectory(atPath: folded + "/plugin.lua", withIntermediateDirectories: false)
+        let healthy = try scratch.write("healthy", "return { name = \"healthy\" }")
+        let (errors, loaded) = try await fifo.returnsWithoutWaiting {
+            Result { () throws(PluginError) in
+                let host = try PluginHost<AppState>(plugins: [piped, folded, healthy])
+                return (host.loadErrors.map(\.description), host.plugins.map(\.name))
+            }
+        }.get()
+        #expect(loaded == ["healthy"])
+        #expect(errors == [
+            "plugin piped: cannot read \(fifo.path): it is not a regular file (a FIFO)",
+            "plugin folded: cannot read \(folded)/plugin.lua: it is a folder",
+        ])
     }
 
     @Test func pluginGlobalsDoNotLeakIntoOtherPlugins() throws {

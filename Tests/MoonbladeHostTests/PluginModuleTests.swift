@@ -65,6 +65,22 @@ struct PluginModuleTests {
         }
     }
 
+    /// A module that is a named pipe nobody writes to fails the `require` at once, naming the module's
+    /// file inside the plugin's folder.
+    @Test func aModuleThatIsAFIFOFailsTheRequireAtOnce() async throws {
+        let scratch = ScratchPlugins()
+        let folder = try scratch.write("p", "local unused = 1\nlocal m = require(\"lib.piped\")\nreturn {}")
+        try FileManager.default.createDirectory(atPath: "\(folder)/lib", withIntermediateDirectories: false)
+        let fifo = try UnwrittenFIFO(at: "\(folder)/lib/piped.lua")
+        let errors = try await fifo.returnsWithoutWaiting {
+            Result { () throws(PluginError) in try PluginHost<AppState>(plugins: [folder]).loadErrors }
+        }.get()
+        let error = try #require(errors.first)
+        #expect(error.kind == .load)
+        #expect(error.location?.description == "p/plugin.lua:2")
+        #expect(error.description.contains("require(\"lib.piped\"): cannot read p/lib/piped.lua: it is not a regular file (a FIFO)"), "\(error)")
+    }
+
     @Test func aModuleRunsInTheSandboxAndItsErrorsNameItsFile() throws {
         let scratch = ScratchPlugins()
         let folder = try scratch.write("p", "local m = require(\"bad\")\nreturn {}")

@@ -126,6 +126,17 @@ import Testing
 }
 
 extension LuaSpecHostileTests {
+    @Test func aSpecFileThatIsANamedPipeFailsAtOnceSayingSo() async throws {
+        let sandbox = try SpecSandbox(spec: "")
+        try FileManager.default.removeItem(atPath: sandbox.specFile)
+        let fifo = try UnwrittenFIFO(at: sandbox.specFile)
+        let cases = await fifo.returnsWithoutWaiting { sandbox.cases }
+        #expect(cases.count == 1)
+        let failure = try #require(cases.first?.loadFailure)
+        #expect(failure.line == 1)
+        #expect(failure.message == "cannot read sandbox_spec.lua: it is not a regular file (a FIFO)")
+    }
+
     @Test func aSpecFileThatIsNotUTF8SaysSoAtItsLine() async throws {
         let sandbox = try SpecSandbox(spec: "")
         var latin1 = Data("describe(\"d\", function()\n  it(\"caf".utf8)
