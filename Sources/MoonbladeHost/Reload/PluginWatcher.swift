@@ -11,10 +11,12 @@ import Moonblade
 /// and renaming it over the old one, so a finished write (`IN_CLOSE_WRITE`), a rename into the folder
 /// (`IN_MOVED_TO`) and a deletion all count. Where inotify is unavailable, or when asked, it polls the
 /// files' size, modification time and inode instead. The folder's subfolders (modules `require` loads,
-/// `spec/`) count as the folder, those made while watching too. Paths are watched, not folders: a
-/// plugin folder removed, or renamed away, and put back (a checkout, a copy) is watched again, and
-/// its return counts as a change. A folder is watched once however it is spelt (`dir`, `dir/`,
-/// `dir/./`, `a/../dir`, a link to it), and reported as it was first given.
+/// `spec/`) count as the folder, those made or moved in while watching too; one moved away no longer
+/// does. Paths are watched, not folders: a plugin folder removed, or renamed away, and put back (a
+/// checkout, a copy) is watched again, and its return counts as a change; so does the arrival of one
+/// not there when watching started, which inotify awaits on its nearest existing parent folder. A
+/// folder is watched once however it is spelt (`dir`, `dir/`, `dir/./`, `a/../dir`, a link to it), and
+/// reported as it was first given.
 ///
 /// It runs on a thread of its own until ``stop()`` or until it is freed.
 public final class PluginWatcher: Sendable {
@@ -122,21 +124,32 @@ private final class WatchLoop: @unchecked Sendable {
 ///
 /// It watches paths, not the folders that happen to be there: a plugin folder removed or renamed away
 /// (a checkout, a copy put in its place) loses its watches and is watched again, as a change, once a
-/// folder is back at its path; a subfolder made while watching is watched from then on.
+/// folder is back at its path; a subfolder made or moved in while watching is watched from then on,
+/// and one removed or moved away is watched no more. A plugin folder that is not there (at start, or
+/// since it went) is awaited by a watch on its nearest existing parent, so its arrival is seen by
+/// inotify too.
 private struct InotifySource: ChangeSource {
     private let descriptor: Int32
     /// Each watched folder, and the plugin folder it belongs to, by watch.
     private var watches: [Int32: (folder: String, root: String)] = [:]
-    /// Plugin folders that are not there (removed or renamed away), to watch again once they are.
-    private var missing: Set<String> = []
+    /// The nearest existing parent of plugin folders that are not there, and those plugin folders, by
+    /// watch (which may be one of `watches` too, when that parent is a watched folder).
+    private var awaiting: [Int32: (folder: String, roots: Set<String>)] = [:]
+    /// Plugin folders inotify refused to watch, or to await: looked for again at every turn.
+    private var refused: Set<String> = []
 
     private static let events = UInt32(
         IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
 
+    /// Whether a plugin folder is watched, awaited at a parent, or neither since inotify refused.
+    private enum Tracking {
+        case watched, awaited, refused
+    }
+
     init?(directories: [String]) {
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { return nil }
-        for directory in directories where !watch(directory, root: directory) {
+        for directory in directories where track(directory) == .refused {
             Glibc.close(descriptor)
             return nil
         }
@@ -147,7 +160,24 @@ private struct InotifySource: ChangeSource {
     }
 
     mutating func add(_ directory: String) {
-        if !watch(directory, root: directory) { missing.insert(directory) }
+        if track(directory) == .refused { refused.insert(directory) }
+    }
+
+    /// Watches the plugin folder `root` if it is there, or else its nearest existing parent, to see it
+    /// come.
+    private mutating func track(_ root: String) -> Tracking {
+        while true {
+            if watch(root, root: root) { return .watched }
+            // There after all (made since the try), or there and refused.
+            if FileReader.isFolder(root) { return watch(root, root: root) ? .watched : .refused }
+            guard let parent = nearestExistingParent(of: root) else { return .refused }
+            let watch = inotify_add_watch(descriptor, parent, Self.events)
+            guard watch >= 0 else { return .refused }
+            awaiting[watch, default: (parent, [])].roots.insert(root)
+            // What was made between the look and the watch raised no event here: look again.
+            if !FileReader.isFolder(root) && nearestExistingParent(of: root) == parent { return .awaited }
+            stopAwaiting(root, at: watch)
+        }
     }
 
     /// Watches `folder` and the folders below it as part of the plugin folder `root`; false if
@@ -164,13 +194,35 @@ private struct InotifySource: ChangeSource {
         return true
     }
 
-    /// Drops every watch of the plugin folder `root`, to watch it again when a folder is at its path.
-    private mutating func lose(_ root: String) {
-        for (watch, watched) in watches where watched.root == root {
-            inotify_rm_watch(descriptor, watch)
+    /// Stops watching `folder` and the folders below it, of the plugin folder `root`: it went, or was
+    /// moved away, and what happens to it where it is now is none of the plugin's business.
+    private mutating func unwatch(_ folder: String, root: String) {
+        for (watch, watched) in watches
+        where watched.root == root && (watched.folder == folder || watched.folder.hasPrefix(folder + "/")) {
             watches[watch] = nil
+            release(watch)
         }
-        missing.insert(root)
+    }
+
+    /// Drops every watch of the plugin folder `root` and tracks it again: it is watched at once if a
+    /// folder is back at its path, awaited otherwise.
+    private mutating func lose(_ root: String) {
+        unwatch(root, root: root)
+        if track(root) == .refused { refused.insert(root) }
+    }
+
+    /// Stops awaiting `root` at `watch`.
+    private mutating func stopAwaiting(_ root: String, at watch: Int32) {
+        awaiting[watch]?.roots.remove(root)
+        if awaiting[watch]?.roots.isEmpty == true {
+            awaiting[watch] = nil
+            release(watch)
+        }
+    }
+
+    /// Removes `watch` once nothing uses it.
+    private mutating func release(_ watch: Int32) {
+        if watches[watch] == nil && awaiting[watch] == nil { inotify_rm_watch(descriptor, watch) }
     }
 
     mutating func changedDirectories(waitingAtMost timeout: Duration) -> [String] {
@@ -180,9 +232,14 @@ private struct InotifySource: ChangeSource {
         if poll(&request, 1, Int32((timeout.seconds * 1000).rounded(.up))) > 0 {
             readEvents(into: &changed)
         }
-        for root in missing where FileReader.isFolder(root) && watch(root, root: root) {
-            missing.remove(root)
-            changed.insert(root)
+        for root in refused {
+            switch track(root) {
+            case .watched:
+                refused.remove(root)
+                changed.insert(root)
+            case .awaited: refused.remove(root)
+            case .refused: break
+            }
         }
         return Array(changed)
     }
@@ -201,27 +258,71 @@ private struct InotifySource: ChangeSource {
                 let nameStart = buffer.advanced(by: offset + MemoryLayout<inotify_event>.size)
                 let name = event.len > 0 ? String(cString: nameStart.assumingMemoryBound(to: CChar.self)) : ""
                 offset += MemoryLayout<inotify_event>.size + Int(event.len)
-                guard let watched = watches[event.wd] else { continue }
                 let mask = Int32(bitPattern: event.mask)
-                if mask & Int32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 {
-                    // The folder went away, or the watch did: a plugin folder is watched again when
-                    // it is back; a subfolder's removal is a change of its plugin's files.
-                    if watched.folder == watched.root { lose(watched.root) } else { watches[event.wd] = nil }
-                    changed.insert(watched.root)
-                } else if mask & Int32(IN_ISDIR) != 0 {
-                    // A subfolder made (or moved in) may hold modules: watch it; one gone is a change.
-                    // Hidden ones (`.git`) are left out, as when watching starts.
-                    guard !name.hasPrefix(".") else { continue }
-                    if mask & Int32(IN_CREATE | IN_MOVED_TO) != 0 {
-                        _ = watch(watched.folder + "/" + name, root: watched.root)
-                    }
-                    changed.insert(watched.root)
-                } else if name.hasSuffix(".lua") {
-                    changed.insert(watched.root)
-                }
+                if watches[event.wd] != nil { take(mask, name: name, watch: event.wd, into: &changed) }
+                if awaiting[event.wd] != nil { takeAwaited(mask, name: name, watch: event.wd, into: &changed) }
             }
         }
     }
+
+    /// Takes an event of a watched folder of plugin files.
+    private mutating func take(_ mask: Int32, name: String, watch: Int32, into changed: inout Set<String>) {
+        guard let watched = watches[watch] else { return }
+        if mask & Int32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 {
+            // The folder went away, or the watch did: a plugin folder is watched again when it is
+            // back; a subfolder's removal is a change of its plugin's files.
+            if watched.folder == watched.root { lose(watched.root) } else { unwatch(watched.folder, root: watched.root) }
+            changed.insert(watched.root)
+        } else if mask & Int32(IN_ISDIR) != 0 {
+            // A subfolder made or moved in may hold modules: watch it; one removed or moved away no
+            // longer belongs to the plugin. Either is a change. Hidden ones (`.git`) are left out, as
+            // when watching starts.
+            guard !name.hasPrefix(".") else { return }
+            let folder = watched.folder + "/" + name
+            if mask & Int32(IN_CREATE | IN_MOVED_TO) != 0 {
+                _ = self.watch(folder, root: watched.root)
+            } else {
+                unwatch(folder, root: watched.root)
+            }
+            changed.insert(watched.root)
+        } else if name.hasSuffix(".lua") {
+            changed.insert(watched.root)
+        }
+    }
+
+    /// Takes an event of a folder where missing plugin folders are awaited: an entry made there that
+    /// leads to one of them, or the folder itself gone, has them tracked again; one that arrived is a
+    /// change.
+    private mutating func takeAwaited(_ mask: Int32, name: String, watch: Int32, into changed: inout Set<String>) {
+        guard let (parent, roots) = awaiting[watch] else { return }
+        let gone = mask & Int32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0
+        guard gone || mask & Int32(IN_CREATE | IN_MOVED_TO) != 0 else { return }
+        let entry = parent == "/" ? "/" + name : parent + "/" + name
+        for root in roots where gone || standardized(root) == entry || standardized(root).hasPrefix(entry + "/") {
+            stopAwaiting(root, at: watch)
+            switch track(root) {
+            case .watched: changed.insert(root)
+            case .awaited: break
+            case .refused: refused.insert(root)
+            }
+        }
+    }
+}
+
+/// `path` made absolute, with `.`, `..` and repeated slashes resolved as written (links left as they are).
+private func standardized(_ path: String) -> String {
+    URL(fileURLWithPath: path).standardizedFileURL.path
+}
+
+/// The nearest folder above `path` that exists, or nil if none does (not even `/`).
+private func nearestExistingParent(of path: String) -> String? {
+    var components = URL(fileURLWithPath: standardized(path)).pathComponents
+    while components.count > 1 {
+        components.removeLast()
+        let parent = components.count == 1 ? "/" : "/" + components.dropFirst().joined(separator: "/")
+        if FileReader.isFolder(parent) { return parent }
+    }
+    return nil
 }
 
 /// What tells two spellings of one folder apart from two folders: the path with `.`, `..`, repeated and
