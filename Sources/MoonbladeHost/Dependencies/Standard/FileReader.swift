@@ -43,8 +43,9 @@ package enum FileReader {
         var info = stat()
         guard stat(path, &info) == 0 else { throw fail(errno == ENOENT ? .missing : .system(errno)) }
         if let problem = FileReadError.Problem(notRegular: info.st_mode) { throw fail(problem) }
-        // Non-blocking: a FIFO swapped in since the check opens at once, and is refused below.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        // A FIFO swapped in since the check opens at once (non-blocking), and a terminal does not become
+        // the host's; either is refused below.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else { throw fail(errno == ENOENT ? .missing : .system(errno)) }
         defer { close(descriptor) }
         guard fstat(descriptor, &info) == 0 else { throw fail(.system(errno)) }
