@@ -189,7 +189,8 @@ private struct InotifySource: ChangeSource {
                 if index == 0 { return false }
                 continue
             }
-            watches[watch] = (inner, root)
+            // Standardized, so a subfolder found below it matches by its path however `root` was spelt.
+            watches[watch] = (standardized(inner), root)
         }
         return true
     }
@@ -197,8 +198,13 @@ private struct InotifySource: ChangeSource {
     /// Stops watching `folder` and the folders below it, of the plugin folder `root`: it went, or was
     /// moved away, and what happens to it where it is now is none of the plugin's business.
     private mutating func unwatch(_ folder: String, root: String) {
-        for (watch, watched) in watches
-        where watched.root == root && (watched.folder == folder || watched.folder.hasPrefix(folder + "/")) {
+        let folder = standardized(folder)
+        unwatch { $0.root == root && ($0.folder == folder || $0.folder.hasPrefix(folder + "/")) }
+    }
+
+    /// Stops the watches of folders that `isDropped`.
+    private mutating func unwatch(where isDropped: ((folder: String, root: String)) -> Bool) {
+        for (watch, watched) in watches where isDropped(watched) {
             watches[watch] = nil
             release(watch)
         }
@@ -207,7 +213,7 @@ private struct InotifySource: ChangeSource {
     /// Drops every watch of the plugin folder `root` and tracks it again: it is watched at once if a
     /// folder is back at its path, awaited otherwise.
     private mutating func lose(_ root: String) {
-        unwatch(root, root: root)
+        unwatch { $0.root == root }
         if track(root) == .refused { refused.insert(root) }
     }
 
@@ -271,7 +277,11 @@ private struct InotifySource: ChangeSource {
         if mask & Int32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 {
             // The folder went away, or the watch did: a plugin folder is watched again when it is
             // back; a subfolder's removal is a change of its plugin's files.
-            if watched.folder == watched.root { lose(watched.root) } else { unwatch(watched.folder, root: watched.root) }
+            if watched.folder == standardized(watched.root) {
+                lose(watched.root)
+            } else {
+                unwatch(watched.folder, root: watched.root)
+            }
             changed.insert(watched.root)
         } else if mask & Int32(IN_ISDIR) != 0 {
             // A subfolder made or moved in may hold modules: watch it; one removed or moved away no

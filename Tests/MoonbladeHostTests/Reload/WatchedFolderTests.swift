@@ -28,14 +28,16 @@ struct WatchedFolderTests {
         }
     }
 
-    @Test func aSubfolderMovedAwayIsWatchedNoMoreAndOneMadeInItsPlaceIs() async throws {
+    /// However the plugin folder is spelt (`dir/./` is matched to its subfolders' paths all the same).
+    @Test(arguments: ["", "/./"])
+    func aSubfolderMovedAwayIsWatchedNoMoreAndOneMadeInItsPlaceIs(spelling: String) async throws {
         let folder = try scratch.write("counterx", versionedCounter(factor: 1))
         let outside = URL(fileURLWithPath: folder).deletingLastPathComponent().appendingPathComponent("moved-away").path
         try FileManager.default.createDirectory(atPath: folder + "/lib/deep", withIntermediateDirectories: true)
         try "return 1\n".write(toFile: folder + "/lib/notes.lua", atomically: true, encoding: .utf8)
         try "return 2\n".write(toFile: folder + "/lib/deep/more.lua", atomically: true, encoding: .utf8)
         let markerFolder = try scratch.write("marker", marker(version: 1))
-        let host = try PluginHost<AppState>(plugins: [folder, markerFolder])
+        let host = try PluginHost<AppState>(plugins: [folder + spelling, markerFolder])
         let events = ReloadLog(host)
         let watcher = host.watchPlugins(debounce: .milliseconds(20))
         defer { watcher.stop() }
