@@ -179,7 +179,14 @@ public final class PluginHost<S: State & Codable>: Sendable {
 
     /// Makes a Swift dispatchable reachable from Lua as `ctx.dispatch(name, payload)`, the payload
     /// decoded into `Item`.
-    public func register<Item: Dispatchable & Decodable>(_ type: Item.Type, as name: String) {
+    ///
+    /// - Throws: ``PluginError/Kind/invalidName`` when `name` is not `plugin.item` as plugins name their
+    ///   items (one dot; parts without spaces, quotes, brackets, braces, commas or colons; the plugin
+    ///   part not starting with a digit or `-`): no one could dispatch it by that name.
+    public func register<Item: Dispatchable & Decodable>(_ type: Item.Type, as name: String) throws(PluginError) {
+        if let problem = ItemName.problem(with: name[...]) {
+            throw PluginError(.invalidName, message: problem)
+        }
         runtime.register(type, as: name)
     }
 
