@@ -90,7 +90,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
     /// The store the plugins run in.
     public let store: Store<S, PluginHostDependencies>
     /// The running version of each plugin that loaded, in load order.
-    public var plugins: [PluginInfo] { runtime.catalog.plugins }
+    public var plugins: [PluginInfo] { runtime.loadedPlugins }
     /// Why each plugin that did not load at start was refused.
     public let loadErrors: [PluginError]
     /// The folders of the plugins that did not load at start, in order.
