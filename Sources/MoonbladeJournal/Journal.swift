@@ -136,11 +136,11 @@ public final class Journal: Sendable {
     ) throws(JournalError) -> Bool {
         try flush()
         let recorded = try database.lastSequence()
-        // Named as asked: the state before `first` is `first - 1`'s, which `state(at:)` would name.
+        // Named as asked: the state before `first` is `first - 1`'s, which `committedState` would name.
         guard first - 1 <= recorded else {
             throw JournalError(file: file, problem: "no entry \(first) (the journal goes from 0 to \(recorded))")
         }
-        guard var state = try state(at: first - 1) else { return false }
+        guard var state = try committedState(at: first - 1, last: recorded) else { return false }
         let snapshots = Set(try database.snapshotSequences())
         // Read unchecked: `state(after:from:)` reports a damaged entry in order, after what comes
         // before it was walked (and a patch that does not fit says more than a checksum).
@@ -169,7 +169,12 @@ public final class Journal: Sendable {
     public func state(at sequence: Int? = nil) throws(JournalError) -> JSONValue? {
         try flush()
         let last = try database.lastSequence()
-        let target = sequence ?? last
+        return try committedState(at: sequence ?? last, last: last)
+    }
+
+    /// ``state(at:)`` once the journal is flushed and its last sequence read as `last` (so the walk
+    /// does both once).
+    private func committedState(at target: Int, last: Int) throws(JournalError) -> JSONValue? {
         guard (0...last).contains(target) else {
             throw JournalError(file: file, problem: "no entry \(target) (the journal goes from 0 to \(last))")
         }

@@ -52,8 +52,7 @@ extension DispatchRequest {
     /// one dot, with no whitespace, quote, bracket, brace, comma or colon, not starting as a number
     /// does. No JSON text is one, so it tells a name from a payload on the command line and in lines.
     static func isItemName(_ word: Substring) -> Bool {
-        let parts = word.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 2 && ItemName.isPlugin(parts[0]) && ItemName.isItem(parts[1])
+        ItemName.isName(word)
     }
 }
 

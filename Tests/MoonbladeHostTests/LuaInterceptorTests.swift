@@ -166,7 +166,7 @@ struct LuaInterceptorTests {
             end,
             """)
         let host = try PluginHost<AppState>(plugins: [double])
-        host.register(SetCounter.self, as: "app.set")
+        try host.register(SetCounter.self, as: "app.set")
         try await host.store.dispatch(SetCounter(value: 21)).value
         #expect(host.state.counter == 42)
     }

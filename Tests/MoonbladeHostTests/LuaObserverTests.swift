@@ -64,7 +64,7 @@ struct LuaObserverTests {
               end } } },
             """)
         let host = try host([shippedPlugin("counter"), rules], counter: 1)
-        host.register(SetCounter.self, as: "app.set")
+        try host.register(SetCounter.self, as: "app.set")
         try await host.store.dispatch(SetCounter(value: 10)).value
         #expect(host.state.counter == 10 + (10 + 1 + 10))
     }
@@ -152,8 +152,8 @@ struct LuaObserverTests {
             { on_dispatch = "app.ping", dispatch = { "app.pong" } },
             """)
         let host = try host([rules], maxCascadeDepth: 6)
-        host.register(Ping.self, as: "app.ping")
-        host.register(Pong.self, as: "app.pong")
+        try host.register(Ping.self, as: "app.ping")
+        try host.register(Pong.self, as: "app.pong")
         try await host.store.dispatch(Ping()).value
         await waitUntil { log.lines.contains { $0.contains("stopped") } }
         await host.store.waitUntilIdle()

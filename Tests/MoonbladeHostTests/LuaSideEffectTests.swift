@@ -126,7 +126,7 @@ struct LuaSideEffectTests {
             return { side_effects = { set = function(ctx, p) ctx.dispatch("app.set_counter", { value = p.value }) return ctx.state().counter end } }
             """)
         let host = try PluginHost<AppState>(plugins: [plugin])
-        host.register(SetCounter.self, as: "app.set_counter")
+        try host.register(SetCounter.self, as: "app.set_counter")
         #expect(try await host.dispatch("bridge.set", ["value": 7], returning: Int.self).value == 7)
         #expect(host.state.counter == 7)
     }
@@ -151,7 +151,7 @@ struct LuaSideEffectTests {
             """)
         let host = try PluginHost<AppState>(
             plugins: [plugin], initialState: AppState(counter: 3, todos: [Todo(title: "milk"), Todo(title: "tea")]))
-        host.register(SetCounter.self, as: "app.set_counter")
+        try host.register(SetCounter.self, as: "app.set_counter")
         for item in ["peek.poke", "peek.deep"] {
             let error = try await #require(throws: PluginError.self) { try await host.dispatch(item).value }
             #expect(error.message.contains("state is read-only here"))
@@ -195,7 +195,7 @@ struct LuaSideEffectTests {
             }
             """)
         let host = try PluginHost<AppState>(plugins: [plugin], dependencies: dependencies)
-        host.register(SetCounter.self, as: "app.set_counter")
+        try host.register(SetCounter.self, as: "app.set_counter")
         let error = await #expect(throws: PluginError.self) { try await host.dispatch(item).value }
         #expect(error?.item == item)
         #expect(error?.plugin == "fail")
@@ -203,6 +203,9 @@ struct LuaSideEffectTests {
         #expect(error?.description.contains(says) == true, "\(error.map(String.init(describing:)) ?? "")")
         if item == "fail.dependency" {
             #expect(error?.underlying is StorageUnavailable)
+        }
+        if item == "fail.unknown_item" {  // what it is when Swift dispatches an unknown name
+            #expect(error?.kind == .unknownItem)
         }
         #expect(host.state == AppState())
     }

@@ -42,7 +42,7 @@ import Testing
             source: #"return { name = "shelf", side_effects = { file = function(ctx) ctx.dispatch("app.archive", { title = "milk" }) end } }"#)
         for (wanted, matches) in [(Archive(title: "milk"), true), (Archive(title: "eggs"), false)] {
             let tester = try PluginTester(plugins: [folder], initialState: TodoState())
-            tester.host.register(Archive.self, as: "app.archive")
+            try tester.host.register(Archive.self, as: "app.archive")
             await tester.dispatch("shelf.file")
             await withKnownIssue(isIntermittent: matches) {
                 await tester.receive("app.archive", wanted)

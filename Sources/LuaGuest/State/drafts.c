@@ -39,6 +39,8 @@ typedef struct state_machine {
     lua_Integer change_count;  // entries in CHANGES, which the next session clears (or drops, if many)
     int has_root_changes;      // ROOT_CHANGES holds the last session's root record
     int made_session_tables;   // FRESH, OWNED or BUSY was made this session (ending it drops them)
+    int finishing;             // the updater returned and `apply` finishes what it left: an error now
+                               // is the new state's (a cycle, too deep), which `abandon` tells Swift
 } state_machine;
 
 enum {
@@ -913,6 +915,7 @@ static int state_apply(lua_State *L) {
     clear_changes(L, m);
     machine->live_session = ++machine->last_session;
     machine->depth = 0;
+    machine->finishing = 0;
     int is_table = lua_type(L, 1) == LUA_TTABLE;
     if (is_table) {
         new_draft(L, m, 1, 0, 0, machine->live_session);
@@ -934,6 +937,7 @@ static int state_apply(lua_State *L) {
         end_session(L, m);
         return 3;
     }
+    machine->finishing = 1;
     if (!lua_isnil(L, result)) {
         resolve(L, m, result);
     } else if (is_table) {
@@ -945,14 +949,19 @@ static int state_apply(lua_State *L) {
     int changed = machine->change_count > 0 || machine->has_root_changes;
     if (changed) lua_pushinteger(L, machine->last_session); else lua_pushnil(L);
     lua_pushboolean(L, lua_rawequal(L, -2, 1));
+    machine->finishing = 0;
     end_session(L, m);
     return 3;
 }
 
-/// `abandon()`: after an updater failed, makes its drafts read-only.
+/// `abandon()`: after an `apply` failed, makes its drafts read-only. Returns whether it failed while
+/// finishing the state its updater left (else the updater itself failed).
 static int state_abandon(lua_State *L) {
+    state_machine *machine = lua_touserdata(L, MACHINE);
+    lua_pushboolean(L, machine->finishing);
+    machine->finishing = 0;
     end_session(L, MACHINE);
-    return 0;
+    return 1;
 }
 
 /// `view(value)`: a read-only view of a resident table; any other value as it is.

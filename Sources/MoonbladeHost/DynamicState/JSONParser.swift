@@ -1,3 +1,5 @@
+import MoonbladeLua
+
 /// A strict reader of JSON text (RFC 8259) into ``JSONValue``, which refuses what it could only guess.
 ///
 /// Foundation's `JSONDecoder` keeps one of two duplicate keys, reads `1.0` as the integer 1 and
@@ -12,12 +14,7 @@ struct JSONParser {
     private let bytes: [UInt8]
     private var position = 0
     /// The keys and 1-based indices leading to the value being read, for error messages.
-    private var path: [PathStep] = []
-
-    private enum PathStep {
-        case key(String)
-        case index(Int)
-    }
+    private var path: [LuaCodingKey] = []
 
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
@@ -67,7 +64,7 @@ struct JSONParser {
             skipWhitespace()
             guard consume(UInt8(ascii: ":")) else { throw error("expected ':' after the key, found \(found)") }
             skipWhitespace()
-            path.append(.key(key))
+            path.append(LuaCodingKey(stringValue: key))
             members[key] = try parseValue()
             path.removeLast()
             skipWhitespace()
@@ -83,7 +80,7 @@ struct JSONParser {
         if consume(UInt8(ascii: "]")) { return .array(elements) }
         repeat {
             skipWhitespace()
-            path.append(.index(elements.count + 1))
+            path.append(LuaCodingKey(index: elements.count + 1))
             elements.append(try parseValue())
             path.removeLast()
             skipWhitespace()
@@ -260,23 +257,17 @@ struct JSONParser {
         return JSONSyntaxError(reason: reason, line: line, column: position - lineStart + 1, path: pathText)
     }
 
-    /// The path as errors write it; a very deep one keeps its first and last steps.
+    /// The path as the decoders' errors write it (``LuaCodingPath``); a very deep one keeps its first
+    /// and last steps.
     private var pathText: String {
         var text = ""
         let elided = path.count > 24 ? 12..<(path.count - 6) : 0..<0
-        for (number, step) in path.enumerated() {
+        for (number, key) in path.enumerated() {
             if elided.contains(number) {
                 if number == elided.lowerBound { text += "…" }
                 continue
             }
-            switch step {
-            case .key(let key):
-                let isName = key.first.map { $0.isLetter || $0 == "_" } == true
-                    && key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
-                text += isName ? (text.isEmpty ? key : ".\(key)") : "[\(JSONValue.string(key).jsonString())]"
-            case .index(let index):
-                text += "[\(index)]"
-            }
+            LuaCodingPath.append(key, to: &text)
         }
         return text
     }

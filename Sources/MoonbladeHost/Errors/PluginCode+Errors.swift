@@ -46,7 +46,9 @@ extension PluginCode {
 
 /// An error raised at the plugin line that called into the host, past the host's glue. (Where a
 /// tail call left no plugin line, ``PluginCode/pluginError(_:item:plugin:on:)`` places it later.)
-func placedError(_ stack: LuaStack, _ message: String) -> LuaError {
+/// A `cause` rides along to the ``PluginError`` it becomes, which takes its kind.
+func placedError(_ stack: LuaStack, _ message: String, cause: ItemError? = nil) -> LuaError {
     let location = stack.callerLocation(skipping: PluginCode.glueChunks)
-    return LuaError(.runtime, message: location.map { "\($0): \(message)" } ?? message, location: location)
+    return LuaError(
+        .runtime, message: location.map { "\($0): \(message)" } ?? message, location: location, underlying: cause)
 }

@@ -14,6 +14,9 @@ public struct PluginError: Error, CustomStringConvertible {
         case duplicate
         /// No item is registered under the name dispatched.
         case unknownItem
+        /// A name the host was given is not an item name `plugin.item` (see
+        /// ``PluginHost/register(_:as:)``).
+        case invalidName
         /// The item exists but is of another kind than the call needs (an updater asked for a value).
         case wrongKind
         /// Plugin code raised an error.
@@ -64,7 +67,8 @@ public struct PluginError: Error, CustomStringConvertible {
         case .memory, .limit: .limit
         case .syntax: .load
         case .conversion: .invalidValue
-        case .runtime: .runtime
+        // An item Lua named that could not be made (an unknown name) is of the kind it would be from Swift.
+        case .runtime: (error.underlying as? ItemError)?.kind ?? .runtime
         }
         // Lua's message often starts with the place; keep the message alone, the place apart.
         // A message re-raised on the line that caught it (`assert(pcall(f))`, where Lua adds the place

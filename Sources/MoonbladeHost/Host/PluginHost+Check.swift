@@ -24,7 +24,7 @@ extension PluginHost {
                 errors.append(error)
             }
         }
-        let plugins = runtime.catalog.plugins
+        let plugins = runtime.loadedPlugins
         let known = Set(plugins.flatMap { $0.updaters + $0.sideEffects })
         let rules = runtime.withLua { lua in lua.code.observers }
         let warnings = rules.flatMap { rule in

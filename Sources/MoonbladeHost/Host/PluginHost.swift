@@ -90,7 +90,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
     /// The store the plugins run in.
     public let store: Store<S, PluginHostDependencies>
     /// The running version of each plugin that loaded, in load order.
-    public var plugins: [PluginInfo] { runtime.catalog.plugins }
+    public var plugins: [PluginInfo] { runtime.loadedPlugins }
     /// Why each plugin that did not load at start was refused.
     public let loadErrors: [PluginError]
     /// The folders of the plugins that did not load at start, in order.
@@ -179,7 +179,14 @@ public final class PluginHost<S: State & Codable>: Sendable {
 
     /// Makes a Swift dispatchable reachable from Lua as `ctx.dispatch(name, payload)`, the payload
     /// decoded into `Item`.
-    public func register<Item: Dispatchable & Decodable>(_ type: Item.Type, as name: String) {
+    ///
+    /// - Throws: ``PluginError/Kind/invalidName`` when `name` is not `plugin.item` as plugins name their
+    ///   items (one dot; parts without spaces, quotes, brackets, braces, commas or colons; the plugin
+    ///   part not starting with a digit or `-`): no one could dispatch it by that name.
+    public func register<Item: Dispatchable & Decodable>(_ type: Item.Type, as name: String) throws(PluginError) {
+        if let problem = ItemName.problem(with: name[...]) {
+            throw PluginError(.invalidName, message: problem)
+        }
         runtime.register(type, as: name)
     }
 

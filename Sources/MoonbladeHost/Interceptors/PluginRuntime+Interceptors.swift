@@ -60,8 +60,9 @@ extension PluginRuntime {
         do {
             try lua.interceptors.run(interceptors, on: stack, for: interception)
         } catch {
-            // What the store did with the item (an updater's own error) goes back as it was.
-            if let underlying = error.underlying { throw underlying }
+            // What the store did with the item (an updater's own error) goes back as it was; an item
+            // `next` could not make is the interceptor's error.
+            if let underlying = error.underlying, !(underlying is ItemError) { throw underlying }
             throw lua.code.pluginError(error, item: name, plugin: lua.code.plugin(atSource: error.location?.source), on: stack)
         }
     }
@@ -82,7 +83,7 @@ extension PluginRuntime {
             do throws(ItemError) {
                 item = try handedOn(name, payloadAt: stack.top, of: stack, interception)
             } catch {
-                throw placedError(stack, "next: \(error.message)")
+                throw placedError(stack, "next: \(error.message)", cause: error)
             }
             stack.pop()
             try interception.deliver(item, stack)
@@ -100,7 +101,7 @@ extension PluginRuntime {
         {
             return interception.original
         }
-        guard let kind = catalog.kind(of: name) else { throw ItemError(message: "no item named \(name) is registered") }
+        guard let kind = catalog.kind(of: name) else { throw .unknownItem(name) }
         if kind.isUpdater == interception.isUpdater, !kind.isSwift,
             let original = interception.original as? any LuaItem
         {

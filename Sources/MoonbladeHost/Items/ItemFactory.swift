@@ -4,6 +4,13 @@ import MoonbladeLua
 /// Why a name and payload from Lua make no store item; the caller places the message.
 struct ItemError: Error {
     var message: String
+    /// The kind of ``PluginError`` it becomes once placed.
+    var kind: PluginError.Kind = .runtime
+
+    /// No item is registered under `name`: the kind a dispatch of that name from Swift fails with.
+    static func unknownItem(_ name: String) -> ItemError {
+        ItemError(message: "no item named \(name) is registered", kind: .unknownItem)
+    }
 }
 
 extension PluginRuntime {
@@ -11,9 +18,7 @@ extension PluginRuntime {
     func makeItem(_ name: String, payloadAt payloadIndex: Int32, of stack: LuaStack) throws(ItemError)
         -> any Dispatchable
     {
-        guard let kind = catalog.kind(of: name) else {
-            throw ItemError(message: "no item named \(name) is registered")
-        }
+        guard let kind = catalog.kind(of: name) else { throw .unknownItem(name) }
         return try makeItem(name, kind: kind, payloadAt: payloadIndex, of: stack)
     }
 

@@ -26,7 +26,7 @@ struct PluginShapeChecker {
             case "name":
                 guard let value = stack.string(at: -1), ItemName.isPlugin(value[...]) else {
                     throw failure(
-                        "name must be \(ItemName.rule), not starting with a digit or '-', found \(describeTop())",
+                        "name must be \(ItemName.pluginRule), found \(describeTop())",
                         near: "name")
                 }
                 name = value
@@ -77,9 +77,7 @@ struct PluginShapeChecker {
                 throw failure("\(field).\(item) must be a function, found \(describeTop())", line: line(near: item, in: field))
             }
             guard ItemName.isItem(item[...]) else {
-                throw failure(
-                    "\(field)[\"\(item)\"] is no item name: an item has \(ItemName.rule)",
-                    line: line(near: item, in: field))
+                throw failure(ItemName.notAnItem("\(field)[\"\(item)\"]"), line: line(near: item, in: field))
             }
             names.append(item)
         }

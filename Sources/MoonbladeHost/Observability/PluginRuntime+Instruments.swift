@@ -80,7 +80,7 @@ extension PluginRuntime {
             span.attributes[SpanAttributeName.item] = item
             span.attributes[SpanAttributeName.kind] = kind
             span.attributes[SpanAttributeName.plugin] = plugin
-            if let version = catalog.plugins.first(where: { $0.name == plugin })?.version {
+            if let version = loadedPlugins.first(where: { $0.name == plugin })?.version {
                 span.attributes[SpanAttributeName.pluginVersion] = version
             }
             return span

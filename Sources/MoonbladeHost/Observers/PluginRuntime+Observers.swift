@@ -168,7 +168,7 @@ extension PluginRuntime {
         var failure: PluginError = switch error {
         case let error as LuaError: lua.code.pluginError(error, item: rule.name, plugin: rule.plugin, on: stack)
         case let error as PluginError: error
-        case let error as ItemError: PluginError(.runtime, message: error.message)
+        case let error as ItemError: PluginError(error.kind, message: error.message, underlying: error)
         default: PluginError(.invalidValue, message: "\(error)", underlying: error)
         }
         failure.plugin = rule.plugin

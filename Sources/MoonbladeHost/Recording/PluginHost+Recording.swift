@@ -54,12 +54,12 @@ private protocol RuntimeBoundItem: LuaItem {
 }
 
 extension LuaItemUpdater: RuntimeBoundItem {
-    fileprivate var loadedPlugins: [PluginInfo] { runtime.catalog.plugins }
+    fileprivate var loadedPlugins: [PluginInfo] { runtime.loadedPlugins }
     fileprivate var isUpdater: Bool { true }
 }
 
 extension LuaItemSideEffect: RuntimeBoundItem {
-    fileprivate var loadedPlugins: [PluginInfo] { runtime.catalog.plugins }
+    fileprivate var loadedPlugins: [PluginInfo] { runtime.loadedPlugins }
     fileprivate var isUpdater: Bool { false }
 }
 

@@ -92,6 +92,15 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
         catalogLock.withLock { published }
     }
 
+    /// The running version of every loaded plugin, in load order: the catalog's own list, read without
+    /// copying the catalog (the journal asks for every Lua item it records).
+    var loadedPlugins: [PluginInfo] {
+        // Locked by hand, as on the other per-dispatch paths: `withLock` is a generic call from here.
+        catalogLock.lock()
+        defer { catalogLock.unlock() }
+        return published.plugins
+    }
+
     /// What `name` dispatches, read without copying the catalog (every dispatch by name asks).
     func kind(of name: String) -> PluginItemKind? {
         // Locked by hand, as on the other per-dispatch paths: `withLock` is a generic call from here.

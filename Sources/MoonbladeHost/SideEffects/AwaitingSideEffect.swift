@@ -118,8 +118,14 @@ final class AwaitingSideEffect: DeadlineTimer.Client, @unchecked Sendable {
     /// work held its thread past the deadline without suspending abandons the run here: no timer was
     /// scheduled to do it (``outcome(of:)`` schedules one only for a run that suspends).
     func endAwait() -> Bool {
-        let hasPassed = deadline!.hasPassed
+        // The bits before the clock: a run the timer has marked `passed` (abandoning sets it too) is
+        // past its limit, and pays no clock read. A relaxed load is enough: a stale value only makes
+        // the compare-and-swap below fail and hand back the current bits (with the acquire-release
+        // ordering that publishes them), and `abandoned`, once seen, is final and asks nothing more of
+        // memory, as before. The clock, when read, is read once: a swap lost to the timer then finds
+        // the timer's bits on the next turn.
         var old = state.load(ordering: .relaxed)
+        let hasPassed = old & Self.passed != 0 || deadline!.hasPassed
         while true {
             if old & Self.abandoned != 0 { return false }
             if !hasPassed, old & Self.passed == 0 {

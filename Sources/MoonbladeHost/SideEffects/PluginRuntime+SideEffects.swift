@@ -67,10 +67,7 @@ extension PluginRuntime {
             throw error
         } catch {
             // `Passed`: the run was abandoned while it awaited, so its coroutine is this task's now.
-            throw withLua { lua in
-                defer { awaiting.end() }
-                return timeLimitError(deadline, run: awaiting.coroutine!, lua)
-            }
+            throw endPastTimeLimit(awaiting, deadline)
         }
     }
 
@@ -82,10 +79,7 @@ extension PluginRuntime {
         var work = run.firstWork
         while true {
             if let deadline, !run.beginAwait() {
-                throw withLua { lua in
-                    defer { run.end() }
-                    return timeLimitError(deadline, run: run.coroutine!, lua)
-                }
+                throw endPastTimeLimit(run, deadline)
             }
             // Awaited here rather than through a helper: each `async` frame is a task allocation.
             let awaited: Swift.Result<PluginValue, any Error>
@@ -188,16 +182,18 @@ extension PluginRuntime {
         }
     }
 
-    /// The error of a side effect whose time limit passed while it awaited Swift work, placed at the
-    /// plugin line that awaited (or, past a tail call, where the side effect is defined).
-    private func timeLimitError(_ deadline: LuaDeadline, run coroutine: SideEffectCoroutine, _ lua: LuaSide)
-        -> PluginError
-    {
-        let run = coroutine.context
-        return PluginError(
-            .limit, plugin: run.plugin, item: run.item,
-            message: "\(deadline.exceededMessage) while awaiting Swift work",
-            location: coroutine.awaitingLocation ?? lua.code.definition(of: run.item, on: lua.stack))
+    /// Ends `run`, whose time limit passed while it awaited Swift work (its coroutine is the caller's
+    /// to end), and returns the error it fails with, placed at the plugin line that awaited (or, past
+    /// a tail call, where the side effect is defined).
+    private func endPastTimeLimit(_ run: AwaitingSideEffect, _ deadline: LuaDeadline) -> PluginError {
+        withLua { lua in
+            defer { run.end() }
+            let coroutine = run.coroutine!
+            return PluginError(
+                .limit, plugin: run.context.plugin, item: run.context.item,
+                message: "\(deadline.exceededMessage) while awaiting Swift work",
+                location: coroutine.awaitingLocation ?? lua.code.definition(of: run.context.item, on: lua.stack))
+        }
     }
 }
 
@@ -219,7 +215,7 @@ extension PluginRuntime {
             item = try makeItem(name, payloadAt: 2, of: stack)
             retry = try Self.retryOptions(at: 3, of: stack)
         } catch {
-            throw placedError(stack, "ctx.dispatch: \(error.message)")
+            throw placedError(stack, "ctx.dispatch: \(error.message)", cause: error)
         }
         guard let store = withLua({ $0.store }) else {
             throw placedError(stack, "ctx.dispatch: the host has no store yet")

@@ -45,6 +45,10 @@ extension PluginRuntime {
                 }
             } catch let error as LuaError {
                 throw lua.code.pluginError(error, item: item, on: stack)
+            } catch let error as LuaNewStateError {
+                var failure = lua.code.pluginError(error.error, item: item, on: stack)
+                failure.kind = .invalidState
+                throw failure
             } catch let error as LuaStateReturnError {
                 // A state that is a table stays one: a returned number or string is a slip, not a new state.
                 throw PluginError(

@@ -45,22 +45,27 @@ public struct LuaCodingKey: CodingKey, Sendable, Hashable {
     public static let `super` = LuaCodingKey(stringValue: "super")
 }
 
-/// Renders coding paths the way a Lua author reads them.
-enum LuaCodingPath {
+/// Renders coding paths the way a Lua author reads them (the host's JSON reader too, for its paths).
+package enum LuaCodingPath {
     /// `root.todos[3].done`: identifiers as `.name`, integer keys and positions as `[n]`, other
-    /// strings as `["some key"]`.
+    /// strings (Lua keywords too) as `["some key"]`.
     static func render(_ path: [any CodingKey], root: String) -> String {
         var text = root
         for key in path {
-            if let int = key.intValue, key.stringValue == String(int) {
-                text += "[\(int)]"
-            } else if isIdentifier(key.stringValue) {
-                text += text.isEmpty ? key.stringValue : "." + key.stringValue
-            } else {
-                text += "[\(quoted(key.stringValue))]"
-            }
+            append(key, to: &text)
         }
         return text
+    }
+
+    /// Appends one step of a path to `text`, as ``render(_:root:)`` writes it.
+    package static func append(_ key: some CodingKey, to text: inout String) {
+        if let int = key.intValue, key.stringValue == String(int) {
+            text += "[\(int)]"
+        } else if isIdentifier(key.stringValue) {
+            text += text.isEmpty ? key.stringValue : "." + key.stringValue
+        } else {
+            text += "[\(quoted(key.stringValue))]"
+        }
     }
 
     /// Prefixes `message` with the rendered path: `state.todos[3].done: expected Bool, …`.

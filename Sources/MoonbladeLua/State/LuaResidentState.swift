@@ -122,7 +122,8 @@ public final class LuaResidentState {
     ///
     /// On error (the updater's, a limit's, a cycle in the new state) the draft is closed, drafts the
     /// plugin kept are read-only, and the current version is untouched. An updater of a table state
-    /// that returns something other than a table or nil throws ``LuaStateReturnError``.
+    /// that returns something other than a table or nil throws ``LuaStateReturnError``; a new state
+    /// that can be no version (it contains itself, or is nested too deep) throws ``LuaNewStateError``.
     public func apply(
         _ updater: LuaReference, on stack: LuaStack, pushArguments: (LuaStack) throws -> Int32
     ) throws -> LuaPendingState {
@@ -137,7 +138,10 @@ public final class LuaResidentState {
             try stack.call(arguments: 2 + count, results: 3)
         } catch {
             stack.top = base
-            try? stack.call(arguments: 0, results: 0, function: abandonFunction)
+            // A limit that stopped the finishing is still the limit's error.
+            if abandon(on: stack), let error = error as? LuaError, error.kind == .runtime {
+                throw LuaNewStateError(error: error)
+            }
             throw error
         }
         if let returned = stack.string(at: -1) {
@@ -177,6 +181,14 @@ public final class LuaResidentState {
 
     /// How many collections' tables the decoding cache offers for reuse after a Swift updater.
     var reusableCollectionCount: Int { cache.reusableCollectionCount }
+
+    /// Ends a failed ``apply(_:on:pushArguments:)``: its drafts become read-only. Returns whether it
+    /// failed finishing the state the updater left, rather than in the updater.
+    private func abandon(on stack: LuaStack) -> Bool {
+        guard (try? stack.call(arguments: 0, results: 1, function: abandonFunction)) != nil else { return false }
+        defer { stack.pop() }
+        return lua_toboolean(stack.state, -1) != 0
+    }
 
     private func requireCurrent() throws(LuaError) -> LuaStateVersion {
         guard let current = currentVersion else { throw LuaError(.runtime, message: "the resident state has no version yet") }

@@ -127,4 +127,22 @@ struct JSONParserTests {
             #expect(back.jsonString() == value.jsonString())
         }
     }
+
+    /// Paths are written as the Lua decoders write theirs: a key that is a Lua keyword, or no
+    /// identifier, in brackets and quotes (`t.end` would not be Lua), identifiers after a dot.
+    @Test(arguments: [
+        (#"{"end": [1, tru]}"#, #"line 1, column 13 (at ["end"][2]): expected a JSON value, found 't'"#),
+        (#"{"a": {"nil": {"b": nul}}}"#, #"line 1, column 21 (at a["nil"].b): expected a JSON value, found 'n'"#),
+        (#"{"a-b": {"function": 1, "x y": nul}}"#, #"line 1, column 32 (at ["a-b"]["x y"]): expected a JSON value, found 'n'"#),
+        (#"{"_ok1": {"1st": {"ende": nul}}}"#, #"line 1, column 27 (at _ok1["1st"].ende): expected a JSON value, found 'n'"#),
+        (#"{"tab\tkey": nul}"#, #"line 1, column 14 (at ["tab\tkey"]): expected a JSON value, found 'n'"#),
+    ] as [(String, String)])
+    func aPathThroughKeywordsAndOtherKeysReadsAsLua(_ text: String, _ message: String) {
+        do {
+            _ = try JSONValue(json: text)
+            Issue.record("read \(text)")
+        } catch {
+            #expect(error.description == message)
+        }
+    }
 }

@@ -101,7 +101,7 @@ struct HostileDispatchByNameTests {
             }
             """)
         let host = try PluginHost<AppState>(plugins: [plugin])
-        host.register(SetCounter.self, as: "app.set")
+        try host.register(SetCounter.self, as: "app.set")
         for (payload, says) in [
             (["value": "ten"] as JSONValue, #"payload.value: expected Int, found string "ten""#),
             ([:] as JSONValue, #"payload: required key "value" is missing"#),
@@ -152,17 +152,24 @@ struct HostileDispatchByNameTests {
                 state = function(state) state.deep = nest(600) end,
                 cycle = function(state) state.loop = {}; state.loop.me = state.loop end,
                 keep = function(state, p) state.kept = p end,
+                fresh_cycle = function(state) local t = { a = 2 }; t.me = t; return t end,
+                says_cycle = function(state) state.a = 2; error("the new state contains a table that contains itself (a cycle)", 0) end,
               },
               side_effects = { give = function(ctx) return nest(600) end },
             }
             """)
         let host = try PluginHost<JSONValue>(plugins: [plugin], initialState: ["a": 1])
-        // Refused where the draft is written, with that line.
-        for (item, line, says) in [
-            ("deep.state", 5, "the new state is nested more than 512 levels deep"),
-            ("deep.cycle", 6, "the new state contains a table that contains itself (a cycle)"),
+        // Refused as a state that is invalid, at the updater's line; a plugin raising the same words
+        // itself raises its own error.
+        for (item, line, kind, says) in [
+            ("deep.state", 5, PluginError.Kind.invalidState, "the new state is nested more than 512 levels deep"),
+            ("deep.cycle", 6, .invalidState, "the new state contains a table that contains itself (a cycle)"),
+            ("deep.fresh_cycle", 8, .invalidState, "the new state contains a table that contains itself (a cycle)"),
+            ("deep.says_cycle", 9, .runtime, "the new state contains a table that contains itself (a cycle)"),
         ] {
             let error = try await #require(throws: PluginError.self) { try await host.dispatch(item).value }
+            #expect(error.kind == kind, "\(error)")
+            #expect(error.plugin == "deep", "\(error)")
             #expect(error.item == item, "\(error)")
             #expect(error.location?.description == "deep/plugin.lua:\(line)", "\(error)")
             #expect(error.message == says, "\(error)")

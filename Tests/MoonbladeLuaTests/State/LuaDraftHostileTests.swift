@@ -243,8 +243,8 @@ struct LuaDraftHostileTests {
         let harness = try ResidentStateHarness(Board.sample)
         #expect(throws: LuaError.self) { try harness.draft("failed = state.todos[1]; failed.tags = failed; error('no')") }
         let before = try #require(harness.resident.current)
-        let error = expectLuaError { _ = try harness.draft("state.counter = 5\nstate.todos[2] = failed") }
-        #expect(error?.message.contains("contains itself") == true, "\(String(describing: error))")
+        let error = try #require(throws: LuaNewStateError.self) { _ = try harness.draft("state.counter = 5\nstate.todos[2] = failed") }
+        #expect(error.error.message.contains("contains itself"), "\(error.error)")
         #expect(harness.resident.current === before)
         #expect(try harness.update(Board.self, "state.counter = state.counter + 1").counter == 2)
     }

@@ -181,8 +181,10 @@ struct LuaDraftTests {
         let harness = try ResidentStateHarness(Board.sample)
         let before = try #require(harness.resident.current)
         for source in ["state.settings.limits.me = state.settings", "local t = {}; t.t = t; state.settings = t"] {
-            let error = expectLuaError { _ = try harness.draft(source) }
-            #expect(error?.message == "the new state contains a table that contains itself (a cycle)")
+            // Found once the updater returned: the new state's error, not the updater's.
+            let error = try #require(throws: LuaNewStateError.self) { _ = try harness.draft(source) }
+            #expect(error.error.kind == .runtime)
+            #expect(error.error.message == "the new state contains a table that contains itself (a cycle)")
             #expect(harness.resident.current === before)
         }
     }
@@ -194,8 +196,8 @@ struct LuaDraftTests {
             "local t = {}; for i = 1, 100000 do t = { t } end; state.settings.limits = t",
             "local d = state.settings; for i = 1, 600 do d.x = {}; d = d.x end",
         ] {
-            let error = expectLuaError { _ = try harness.draft(source) }
-            #expect(error?.message == "the new state is nested more than 512 levels deep")
+            let error = try #require(throws: LuaNewStateError.self) { _ = try harness.draft(source) }
+            #expect(error.error.message == "the new state is nested more than 512 levels deep")
             #expect(harness.resident.current === before)
         }
         #expect(try harness.update(Board.self, "state.counter = 7").counter == 7)  // and drafting goes on
