@@ -22,7 +22,13 @@ extension Store {
 
     /// The current state and its ``stateGeneration``, read together: for any thread.
     package var anyStateWithGeneration: (state: any State, generation: UInt64) {
-        lock.withLock { (storedState, storedGeneration) }
+        // Locked by hand: reached through a witness, the generic store is not specialized, and
+        // `withLock` returning a tuple would look up the tuple's metadata on every read.
+        lock.lock()
+        let state = storedState
+        let generation = storedGeneration
+        lock.unlock()
+        return (state, generation)
     }
 
     /// Runs `body` (an interceptor's handing on of the item being processed) as one transaction: if it

@@ -1,5 +1,6 @@
 import Moonblade
 import MoonbladeLua
+import Synchronization
 
 /// What a recorder (the dispatch journal) learns about one item reaching the store.
 package struct RecordedItem: Sendable {
@@ -29,13 +30,8 @@ package struct RecordedItem: Sendable {
     /// Describes `dispatchable` as it reaches the store. A recorder put innermost (the package
     /// initializer's `innerInterceptors`) sees items as they run, after every interceptor.
     package init(_ dispatchable: any Dispatchable) {
-        // One conformance check for a Lua item (each costs about as much as the rest of this).
-        if let item = dispatchable as? any RuntimeBoundItem {
-            name = item.item
-            isUpdater = item.isUpdater
-            isLuaItem = true
-            luaItem = (item.item, item.loadedPlugins)
-            payload = item.payload
+        if let bound = Self.boundTypes.bound(type(of: dispatchable)) {
+            self = bound.recorded(dispatchable)
         } else {
             name = String(describing: type(of: dispatchable))
             isUpdater = dispatchable is any AnyStateUpdater
@@ -45,22 +41,63 @@ package struct RecordedItem: Sendable {
             payload = (dispatchable as? any Encodable).map { .encodable(SendableBox(value: $0)) } ?? .none
         }
     }
+
+    /// A Lua item's description.
+    fileprivate init(luaItem name: String, isUpdater: Bool, loadedPlugins: [PluginInfo], payload: PluginValue) {
+        self.name = name
+        self.isUpdater = isUpdater
+        isLuaItem = true
+        luaItem = (name, loadedPlugins)
+        self.payload = payload
+    }
+
+    /// Which item types are Lua items, remembered per type: asked of the runtime, the conformance
+    /// check costs as much as the rest of the description (~1,100 instructions), on the store's drain.
+    private static let boundTypes = RuntimeBoundTypes()
 }
 
 /// A Lua item that knows the runtime it runs in, so a recorder can name its plugin's version.
 private protocol RuntimeBoundItem: LuaItem {
-    var loadedPlugins: [PluginInfo] { get }
-    var isUpdater: Bool { get }
+    /// Its description, with the plugins loaded in its runtime.
+    var recorded: RecordedItem { get }
+}
+
+extension RuntimeBoundItem {
+    /// The description of `item`, an item of this type (``RuntimeBoundTypes`` found it so).
+    static func recorded(_ item: any Dispatchable) -> RecordedItem {
+        opened(item)
+    }
+
+    private static func opened<Item: Dispatchable>(_ item: Item) -> RecordedItem {
+        // `Item` is `Self`: the existential is opened, not cast (a cast asks the runtime again).
+        withUnsafePointer(to: item) { UnsafeRawPointer($0).assumingMemoryBound(to: Self.self).pointee.recorded }
+    }
+}
+
+/// The item types that are ``RuntimeBoundItem``s, remembered per type (a program has few).
+private final class RuntimeBoundTypes: Sendable {
+    private let answers = Mutex<[ObjectIdentifier: (any RuntimeBoundItem.Type)?]>([:])
+
+    /// `type` as a ``RuntimeBoundItem`` type, or nil when it is not one.
+    func bound(_ type: any Dispatchable.Type) -> (any RuntimeBoundItem.Type)? {
+        let identity = ObjectIdentifier(type)
+        if let known = answers.withLock({ $0[identity] }) { return known }
+        let bound = type as? any RuntimeBoundItem.Type
+        answers.withLock { $0[identity] = .some(bound) }
+        return bound
+    }
 }
 
 extension LuaItemUpdater: RuntimeBoundItem {
-    fileprivate var loadedPlugins: [PluginInfo] { runtime.loadedPlugins }
-    fileprivate var isUpdater: Bool { true }
+    fileprivate var recorded: RecordedItem {
+        RecordedItem(luaItem: item, isUpdater: true, loadedPlugins: runtime.loadedPlugins, payload: payload)
+    }
 }
 
 extension LuaItemSideEffect: RuntimeBoundItem {
-    fileprivate var loadedPlugins: [PluginInfo] { runtime.loadedPlugins }
-    fileprivate var isUpdater: Bool { false }
+    fileprivate var recorded: RecordedItem {
+        RecordedItem(luaItem: item, isUpdater: false, loadedPlugins: runtime.loadedPlugins, payload: payload)
+    }
 }
 
 extension PluginHost {
