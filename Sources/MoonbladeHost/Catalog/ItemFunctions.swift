@@ -23,4 +23,12 @@ struct ItemFunctions {
     subscript(item: String) -> LuaReference? {
         updaters[item] ?? sideEffects[item]
     }
+
+    /// Where the Lua function of `item` is defined; nil when there is no such item.
+    func definition(of item: String, on stack: LuaStack) -> LuaLocation? {
+        guard let function = self[item] else { return nil }
+        function.push(onto: stack)
+        defer { stack.pop() }
+        return stack.definitionLocation(ofFunctionAt: -1)
+    }
 }

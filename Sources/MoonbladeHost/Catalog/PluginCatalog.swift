@@ -13,6 +13,8 @@ struct PluginCatalog: Sendable {
     private var kinds: [String: PluginItemKind] = [:]
     /// The names of registered Swift dispatchables, by type.
     private var swiftNames: [ObjectIdentifier: String] = [:]
+    /// The types registered Swift dispatchables are, by name, for messages.
+    private var swiftTypes: [String: String] = [:]
     /// Which kinds of rules the plugins have: the store skips the VM when there are none.
     private(set) var rules = RuleKinds()
 
@@ -46,14 +48,58 @@ struct PluginCatalog: Sendable {
         return catalog
     }
 
-    /// This catalog with the Swift dispatchable `Item` reachable from Lua as `name`.
-    func registering<Item: Dispatchable & Decodable>(_ type: Item.Type, as name: String) -> PluginCatalog {
+    /// This catalog with the Swift dispatchable `Item` reachable from Lua as `name`; this one when it
+    /// already is.
+    ///
+    /// A name stands for one item and an item has one name (the one Lua rules and the journal know it
+    /// by), so nothing is ever replaced: a taken name is an error, not a silent shadow.
+    ///
+    /// - Throws: ``PluginError/Kind/duplicate`` when a Lua item has `name` (placed where `definition`
+    ///   says it is defined), another Swift type is registered as `name`, or `Item` is registered under
+    ///   another name.
+    func registering<Item: Dispatchable & Decodable>(
+        _ type: Item.Type, as name: String, definedAt definition: (String) -> LuaLocation?
+    ) throws(PluginError) -> PluginCatalog {
+        let registered = swiftNames[ObjectIdentifier(type)]
+        if registered == name { return self }
+        let refusal = "\(Item.self) cannot be registered as \(name)"
+        func taken(by item: ResolvedLuaItem, _ kind: String) -> PluginError {
+            PluginError(
+                .duplicate, plugin: item.plugin, item: name,
+                message: "\(refusal): plugin \(item.plugin) has \(kind) of that name", location: definition(name))
+        }
+        switch kinds[name] {
+        case .luaUpdater(let item): throw taken(by: item, "an updater")
+        case .luaSideEffect(let item): throw taken(by: item, "a side effect")
+        case .swift:
+            let other = swiftTypes[name, default: "another type"]
+            throw PluginError(.duplicate, item: name, message: "\(refusal): \(other) is registered under that name")
+        case nil: break
+        }
+        if let registered {
+            throw PluginError(
+                .duplicate, item: name,
+                message: "\(refusal): it is registered as \(registered), and an item has one name (the one Lua rules see it by)")
+        }
         var catalog = self
         catalog.kinds[name] = .swift(isUpdater: Item.self is any AnyStateUpdater.Type) { stack, index, decoder in
             try decoder.decode(Item.self, from: stack, at: index)
         }
         catalog.swiftNames[ObjectIdentifier(type)] = name
+        catalog.swiftTypes[name] = String(describing: Item.self)
         return catalog
+    }
+
+    /// Refuses `plugin` when one of its items has a name a Swift item is registered under: the plugin
+    /// would shadow it. The error names the first such item, placed where `definition` says it is defined.
+    func checkNoSwiftItem(in plugin: PluginInfo, definedAt definition: (String) -> LuaLocation?) throws(PluginError) {
+        let items = plugin.updaters.map { ($0, "updater") } + plugin.sideEffects.map { ($0, "side effect") }
+        guard let (item, kind) = items.first(where: { kinds[$0.0]?.isSwift == true }) else { return }
+        throw PluginError(
+            .duplicate, plugin: plugin.name, item: item,
+            message: "plugin \(plugin.name) cannot define the \(kind) \(item.dropFirst(plugin.name.count + 1)): "
+                + "the Swift item \(swiftTypes[item, default: "of another type"]) is registered as \(item)",
+            location: definition(item))
     }
 }
 

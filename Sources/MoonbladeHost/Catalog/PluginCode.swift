@@ -82,10 +82,7 @@ final class PluginCode {
 
     /// Where the Lua function of `item` is defined.
     func definition(of item: String, on stack: LuaStack) -> LuaLocation? {
-        guard let function = functions[item] else { return nil }
-        function.push(onto: stack)
-        defer { stack.pop() }
-        return stack.definitionLocation(ofFunctionAt: -1)
+        functions.definition(of: item, on: stack)
     }
 
     /// The name of the loaded plugin whose `plugin.lua` has the chunk name `source`.

@@ -10,7 +10,9 @@ public struct PluginError: Error, CustomStringConvertible {
         case load
         /// What `plugin.lua` returned is not a valid plugin table.
         case shape
-        /// Another plugin with the same name is already loaded.
+        /// A name is already taken: another plugin with the same name is loaded, or an item name is held
+        /// by another item (a loaded plugin's item and a Swift item registered with
+        /// ``PluginHost/register(_:as:)`` never share a name; neither shadows the other).
         case duplicate
         /// No item is registered under the name dispatched.
         case unknownItem

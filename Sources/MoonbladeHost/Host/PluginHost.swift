@@ -180,14 +180,23 @@ public final class PluginHost<S: State & Codable>: Sendable {
     /// Makes a Swift dispatchable reachable from Lua as `ctx.dispatch(name, payload)`, the payload
     /// decoded into `Item`.
     ///
+    /// The plugin part of `name` need not be a loaded plugin (`app.set_counter` in a Swift-only
+    /// namespace). A name stands for one item, Lua or Swift, and a Swift type has one name: registering
+    /// `Item` again as the same name does nothing, and any other overlap is refused rather than one
+    /// item silently shadowing another. Plugins keep to the same rule: a plugin loaded or reloaded later
+    /// that defines an item under a registered name is refused (a reload keeps the running version).
+    ///
     /// - Throws: ``PluginError/Kind/invalidName`` when `name` is not `plugin.item` as plugins name their
     ///   items (one dot; parts without spaces, quotes, brackets, braces, commas or colons; the plugin
     ///   part not starting with a digit or `-`): no one could dispatch it by that name.
+    ///   ``PluginError/Kind/duplicate`` when `name` is taken: by a loaded plugin's updater or side effect
+    ///   (the error names the plugin and the item's `file:line`) or by another Swift type; or when `Item`
+    ///   is already registered under another name.
     public func register<Item: Dispatchable & Decodable>(_ type: Item.Type, as name: String) throws(PluginError) {
         if let problem = ItemName.problem(with: name[...]) {
             throw PluginError(.invalidName, message: problem)
         }
-        runtime.register(type, as: name)
+        try runtime.register(type, as: name)
     }
 
     /// Posts `notification` on the host's notification channel: every `on_notification` rule naming it

@@ -57,6 +57,7 @@ extension PluginRuntime {
             }
             let candidate = try PluginLoader(stack: lua.stack, code: lua.code)
                 .compile(from: current.info.directory, replacing: current.info)
+            try checkNoSwiftItem(in: candidate, lua)
             return reloads.stage(candidate)
         }
     }
@@ -70,6 +71,8 @@ extension PluginRuntime {
             guard let candidate = reloads.take(ticket), let earlier = lua.code.installed[plugin] else {
                 return state
             }
+            // Checked again: a Swift item may have been registered since the reload was staged.
+            try checkNoSwiftItem(in: candidate, lua)
             install(candidate, lua)
             let migrates = candidate.info.version > earlier.info.version && candidate.migrates
             reloads.record(ReloadOutcome(info: candidate.info, migratedFrom: migrates ? earlier.info.version : nil), for: ticket)

@@ -125,6 +125,7 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     func loadPlugin(from directory: String) throws(PluginError) -> PluginInfo {
         try withLua { lua throws(PluginError) in
             let plugin = try PluginLoader(stack: lua.stack, code: lua.code).compile(from: directory, replacing: nil)
+            try checkNoSwiftItem(in: plugin, lua)
             install(plugin, lua)
             return plugin.info
         }
@@ -137,9 +138,23 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
         }
     }
 
-    /// Makes a Swift dispatchable available to Lua's `ctx.dispatch(name, payload)` and rules.
-    func register<Item: Dispatchable & Decodable>(_ type: Item.Type, as name: String) {
-        catalogLock.withLock { published = published.registering(type, as: name) }
+    /// Refuses `plugin` when one of its items has the name of a registered Swift item (see
+    /// ``PluginCatalog/checkNoSwiftItem(in:definedAt:)``); with the VM held, to place the item.
+    func checkNoSwiftItem(in plugin: CompiledPlugin, _ lua: LuaSide) throws(PluginError) {
+        try catalog.checkNoSwiftItem(in: plugin.info) { plugin.functions.definition(of: $0, on: lua.stack) }
+    }
+
+    /// Makes a Swift dispatchable available to Lua's `ctx.dispatch(name, payload)` and rules, unless
+    /// the name is taken (see ``PluginCatalog/registering(_:as:definedAt:)``).
+    ///
+    /// With the VM held, as every install is: a plugin checked against the registered names cannot
+    /// have one registered between its check and its install, and a migration that fails puts back
+    /// an earlier version whose names no Swift item could take meanwhile.
+    func register<Item: Dispatchable & Decodable>(_ type: Item.Type, as name: String) throws(PluginError) {
+        try withLua { lua throws(PluginError) in
+            let catalog = try catalog.registering(type, as: name) { lua.code.definition(of: $0, on: lua.stack) }
+            catalogLock.withLock { published = catalog }
+        }
     }
 
     /// The limits the code of `plugin` runs under, in place of the VM's own (none: the host-wide ones).
