@@ -68,18 +68,16 @@ struct PluginCatalog: Sendable {
                 .duplicate, plugin: item.plugin, item: name,
                 message: "\(refusal): plugin \(item.plugin) has \(kind) of that name", location: definition(name))
         }
-        switch kinds[name] {
-        case .luaUpdater(let item): throw taken(by: item, "an updater")
-        case .luaSideEffect(let item): throw taken(by: item, "a side effect")
-        case .swift:
-            let other = swiftTypes[name, default: "another type"]
+        if case .luaUpdater(let item) = kinds[name] { throw taken(by: item, "an updater") }
+        if case .luaSideEffect(let item) = kinds[name] { throw taken(by: item, "a side effect") }
+        if let other = swiftTypes[name] {
             throw PluginError(.duplicate, item: name, message: "\(refusal): \(other) is registered under that name")
-        case nil: break
         }
         if let registered {
             throw PluginError(
                 .duplicate, item: name,
-                message: "\(refusal): it is registered as \(registered), and an item has one name (the one Lua rules see it by)")
+                message: "\(refusal): it is registered as \(registered), and an item has one name "
+                    + "(the one Lua rules see it by)")
         }
         var catalog = self
         catalog.kinds[name] = .swift(isUpdater: Item.self is any AnyStateUpdater.Type) { stack, index, decoder in
@@ -92,14 +90,18 @@ struct PluginCatalog: Sendable {
 
     /// Refuses `plugin` when one of its items has a name a Swift item is registered under: the plugin
     /// would shadow it. The error names the first such item, placed where `definition` says it is defined.
-    func checkNoSwiftItem(in plugin: PluginInfo, definedAt definition: (String) -> LuaLocation?) throws(PluginError) {
+    func checkNoSwiftItem(
+        in plugin: PluginInfo, definedAt definition: (String) -> LuaLocation?
+    ) throws(PluginError) {
         let items = plugin.updaters.map { ($0, "updater") } + plugin.sideEffects.map { ($0, "side effect") }
-        guard let (item, kind) = items.first(where: { kinds[$0.0]?.isSwift == true }) else { return }
-        throw PluginError(
-            .duplicate, plugin: plugin.name, item: item,
-            message: "plugin \(plugin.name) cannot define the \(kind) \(item.dropFirst(plugin.name.count + 1)): "
-                + "the Swift item \(swiftTypes[item, default: "of another type"]) is registered as \(item)",
-            location: definition(item))
+        for (item, kind) in items {
+            guard let type = swiftTypes[item] else { continue }
+            throw PluginError(
+                .duplicate, plugin: plugin.name, item: item,
+                message: "plugin \(plugin.name) cannot define the \(kind) \(item.dropFirst(plugin.name.count + 1)): "
+                    + "the Swift item \(type) is registered as \(item)",
+                location: definition(item))
+        }
     }
 }
 

@@ -152,8 +152,8 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     /// an earlier version whose names no Swift item could take meanwhile.
     func register<Item: Dispatchable & Decodable>(_ type: Item.Type, as name: String) throws(PluginError) {
         try withLua { lua throws(PluginError) in
-            let catalog = try catalog.registering(type, as: name) { lua.code.definition(of: $0, on: lua.stack) }
-            catalogLock.withLock { published = catalog }
+            let registered = try catalog.registering(type, as: name) { lua.code.definition(of: $0, on: lua.stack) }
+            catalogLock.withLock { published = registered }
         }
     }
 
