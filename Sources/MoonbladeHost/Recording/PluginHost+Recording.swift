@@ -70,7 +70,8 @@ extension RuntimeBoundItem {
 
     private static func opened<Item: Dispatchable>(_ item: Item) -> RecordedItem {
         // `Item` is `Self`: the existential is opened, not cast (a cast asks the runtime again).
-        withUnsafePointer(to: item) { UnsafeRawPointer($0).assumingMemoryBound(to: Self.self).pointee.recorded }
+        assert(Item.self == Self.self)
+        return withUnsafePointer(to: item) { UnsafeRawPointer($0).assumingMemoryBound(to: Self.self).pointee.recorded }
     }
 }
 
