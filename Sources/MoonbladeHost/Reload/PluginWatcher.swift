@@ -18,6 +18,12 @@ import Moonblade
 /// folder is watched once however it is spelt (`dir`, `dir/`, `dir/./`, `a/../dir`, a link to it), and
 /// reported as it was first given.
 ///
+/// Plugin folders may lie inside one another (`a` and `a/vendor/b`): a change in `b`'s folder reports
+/// both, since it lies in `a`'s tree too (`a` may `require` a module from there), and a change elsewhere
+/// in `a` reports `a` alone. Should inotify drop events (its queue overflowed, under a flood of file
+/// changes), every folder is looked at afresh, its subfolders watched or dropped as they are now, and
+/// reported as changed: a lost event never leaves an edit unseen.
+///
 /// It runs on a thread of its own until ``stop()`` or until it is freed.
 public final class PluginWatcher: Sendable {
     private let loop: WatchLoop
@@ -63,7 +69,7 @@ public final class PluginWatcher: Sendable {
 }
 
 /// Where changes come from: waits up to a time for changes and returns the folders that changed.
-private protocol ChangeSource: Sendable {
+protocol ChangeSource: Sendable {
     mutating func changedDirectories(waitingAtMost timeout: Duration) -> [String]
     /// Watches `directory` too (the loop passes only folders not watched yet).
     mutating func add(_ directory: String)
@@ -118,221 +124,6 @@ private final class WatchLoop: @unchecked Sendable {
             }
         }
     }
-}
-
-/// Changes from inotify watches on the folders.
-///
-/// It watches paths, not the folders that happen to be there: a plugin folder removed or renamed away
-/// (a checkout, a copy put in its place) loses its watches and is watched again, as a change, once a
-/// folder is back at its path; a subfolder made or moved in while watching is watched from then on,
-/// and one removed or moved away is watched no more. A plugin folder that is not there (at start, or
-/// since it went) is awaited by a watch on its nearest existing parent, so its arrival is seen by
-/// inotify too.
-private struct InotifySource: ChangeSource {
-    private let descriptor: Int32
-    /// Each watched folder, and the plugin folder it belongs to, by watch.
-    private var watches: [Int32: (folder: String, root: String)] = [:]
-    /// The nearest existing parent of plugin folders that are not there, and those plugin folders, by
-    /// watch (which may be one of `watches` too, when that parent is a watched folder).
-    private var awaiting: [Int32: (folder: String, roots: Set<String>)] = [:]
-    /// Plugin folders inotify refused to watch, or to await: looked for again at every turn.
-    private var refused: Set<String> = []
-
-    private static let events = UInt32(
-        IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
-
-    /// Whether a plugin folder is watched, awaited at a parent, or neither since inotify refused.
-    private enum Tracking {
-        case watched, awaited, refused
-    }
-
-    init?(directories: [String]) {
-        descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard descriptor >= 0 else { return nil }
-        for directory in directories where track(directory) == .refused {
-            Glibc.close(descriptor)
-            return nil
-        }
-    }
-
-    func close() {
-        Glibc.close(descriptor)
-    }
-
-    mutating func add(_ directory: String) {
-        if track(directory) == .refused { refused.insert(directory) }
-    }
-
-    /// Watches the plugin folder `root` if it is there, or else its nearest existing parent, to see it
-    /// come.
-    private mutating func track(_ root: String) -> Tracking {
-        while true {
-            if watch(root, root: root) { return .watched }
-            // There after all (made since the try), or there and refused.
-            if FileReader.isFolder(root) { return watch(root, root: root) ? .watched : .refused }
-            guard let parent = nearestExistingParent(of: root) else { return .refused }
-            let watch = inotify_add_watch(descriptor, parent, Self.events)
-            guard watch >= 0 else { return .refused }
-            awaiting[watch, default: (parent, [])].roots.insert(root)
-            // What was made between the look and the watch raised no event here: look again.
-            if !FileReader.isFolder(root) && nearestExistingParent(of: root) == parent { return .awaited }
-            stopAwaiting(root, at: watch)
-        }
-    }
-
-    /// Watches `folder` and the folders below it as part of the plugin folder `root`; false if
-    /// `folder` itself cannot be watched.
-    private mutating func watch(_ folder: String, root: String) -> Bool {
-        for (index, inner) in folders(in: folder).enumerated() {
-            let watch = inotify_add_watch(descriptor, inner, Self.events)
-            guard watch >= 0 else {
-                if index == 0 { return false }
-                continue
-            }
-            // Standardized, so a subfolder found below it matches by its path however `root` was spelt.
-            watches[watch] = (standardized(inner), root)
-        }
-        return true
-    }
-
-    /// Stops watching `folder` and the folders below it, of the plugin folder `root`: it went, or was
-    /// moved away, and what happens to it where it is now is none of the plugin's business.
-    private mutating func unwatch(_ folder: String, root: String) {
-        let folder = standardized(folder)
-        unwatch { $0.root == root && ($0.folder == folder || $0.folder.hasPrefix(folder + "/")) }
-    }
-
-    /// Stops the watches of folders that `isDropped`.
-    private mutating func unwatch(where isDropped: ((folder: String, root: String)) -> Bool) {
-        for (watch, watched) in watches where isDropped(watched) {
-            watches[watch] = nil
-            release(watch)
-        }
-    }
-
-    /// Drops every watch of the plugin folder `root` and tracks it again: it is watched at once if a
-    /// folder is back at its path, awaited otherwise.
-    private mutating func lose(_ root: String) {
-        unwatch { $0.root == root }
-        if track(root) == .refused { refused.insert(root) }
-    }
-
-    /// Stops awaiting `root` at `watch`.
-    private mutating func stopAwaiting(_ root: String, at watch: Int32) {
-        awaiting[watch]?.roots.remove(root)
-        if awaiting[watch]?.roots.isEmpty == true {
-            awaiting[watch] = nil
-            release(watch)
-        }
-    }
-
-    /// Removes `watch` once nothing uses it.
-    private mutating func release(_ watch: Int32) {
-        if watches[watch] == nil && awaiting[watch] == nil { inotify_rm_watch(descriptor, watch) }
-    }
-
-    mutating func changedDirectories(waitingAtMost timeout: Duration) -> [String] {
-        var changed: Set<String> = []
-        var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        // Rounded up: a wait under a millisecond must not become a poll that returns at once.
-        if poll(&request, 1, Int32((timeout.seconds * 1000).rounded(.up))) > 0 {
-            readEvents(into: &changed)
-        }
-        for root in refused {
-            switch track(root) {
-            case .watched:
-                refused.remove(root)
-                changed.insert(root)
-            case .awaited: refused.remove(root)
-            case .refused: break
-            }
-        }
-        return Array(changed)
-    }
-
-    /// Reads the events waiting and adds the plugin folders they concern to `changed`.
-    private mutating func readEvents(into changed: inout Set<String>) {
-        let bufferSize = 64 * 1024
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: MemoryLayout<inotify_event>.alignment)
-        defer { buffer.deallocate() }
-        while true {
-            let count = read(descriptor, buffer, bufferSize)
-            guard count > 0 else { break }
-            var offset = 0
-            while offset < count {
-                let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
-                let nameStart = buffer.advanced(by: offset + MemoryLayout<inotify_event>.size)
-                let name = event.len > 0 ? String(cString: nameStart.assumingMemoryBound(to: CChar.self)) : ""
-                offset += MemoryLayout<inotify_event>.size + Int(event.len)
-                let mask = Int32(bitPattern: event.mask)
-                if watches[event.wd] != nil { take(mask, name: name, watch: event.wd, into: &changed) }
-                if awaiting[event.wd] != nil { takeAwaited(mask, name: name, watch: event.wd, into: &changed) }
-            }
-        }
-    }
-
-    /// Takes an event of a watched folder of plugin files.
-    private mutating func take(_ mask: Int32, name: String, watch: Int32, into changed: inout Set<String>) {
-        guard let watched = watches[watch] else { return }
-        if mask & Int32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 {
-            // The folder went away, or the watch did: a plugin folder is watched again when it is
-            // back; a subfolder's removal is a change of its plugin's files.
-            if watched.folder == standardized(watched.root) {
-                lose(watched.root)
-            } else {
-                unwatch(watched.folder, root: watched.root)
-            }
-            changed.insert(watched.root)
-        } else if mask & Int32(IN_ISDIR) != 0 {
-            // A subfolder made or moved in may hold modules: watch it; one removed or moved away no
-            // longer belongs to the plugin. Either is a change. Hidden ones (`.git`) are left out, as
-            // when watching starts.
-            guard !name.hasPrefix(".") else { return }
-            let folder = watched.folder + "/" + name
-            if mask & Int32(IN_CREATE | IN_MOVED_TO) != 0 {
-                _ = self.watch(folder, root: watched.root)
-            } else {
-                unwatch(folder, root: watched.root)
-            }
-            changed.insert(watched.root)
-        } else if name.hasSuffix(".lua") {
-            changed.insert(watched.root)
-        }
-    }
-
-    /// Takes an event of a folder where missing plugin folders are awaited: an entry made there that
-    /// leads to one of them, or the folder itself gone, has them tracked again; one that arrived is a
-    /// change.
-    private mutating func takeAwaited(_ mask: Int32, name: String, watch: Int32, into changed: inout Set<String>) {
-        guard let (parent, roots) = awaiting[watch] else { return }
-        let gone = mask & Int32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0
-        guard gone || mask & Int32(IN_CREATE | IN_MOVED_TO) != 0 else { return }
-        let entry = parent == "/" ? "/" + name : parent + "/" + name
-        for root in roots where gone || standardized(root) == entry || standardized(root).hasPrefix(entry + "/") {
-            stopAwaiting(root, at: watch)
-            switch track(root) {
-            case .watched: changed.insert(root)
-            case .awaited: break
-            case .refused: refused.insert(root)
-            }
-        }
-    }
-}
-
-/// `path` made absolute, with `.`, `..` and repeated slashes resolved as written (links left as they are).
-private func standardized(_ path: String) -> String {
-    URL(fileURLWithPath: path).standardizedFileURL.path
-}
-
-/// The nearest folder above `path` that exists, or nil if none does (not even `/`).
-private func nearestExistingParent(of path: String) -> String? {
-    var components = URL(fileURLWithPath: standardized(path)).pathComponents
-    while components.count > 1 {
-        components.removeLast()
-        let parent = components.count == 1 ? "/" : "/" + components.dropFirst().joined(separator: "/")
-        if FileReader.isFolder(parent) { return parent }
-    }
-    return nil
 }
 
 /// What tells two spellings of one folder apart from two folders: the path with `.`, `..`, repeated and
@@ -398,7 +189,7 @@ private struct PollingSource: ChangeSource {
 }
 
 /// `directory` and every folder below it, hidden ones left out.
-private func folders(in directory: String) -> [String] {
+func folders(in directory: String) -> [String] {
     var found = [directory]
     let enumerator = FileManager.default.enumerator(
         at: URL(fileURLWithPath: directory), includingPropertiesForKeys: [.isDirectoryKey],
@@ -411,7 +202,7 @@ private func folders(in directory: String) -> [String] {
 
 extension Duration {
     /// The duration in seconds, as a floating-point number.
-    fileprivate var seconds: Double {
+    var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

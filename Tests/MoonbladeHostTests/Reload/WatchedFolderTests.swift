@@ -119,6 +119,55 @@ struct WatchedFolderTests {
         #expect(host.state.counter == 3)
     }
 
+    /// Plugin folders inside one another: `outer`, and `inner` in `outer/vendor/inner`, watched in
+    /// either order. A change in `inner`'s folder reloads both, since it lies in `outer`'s tree
+    /// (`outer` takes its version from a module there); a change elsewhere in `outer` reloads it alone.
+    @Test(arguments: [false, true])
+    func aPluginFolderInsideAnotherReloadsWithIt(innerFirst: Bool) async throws {
+        let outerSource = { (offset: Int) in
+            "return { name = \"outer\", version = require(\"vendor.inner.numbers\") + \(offset), updaters = { noop = function() end } }"
+        }
+        let innerSource = { (version: Int) in
+            "return { name = \"inner\", version = \(version), updaters = { noop = function() end } }"
+        }
+        let outer = try scratch.write("outer", outerSource(0))
+        let inner = try scratch.write("outer/vendor/inner", innerSource(1))
+        try "return 1\n".write(toFile: inner + "/numbers.lua", atomically: true, encoding: .utf8)
+        let host = try PluginHost<AppState>(plugins: innerFirst ? [inner, outer] : [outer, inner])
+        #expect(host.loadErrors.isEmpty)
+        let events = ReloadLog(host)
+        let watcher = host.watchPlugins(debounce: .milliseconds(20))
+        defer { watcher.stop() }
+        #expect(watcher.usesInotify)
+
+        // Outer's own file: outer alone.
+        try outerSource(10).write(toFile: outer + "/plugin.lua", atomically: true, encoding: .utf8)
+        await waitUntil { events.all.contains("succeeded outer v11 (watcher)") }
+        // A module of outer in inner's folder: both.
+        try "return 5\n".write(toFile: inner + "/numbers.lua", atomically: false, encoding: .utf8)
+        await waitUntil { events.all.contains("succeeded outer v15 (watcher)") && reloads(of: "inner", in: events) == 1 }
+        // Inner's own file, in outer's tree too: both.
+        try innerSource(2).write(toFile: inner + "/plugin.lua", atomically: true, encoding: .utf8)
+        await waitUntil { events.all.contains("succeeded inner v2 (watcher)") && reloads(of: "outer", in: events) == 3 }
+        await settle(events)
+        try await Task.sleep(for: .milliseconds(300))  // time for more reloads, were there any
+        #expect(reloads(of: "outer", in: events) == 3, "\(events.all)")
+        #expect(reloads(of: "inner", in: events) == 2, "\(events.all)")
+
+        // Inner's folder gone: a change of both; back, watched for both again.
+        try FileManager.default.removeItem(atPath: outer + "/vendor")
+        await waitUntil { reloads(of: "outer", in: events) >= 4 && reloads(of: "inner", in: events) >= 3 }
+        _ = try scratch.write("outer/vendor/inner", innerSource(3))
+        try "return 7\n".write(toFile: inner + "/numbers.lua", atomically: true, encoding: .utf8)
+        await waitUntil { events.all.contains("succeeded outer v17 (watcher)") && events.all.contains("succeeded inner v3 (watcher)") }
+        await settle(events)
+        try await Task.sleep(for: .milliseconds(300))  // the last of the burst's reloads, were there one more
+        await settle(events)
+        let innerReloads = reloads(of: "inner", in: events)
+        try "return 8\n".write(toFile: inner + "/numbers.lua", atomically: false, encoding: .utf8)
+        await waitUntil { events.all.contains("succeeded outer v18 (watcher)") && reloads(of: "inner", in: events) > innerReloads }
+    }
+
     /// The watcher alone: a folder not there at start is reported when it comes, by inotify.
     @Test func aWatcherOnAFolderNotThereYetReportsItsArrival() async throws {
         let present = try scratch.write("present", "return {}")
