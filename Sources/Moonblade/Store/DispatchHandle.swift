@@ -35,7 +35,7 @@ public struct DispatchHandle<Value: Sendable>: Sendable {
     }
 
     /// The same dispatch, its value seen as a `T` when awaited.
-    func typed<T: Sendable>() -> DispatchHandle<T> {
+    package func typed<T: Sendable>() -> DispatchHandle<T> {
         DispatchHandle<T>(status: status)
     }
 

@@ -205,13 +205,16 @@ public final class PluginHost<S: State & Codable>: Sendable {
         runtime.post(notification, payload: PluginValue(payload: payload))
     }
 
-    /// Dispatches the Lua updater or side effect `name` with `payload` (its fields become a Lua table).
+    /// Dispatches the item `name` with `payload`: a Lua updater or side effect (the payload's fields
+    /// become a Lua table), or a Swift item registered with ``register(_:as:)`` (the payload decoded
+    /// into its type, as from Lua's `ctx.dispatch`).
     ///
     /// With `retries`, a failing dispatch is made again up to that many times, `delay` apart; see
     /// ``Moonblade/Dispatcher/dispatch(_:retries:delay:)-(AnyStateUpdater,_,_)``.
     ///
-    /// - Throws: ``PluginError/Kind/unknownItem`` at once when no item has that name; the item's own
-    ///   errors arrive through the handle's `value`.
+    /// - Throws: ``PluginError/Kind/unknownItem`` at once when no item has that name, and
+    ///   ``PluginError/Kind/invalidValue`` when a Swift item's payload does not decode into its type;
+    ///   the item's own errors arrive through the handle's `value`.
     @discardableResult
     public func dispatch(
         _ name: String, _ payload: (any Encodable & Sendable)? = nil, retries: Int = 0, delay: Duration = .zero
@@ -230,12 +233,16 @@ public final class PluginHost<S: State & Codable>: Sendable {
             let sideEffect = LuaItemSideEffect<S, Void>(runtime: runtime, item: name, resolved: resolved, payload: value)
             guard retries == 0 else { return store.dispatch(sideEffect, retries: retries, delay: delay) }
             return store.dispatch(sideEffect)
-        case .swift, nil: throw unknownItemError(name)
+        case .swift(_, let make):
+            let item = try runtime.makeSwiftItem(name, make, payload: value)
+            return store.anyDispatch(item, retries: retries, delay: delay).typed()
+        case nil: throw unknownItemError(name)
         }
     }
 
-    /// Dispatches the Lua side effect `name` and decodes what it returns as `Result`; with `retries`,
-    /// again up to that many times, `delay` apart, while it fails.
+    /// Dispatches the side effect `name` and decodes what it returns as `Result`; with `retries`, again
+    /// up to that many times, `delay` apart, while it fails. A Swift side effect registered with
+    /// ``register(_:as:)`` returns its own value, which `Result` must be.
     public func dispatch<Result: Decodable & Sendable>(
         _ name: String, _ payload: (any Encodable & Sendable)? = nil, returning: Result.Type,
         retries: Int = 0, delay: Duration = .zero
@@ -247,9 +254,12 @@ public final class PluginHost<S: State & Codable>: Sendable {
             // The store's own `dispatch` when nothing is retried, as for an updater above.
             guard retries == 0 else { return store.dispatch(sideEffect, retries: retries, delay: delay) }
             return store.dispatch(sideEffect)
-        case .luaUpdater:
+        case .luaUpdater, .swift(isUpdater: true, _):
             throw PluginError(.wrongKind, plugin: pluginName(ofItem: name), item: name, message: "is an updater; it returns nothing")
-        case .swift, nil:
+        case .swift(isUpdater: false, let make):
+            let item = try runtime.makeSwiftItem(name, make, payload: PluginValue(payload: payload))
+            return store.anyDispatch(item, retries: retries, delay: delay).typed()
+        case nil:
             throw unknownItemError(name)
         }
     }

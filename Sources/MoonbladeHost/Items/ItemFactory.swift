@@ -29,18 +29,53 @@ extension PluginRuntime {
     ) throws(ItemError) -> any Dispatchable {
         switch kind {
         case .swift(_, let make):
-            do {
-                return try make(stack, payloadIndex, LuaDecoder())
-            } catch let error as DecodingError {
-                throw ItemError(message: "\(name): \(LuaDecoder.describe(error, root: "payload"))")
+            do throws(ItemError) {
+                return try Self.swiftItem(make, payloadAt: payloadIndex, of: stack)
             } catch {
-                throw ItemError(message: "\(name): \(error)")
+                throw ItemError(message: "\(name): \(error.message)")
             }
         case .luaUpdater(let resolved):
             return LuaItemUpdater(runtime: self, resolved: resolved, payload: try luaPayload(of: name, at: payloadIndex, stack))
         case .luaSideEffect(let resolved):
             return LuaItemSideEffect<S, LuaValue>(
                 runtime: self, item: name, resolved: resolved, payload: try luaPayload(of: name, at: payloadIndex, stack))
+        }
+    }
+
+    /// A registered Swift item (`make` is its ``PluginItemKind/swift(isUpdater:make:)``) decoded from
+    /// the payload at `payloadIndex`; a payload that does not decode says where (`payload.value: …`).
+    private static func swiftItem(
+        _ make: (LuaStack, Int32, LuaDecoder) throws -> any Dispatchable, payloadAt payloadIndex: Int32, of stack: LuaStack
+    ) throws(ItemError) -> any Dispatchable {
+        do {
+            return try make(stack, payloadIndex, LuaDecoder())
+        } catch let error as DecodingError {
+            throw ItemError(message: LuaDecoder.describe(error, root: "payload"))
+        } catch {
+            throw ItemError(message: "\(error)")
+        }
+    }
+
+    /// The registered Swift item `name` made from a Swift `payload` (`make` is its
+    /// ``PluginItemKind/swift(isUpdater:make:)``): the payload crosses the VM as Lua's `ctx.dispatch`
+    /// would hand it over, so a dispatch by name from Swift decodes it as one from Lua does.
+    func makeSwiftItem(
+        _ name: String, _ make: (LuaStack, Int32, LuaDecoder) throws -> any Dispatchable, payload: PluginValue
+    ) throws(PluginError) -> any Dispatchable {
+        try withLua { lua throws(PluginError) in
+            let stack = lua.stack
+            let top = stack.top
+            defer { stack.top = top }
+            do throws(ItemError) {
+                do {
+                    try payload.push(onto: stack, encoder: LuaEncoder())
+                } catch {
+                    throw ItemError(message: "payload: \(error)")
+                }
+                return try Self.swiftItem(make, payloadAt: stack.top, of: stack)
+            } catch {
+                throw PluginError(.invalidValue, plugin: pluginName(ofItem: name), item: name, message: error.message)
+            }
         }
     }
 
