@@ -56,6 +56,6 @@ struct SwiftItemByNameTests {
         let updater = try #require(throws: PluginError.self) { try host.dispatch("app.set", ["value": 1], returning: Int.self) }
         #expect(updater.kind == .wrongKind)
         #expect(host.state.counter == 0)
-        await #expect(throws: (any Error).self) { try await host.dispatch("math.double", ["n": 2], returning: String.self).value }
+        await #expect(throws: StoreError.self) { try await host.dispatch("math.double", ["n": 2], returning: String.self).value }
     }
 }
