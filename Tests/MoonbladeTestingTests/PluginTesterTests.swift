@@ -1,4 +1,5 @@
 import MoonbladeHost
+import MoonbladeTestSupport
 import MoonbladeTesting
 import Testing
 
@@ -95,7 +96,13 @@ private func testerWithLoad(waitingAt gate: Gate) throws -> PluginTester<TodoSta
         await gate.wait()
         return []
     }
-    return try PluginTester(plugins: [try ListPlugin.directory()], initialState: TodoState(), dependencies: dependencies)
+    // No side-effect time limit: on a loaded machine (a sanitizer, parallel tests holding the pool) the
+    // run waiting at the gate could pass the default 30 s and fail before the test looks at it.
+    var configuration = PluginHost<TodoState>.Configuration()
+    configuration.sideEffectTimeLimit = nil
+    return try PluginTester(
+        plugins: [try ListPlugin.directory()], initialState: TodoState(), dependencies: dependencies,
+        configuration: configuration)
 }
 
 /// The typed Swift face of `list.load`.
@@ -271,5 +278,25 @@ private struct LoadList: LuaSideEffect {
                 && (text.contains("received list.replace but did not assert it")
                     || text.contains("side effect list.load is still running at the end of the test"))
         }
+    }
+}
+
+@Suite struct PluginTesterConfigurationTests {
+    /// A plugin is tested under the limits it is given: here an instruction budget far below the
+    /// default, which a looping updater meets (the message names the budget).
+    @Test func thePluginRunsUnderTheHostConfigurationGiven() async throws {
+        let scratch = ScratchPlugins()
+        let plugin = try scratch.write("spin", """
+            return { name = "spin", updaters = { spin = function(state) while true do end end } }
+            """)
+        var configuration = PluginHost<CounterState>.Configuration()
+        configuration.instructionBudget = 100_000
+        let tester = try PluginTester(plugins: [plugin], initialState: CounterState(), configuration: configuration)
+        await withKnownIssue {
+            await tester.dispatch("spin.spin")
+        } matching: { issue in
+            message(of: issue).contains("instruction budget of 100000 instructions exceeded")
+        }
+        #expect(tester.host.state.counter == 0)
     }
 }

@@ -33,19 +33,22 @@ public final class PluginTester<S: State & Codable & Equatable>: Sendable {
     ///   - directories: the plugin folders, in load order.
     ///   - initialState: the state the store starts from.
     ///   - dependencies: what side effects reach as `ctx.deps`; use `stub` to stand in for them.
+    ///   - configuration: the host's limits and settings (the defaults of a host), to test a plugin
+    ///     under the limits it runs with.
     ///   - sourceLocation: where failures found only when the tester is released are reported.
     /// - Throws: a `PluginError` when the VM cannot start or a plugin does not load.
     public init(
         plugins directories: [String],
         initialState: S,
         dependencies: PluginDependencies = PluginDependencies(),
+        configuration: PluginHost<S>.Configuration = PluginHost<S>.Configuration(),
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let log = ItemLog<S>()
         let host = try PluginHost<S>(
             plugins: directories, initialState: initialState, dependencies: dependencies,
             interceptors: [log.recorder], innerInterceptors: [log.sideEffectTracker],
-            configuration: PluginHost.Configuration())
+            configuration: configuration)
         if let failure = host.loadErrors.first { throw failure }
         self.host = host
         self.log = log
