@@ -16,7 +16,7 @@ final class LuaInterceptorChain {
     init(on stack: LuaStack, handOn: @escaping LuaFunction) throws(LuaError) {
         try stack.load(Self.source, chunkName: Self.chunkName)
         stack.push(function: handOn)
-        try stack.call(arguments: 1, results: 1)
+        try stack.callAsHost(arguments: 1, results: 1)
         intercept = stack.popReference()
     }
 

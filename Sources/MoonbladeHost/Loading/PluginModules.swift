@@ -17,7 +17,7 @@ enum PluginModules {
         try stack.load(glue, chunkName: chunkName)
         stack.push(function: { stack in try loadModule(on: stack, directory: directory, folder: folder) })
         stack.pushCopy(of: sandbox)
-        try stack.call(arguments: 2, results: 1)
+        try stack.callAsHost(arguments: 2, results: 1)
     }
 
     /// `load_module(name, env)`: the module's chunk with `env` as its environment, or nil and why not.

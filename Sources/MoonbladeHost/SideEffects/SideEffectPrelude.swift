@@ -34,7 +34,7 @@ struct SideEffectPrelude {
         stack.push(function: entryPoints.readState)
         try stack.push(entryPoints.dependencyNames)
         stack.pushReadOnlyViewFunction()
-        try stack.call(arguments: 6, results: 1)
+        try stack.callAsHost(arguments: 6, results: 1)
         contextMetatable = stack.popReference()
     }
 

@@ -83,7 +83,7 @@ extension LuaStack {
         pushTableKindMarker(.array)
         pushTableKindMarker(.object)
         pushNull()
-        try call(arguments: 3, results: 1)
+        try callAsHost(arguments: 3, results: 1)
         push(Self.tableKindLibraryKey)
         pushCopy(of: -2)
         lua_rawset(state, moonblade_registryindex)

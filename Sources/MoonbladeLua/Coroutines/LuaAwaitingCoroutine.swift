@@ -205,6 +205,6 @@ extension LuaStack {
     /// Pushes the shared `await(start, …)` function, for preludes that build awaiting functions on it.
     public func pushAwaitFunction() throws(LuaError) {
         try load(awaitSource, chunkName: Self.awaitChunkName)
-        try call(results: 1)
+        try callAsHost(results: 1)
     }
 }

@@ -38,6 +38,18 @@ extension LuaStack {
         }
     }
 
+    /// ``call(arguments:results:)`` for the host's own Lua, run while a VM or host is set up: the
+    /// guest limits stay unarmed (boundary rule 4), so a host given a tight budget or memory limit for
+    /// its plugins still starts.
+    package func callAsHost(arguments: Int32 = 0, results: Int32? = 0) throws(LuaError) {
+        let handlerIndex = top - arguments
+        moonblade_push_message_handler(state)
+        insert(at: handlerIndex)
+        let status = moonblade_pcall(state, arguments, results ?? moonblade_multret, handlerIndex)
+        remove(at: handlerIndex)
+        guard status == LUA_OK else { throw popError(status: status) }
+    }
+
     /// Calls `function` with the top `arguments` values as its arguments; see ``call(arguments:results:)``.
     public func call(arguments: Int32 = 0, results: Int32? = 0, function: LuaReference) throws(LuaError) {
         try reserve(2)

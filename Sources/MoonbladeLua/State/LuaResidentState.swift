@@ -51,7 +51,7 @@ public final class LuaResidentState {
         moonblade_pushcfunction(stack.state, moonblade_open_state_machinery)
         stack.pushTableKindMarker(.array)
         stack.pushTableKindMarker(.object)
-        try stack.call(arguments: 2, results: 1)
+        try stack.callAsHost(arguments: 2, results: 1)
         func field(_ name: String) -> LuaReference {
             stack.rawGet(table: -1, field: name)
             return stack.popReference()
