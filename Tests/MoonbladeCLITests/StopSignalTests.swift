@@ -66,9 +66,16 @@ struct StopSignalTests {
         try await run.waitUntil("the side effect to start") { _, stderr in stderr.contains("waiting") }
         run.send(signal: SIGTERM)
         // The signal reaches the process when a thread of it is next scheduled; the gate opens after,
-        // or on a loaded machine the item could finish before the stop is seen.
-        try await Task.sleep(for: Duration.milliseconds(300).allowingForSanitizers)
-        try workspace.file("data/go.json", "true")
+        // or on a loaded machine the item could finish before the stop is seen. It opens from a thread
+        // of its own: under a sanitizer, tests holding the shared pool kept this task from running
+        // until the side effect's 30 s were up.
+        let gate = workspace.url.appendingPathComponent("data/go.json")
+        let delay = Duration.milliseconds(300).allowingForSanitizers
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+            try? FileManager.default.createDirectory(at: gate.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try? Data("true".utf8).write(to: gate, options: .atomic)
+        }
         let outcome = try await run.waitForExit()
         #expect(outcome.status == 143)
         #expect(outcome.stderr.contains("stopped: 5 --dispatch item(s) not run, from gate.add"), "\(outcome.stderr)")
