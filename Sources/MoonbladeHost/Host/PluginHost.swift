@@ -276,10 +276,10 @@ public final class PluginHost<S: State & Codable>: Sendable {
         // hottest item, is told by its type's identity first (taken once here), without the memo's lock.
         // Only typed faces pay for telling their kind.
         let updater = ObjectIdentifier(LuaItemUpdater<S>.self)
-        let faces = LuaItemFaceTypes()
+        let faces = ItemTypeMemo { $0 is any LuaItemFace.Type }
         return { _ in { next in { item in
             let itemType = type(of: item)
-            guard ObjectIdentifier(itemType) != updater, faces.contains(itemType) else { return try next(item) }
+            guard ObjectIdentifier(itemType) != updater, faces.answer(for: itemType) else { return try next(item) }
             switch item {
             case let updater as any LuaStateUpdater:
                 try next(LuaItemUpdater(runtime: runtime, item: type(of: updater).luaItem, payload: .encodable(updater)))

@@ -1,6 +1,5 @@
 import Moonblade
 import MoonbladeLua
-import Synchronization
 
 /// What a recorder (the dispatch journal) learns about one item reaching the store.
 package struct RecordedItem: Sendable {
@@ -30,7 +29,7 @@ package struct RecordedItem: Sendable {
     /// Describes `dispatchable` as it reaches the store. A recorder put innermost (the package
     /// initializer's `innerInterceptors`) sees items as they run, after every interceptor.
     package init(_ dispatchable: any Dispatchable) {
-        if let bound = Self.boundTypes.bound(type(of: dispatchable)) {
+        if let bound = Self.boundTypes.answer(for: type(of: dispatchable)) {
             self = bound.recorded(dispatchable)
         } else {
             name = String(describing: type(of: dispatchable))
@@ -53,7 +52,7 @@ package struct RecordedItem: Sendable {
 
     /// Which item types are Lua items, remembered per type: asked of the runtime, the conformance
     /// check costs as much as the rest of the description (~1,100 instructions), on the store's drain.
-    private static let boundTypes = RuntimeBoundTypes()
+    private static let boundTypes = ItemTypeMemo { $0 as? any RuntimeBoundItem.Type }
 }
 
 /// A Lua item that knows the runtime it runs in, so a recorder can name its plugin's version.
@@ -63,7 +62,7 @@ private protocol RuntimeBoundItem: LuaItem {
 }
 
 extension RuntimeBoundItem {
-    /// The description of `item`, an item of this type (``RuntimeBoundTypes`` found it so).
+    /// The description of `item`, an item of this type (the memo found it so).
     static func recorded(_ item: any Dispatchable) -> RecordedItem {
         opened(item)
     }
@@ -72,20 +71,6 @@ extension RuntimeBoundItem {
         // `Item` is `Self`: the existential is opened, not cast (a cast asks the runtime again).
         assert(Item.self == Self.self)
         return withUnsafePointer(to: item) { UnsafeRawPointer($0).assumingMemoryBound(to: Self.self).pointee.recorded }
-    }
-}
-
-/// The item types that are ``RuntimeBoundItem``s, remembered per type (a program has few).
-private final class RuntimeBoundTypes: Sendable {
-    private let answers = Mutex<[ObjectIdentifier: (any RuntimeBoundItem.Type)?]>([:])
-
-    /// `type` as a ``RuntimeBoundItem`` type, or nil when it is not one.
-    func bound(_ type: any Dispatchable.Type) -> (any RuntimeBoundItem.Type)? {
-        let identity = ObjectIdentifier(type)
-        if let known = answers.withLock({ $0[identity] }) { return known }
-        let bound = type as? any RuntimeBoundItem.Type
-        answers.withLock { $0[identity] = .some(bound) }
-        return bound
     }
 }
 
