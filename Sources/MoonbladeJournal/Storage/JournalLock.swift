@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Moonblade
 
 #if canImport(Glibc)
     import Glibc
@@ -12,10 +12,13 @@ import Synchronization
 /// A separate file, not the journal itself: closing a descriptor of the journal would drop the
 /// POSIX locks SQLite holds on it in this process. Readers (check, replay, specs) take no lock, so
 /// a running host's journal can still be read.
-final class JournalLock: Sendable {
+final class JournalLock: @unchecked Sendable {
+    // @unchecked Sendable: `descriptor` is touched only under `lock` (a pthread `Lock`, which the thread
+    // sanitizer follows; it does not follow `Synchronization.Mutex`).
     private let path: String
+    private let lock = Lock()
     /// The locked lock file's descriptor; nil once released (a journal may be closed twice).
-    private let descriptor: Mutex<Int32?>
+    private var descriptor: Int32?
 
     /// Takes the lock of the journal at `file`.
     ///
@@ -36,7 +39,7 @@ final class JournalLock: Sendable {
             var held = stat()
             var named = stat()
             if fstat(descriptor, &held) == 0, stat(path, &named) == 0, held.st_ino == named.st_ino, held.st_dev == named.st_dev {
-                self.descriptor = Mutex(descriptor)
+                self.descriptor = descriptor
                 return
             }
             close(descriptor)
@@ -46,7 +49,11 @@ final class JournalLock: Sendable {
 
     /// Removes the lock file and releases the lock; later calls do nothing.
     func release() {
-        guard let descriptor = descriptor.withLock({ descriptor in defer { descriptor = nil }; return descriptor }) else { return }
+        let released: Int32? = lock.withLock {
+            defer { descriptor = nil }
+            return descriptor
+        }
+        guard let descriptor = released else { return }
         unlink(path)
         close(descriptor)
     }

@@ -1,11 +1,14 @@
 import Logging
-import Synchronization
+import Moonblade
 
 /// What a spec case's store could only log: an observer rule that failed, or an item a rule
 /// dispatched that failed. Nobody awaits those, so without this a case whose `dispatch` set off a
 /// failing cascade would pass; the runner raises them at the `dispatch` or `post` that set them off.
-final class RuleFailureLog: Sendable {
-    private let failures = Mutex<[String]>([])
+final class RuleFailureLog: @unchecked Sendable {
+    // @unchecked Sendable: `failures` is touched only under `lock` (a pthread `Lock`, which the thread
+    // sanitizer follows; it does not follow `Synchronization.Mutex`).
+    private let lock = Lock()
+    private var failures: [String] = []
 
     /// The logger for the case's store: entries with `rule` metadata from `error` up are recorded.
     var logger: Logger {
@@ -13,15 +16,15 @@ final class RuleFailureLog: Sendable {
     }
 
     /// How many failures were recorded so far.
-    var count: Int { failures.withLock { $0.count } }
+    var count: Int { lock.withLock { failures.count } }
 
     /// The failures recorded after the first `count`.
     func failures(after count: Int) -> [String] {
-        failures.withLock { Array($0.dropFirst(count)) }
+        lock.withLock { Array(failures.dropFirst(count)) }
     }
 
     private func record(_ message: String) {
-        failures.withLock { $0.append(message) }
+        lock.withLock { failures.append(message) }
     }
 
     /// Records rule failures; everything else a spec's store logs is dropped, as before.
