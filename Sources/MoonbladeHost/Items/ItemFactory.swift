@@ -62,19 +62,18 @@ extension PluginRuntime {
     func makeSwiftItem(
         _ name: String, _ make: (LuaStack, Int32, LuaDecoder) throws -> any Dispatchable, payload: PluginValue
     ) throws(PluginError) -> any Dispatchable {
-        try withLua { lua throws(PluginError) in
+        let invalid = { (message: String) in
+            PluginError(.invalidValue, plugin: pluginName(ofItem: name), item: name, message: message)
+        }
+        return try withLua { lua throws(PluginError) in
             let stack = lua.stack
             let top = stack.top
             defer { stack.top = top }
+            do { try payload.push(onto: stack, encoder: LuaEncoder()) } catch { throw invalid("payload: \(error)") }
             do throws(ItemError) {
-                do {
-                    try payload.push(onto: stack, encoder: LuaEncoder())
-                } catch {
-                    throw ItemError(message: "payload: \(error)")
-                }
                 return try Self.swiftItem(make, payloadAt: stack.top, of: stack)
             } catch {
-                throw PluginError(.invalidValue, plugin: pluginName(ofItem: name), item: name, message: error.message)
+                throw invalid(error.message)
             }
         }
     }

@@ -57,7 +57,6 @@ extension PluginRuntime {
             }
             let candidate = try PluginLoader(stack: lua.stack, code: lua.code)
                 .compile(from: current.info.directory, replacing: current.info)
-            try checkNoSwiftItem(in: candidate, lua)
             return reloads.stage(candidate)
         }
     }
@@ -71,9 +70,7 @@ extension PluginRuntime {
             guard let candidate = reloads.take(ticket), let earlier = lua.code.installed[plugin] else {
                 return state
             }
-            // Checked again: a Swift item may have been registered since the reload was staged.
-            try checkNoSwiftItem(in: candidate, lua)
-            install(candidate, lua)
+            try install(candidate, lua)
             let migrates = candidate.info.version > earlier.info.version && candidate.migrates
             reloads.record(ReloadOutcome(info: candidate.info, migratedFrom: migrates ? earlier.info.version : nil), for: ticket)
             guard migrates else { return state }
@@ -81,7 +78,7 @@ extension PluginRuntime {
                 return try applyUpdater(
                     CompiledPlugin.migrationItem(of: plugin), to: state, payload: .encodable(earlier.info.version))
             } catch {
-                install(earlier, lua)
+                try install(earlier, lua)
                 reloads.record(nil, for: ticket)
                 var failure = error
                 failure.plugin = plugin

@@ -125,23 +125,20 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     func loadPlugin(from directory: String) throws(PluginError) -> PluginInfo {
         try withLua { lua throws(PluginError) in
             let plugin = try PluginLoader(stack: lua.stack, code: lua.code).compile(from: directory, replacing: nil)
-            try checkNoSwiftItem(in: plugin, lua)
-            install(plugin, lua)
+            try install(plugin, lua)
             return plugin.info
         }
     }
 
-    /// Installs `plugin` in the VM and publishes the catalog that results, in one step.
-    func install(_ plugin: CompiledPlugin, _ lua: LuaSide) {
+    /// Installs `plugin` in the VM and publishes the catalog that results, in one step; refuses it when
+    /// one of its items has the name of a registered Swift item (see
+    /// ``PluginCatalog/checkNoSwiftItem(in:definedAt:)``). Every load, reload and rollback goes through
+    /// here with the VM held, as `register` does: no name can be taken between the check and the install.
+    func install(_ plugin: CompiledPlugin, _ lua: LuaSide) throws(PluginError) {
+        try catalog.checkNoSwiftItem(in: plugin.info) { plugin.functions.definition(of: $0, on: lua.stack) }
         catalogLock.withLock {
             published = lua.code.install(plugin, on: lua.stack, into: published)
         }
-    }
-
-    /// Refuses `plugin` when one of its items has the name of a registered Swift item (see
-    /// ``PluginCatalog/checkNoSwiftItem(in:definedAt:)``); with the VM held, to place the item.
-    func checkNoSwiftItem(in plugin: CompiledPlugin, _ lua: LuaSide) throws(PluginError) {
-        try catalog.checkNoSwiftItem(in: plugin.info) { plugin.functions.definition(of: $0, on: lua.stack) }
     }
 
     /// Makes a Swift dispatchable available to Lua's `ctx.dispatch(name, payload)` and rules, unless

@@ -22,18 +22,11 @@ extension LuaStack {
     /// On failure the function and arguments are gone and nothing is pushed; the error carries the
     /// place it was raised at and a traceback.
     public func call(arguments: Int32 = 0, results: Int32? = 0) throws(LuaError) {
-        let handlerIndex = top - arguments
         let runtime = self.runtime
-        moonblade_push_message_handler(state)
-        insert(at: handlerIndex)
-        let status = runtime.withGuestLimits(on: state) {
-            moonblade_pcall(state, arguments, results ?? moonblade_multret, handlerIndex)
-        }
-        remove(at: handlerIndex)
-        guard status == LUA_OK else { throw popError(status: status) }
+        let function = try protectedCall(arguments: arguments, results: results) { runtime.withGuestLimits(on: state, $0) }
         // Code that caught a limit error in a coroutine may finish before the hook stops it too.
         if let limitError = runtime.limitError() {
-            top = handlerIndex - 1
+            top = function - 1
             throw limitError
         }
     }
@@ -42,12 +35,23 @@ extension LuaStack {
     /// guest limits stay unarmed (boundary rule 4), so a host given a tight budget or memory limit for
     /// its plugins still starts.
     package func callAsHost(arguments: Int32 = 0, results: Int32? = 0) throws(LuaError) {
+        _ = try protectedCall(arguments: arguments, results: results) { $0() }
+    }
+
+    /// `lua_pcall` of the function below the top `arguments` values with the message handler, run by
+    /// `arming` (which arms the limits, or not); on failure the function and arguments are gone.
+    /// Returns the index the function was at, where its results start.
+    @inline(__always)
+    private func protectedCall(
+        arguments: Int32, results: Int32?, arming: (() -> Int32) -> Int32
+    ) throws(LuaError) -> Int32 {
         let handlerIndex = top - arguments
         moonblade_push_message_handler(state)
         insert(at: handlerIndex)
-        let status = moonblade_pcall(state, arguments, results ?? moonblade_multret, handlerIndex)
+        let status = arming { moonblade_pcall(state, arguments, results ?? moonblade_multret, handlerIndex) }
         remove(at: handlerIndex)
         guard status == LUA_OK else { throw popError(status: status) }
+        return handlerIndex
     }
 
     /// Calls `function` with the top `arguments` values as its arguments; see ``call(arguments:results:)``.
