@@ -114,7 +114,8 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         defer { lua_settop(L, -2) }
-        return try decoder.decodeValue(T.self, at: required(key), step: .key(key))
+        let index = try required(key)
+        return try LuaPathStep.with(key) { try decoder.decodeValue(T.self, at: index, step: $0) }
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try decodeScalarIfPresent(type, forKey: key) }
@@ -143,7 +144,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         defer { lua_settop(L, -2) }
         guard let index = present(key) else { return nil }
-        return try decoder.decodeValue(T.self, at: index, step: .key(key))
+        return try LuaPathStep.with(key) { try decoder.decodeValue(T.self, at: index, step: $0) }
     }
 
     /// Leaves `table[key]` on the stack (until the value owning this container is done) and returns a

@@ -24,8 +24,10 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     @exclusivity(unchecked) private var children: [LuaValueDecoder] = []
     unowned(unsafe) private var root: LuaValueDecoder?
 
-    /// Steps from the root to the value being decoded.
-    @exclusivity(unchecked) private var steps: [LuaPathStep]
+    /// Keys from the root to the value being decoded: those a child decoder starts from, then the
+    /// steps taken since (materialized only when a key is asked for).
+    private let basePath: [any CodingKey]
+    @exclusivity(unchecked) private var steps: [LuaPathStep] = []
     @exclusivity(unchecked) private var depth = 0
     /// The stack index of the value being decoded, and the Swift type it is being decoded as.
     @exclusivity(unchecked) private(set) var index: Int32 = 0
@@ -48,7 +50,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     init(state: OpaquePointer, options: LuaDecoder) {
         L = state
         self.options = options
-        steps = []
+        basePath = []
         keyStrings = LuaRuntime.of(state).keyStrings
     }
 
@@ -74,7 +76,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     private init(parent: LuaValueDecoder, path: [any CodingKey], index: Int32) {
         L = parent.L
         options = parent.options
-        steps = path.map(LuaPathStep.key)
+        basePath = path
         self.index = index
         depth = parent.depth
         tables = parent.tables
@@ -94,7 +96,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     }
 
     /// Keys from the root to the value being decoded.
-    var path: [any CodingKey] { steps.codingPath }
+    var path: [any CodingKey] { steps.codingPath(after: basePath) }
     var codingPath: [any CodingKey] { path }
     var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
 

@@ -39,14 +39,14 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     mutating func encode(_ value: UInt64, forKey key: Key) throws {
         guard table != 0 else { throw encoder.overflow() }
         encoder.pushKey(key, integer: integerKeys)
-        do { try encoder.pushUnsigned(value, step: .key(key)) } catch { lua_settop(L, -2); throw error }
+        do { try LuaPathStep.with(key) { try encoder.pushUnsigned(value, step: $0) } } catch { lua_settop(L, -2); throw error }
         lua_rawset(L, table)
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         guard table != 0 else { throw encoder.overflow() }
         encoder.pushKey(key, integer: integerKeys)
-        do { try encoder.pushValue(value, step: .key(key)) } catch { lua_settop(L, -2); throw error }
+        do { try LuaPathStep.with(key) { try encoder.pushValue(value, step: $0) } } catch { lua_settop(L, -2); throw error }
         lua_rawset(L, table)  // a nil value (an Optional inside) leaves the key absent
     }
 

@@ -24,8 +24,10 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
     @exclusivity(unchecked) private var children: [LuaValueEncoder] = []
     unowned(unsafe) private var root: LuaValueEncoder?
 
-    /// Keys from the root to the value being encoded (materialized only when a key is asked for).
-    @exclusivity(unchecked) private var steps: [LuaPathStep]
+    /// Keys from the root to the value being encoded: those a child encoder starts from, then the
+    /// steps taken since (materialized only when a key is asked for).
+    private let basePath: [any CodingKey]
+    @exclusivity(unchecked) private var steps: [LuaPathStep] = []
     @exclusivity(unchecked) private var depth = 0
 
     /// The stack slot the value being encoded goes to.
@@ -54,7 +56,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
     init(state: OpaquePointer, options: LuaEncoder) {
         L = state
         self.options = options
-        steps = []
+        basePath = []
         superTarget = nil
         keyStrings = LuaRuntime.of(state).keyStrings
     }
@@ -83,7 +85,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
     ) {
         L = parent.L
         options = parent.options
-        steps = path.map(LuaPathStep.key)
+        basePath = path
         self.depth = parent.depth
         self.slot = slot
         self.superTarget = superTarget
@@ -95,7 +97,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
     }
 
     /// Keys from the root to the value being encoded.
-    var path: [any CodingKey] { steps.codingPath }
+    var path: [any CodingKey] { steps.codingPath(after: basePath) }
     var codingPath: [any CodingKey] { path }
     var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
 
@@ -411,7 +413,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
     /// The error for a Lua stack that cannot grow (an `EncodingError`, boxed).
     func overflow() -> any Error {
         EncodingError.invalidValue(
-            steps.count,
+            basePath.count + steps.count,
             .init(
                 codingPath: path, debugDescription: "the Lua stack cannot grow",
                 underlyingError: LuaError(.memory, message: "Lua stack overflow (cannot grow by \(LuaCoding.slotMargin) slots)")))

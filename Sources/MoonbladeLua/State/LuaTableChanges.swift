@@ -64,13 +64,15 @@ public struct LuaTableChanges {
         try decoder.reserve()
         push(key)
         defer { lua_settop(L, -2) }
-        let step: LuaPathStep
+        let index = lua_gettop(L)
         switch key {
-        case .position(let position): step = .position(position)
-        case .name(let name): step = .key(LuaCodingKey(stringValue: name))
-        case .other: step = .key(LuaCodingKey(stringValue: "?"))
+        case .position(let position):
+            return try decoder.decodeValue(E.self, at: index, step: .position(position))
+        case .name(let name):
+            return try LuaPathStep.with(LuaCodingKey(stringValue: name)) { try decoder.decodeValue(E.self, at: index, step: $0) }
+        case .other:
+            return try LuaPathStep.with(LuaCodingKey(stringValue: "?")) { try decoder.decodeValue(E.self, at: index, step: $0) }
         }
-        return try decoder.decodeValue(E.self, at: lua_gettop(L), step: step)
     }
 
     /// `base` (an older table's array) patched to the new table, or nil when the new table is not a
