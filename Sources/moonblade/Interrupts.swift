@@ -1,22 +1,18 @@
-import Dispatch
 import Foundation
 import Moonblade
 
 /// Ctrl-C while the repl runs a dispatch: SIGINT, caught so it ends the wait instead of the session.
 final class Interrupts: @unchecked Sendable {
-    // @unchecked Sendable: `source` is set once and only cancelled in deinit; dispatch sources are
-    // thread-safe. `onInterrupt` is touched only under `lock` (a pthread `Lock`, which the thread
-    // sanitizer follows; it does not follow `Synchronization.Mutex`).
-    private let source: any DispatchSourceSignal
+    // @unchecked Sendable: `catcher` is set once, in init; `onInterrupt` is touched only under `lock`
+    // (a pthread `Lock`, which the thread sanitizer follows; it does not follow `Synchronization.Mutex`).
+    /// Set once the rest is, so that its handler can hold this object weakly.
+    private var catcher: SignalCatcher?
     private let lock = Lock()
     /// What the next SIGINT does: stop the wait in progress, if there is one.
     private var onInterrupt: (@Sendable () -> Void)?
 
     init() {
-        signal(SIGINT, SIG_IGN)  // the dispatch source hears it; the process is not ended
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { [weak self] in self?.interrupt() }
-        source.resume()
+        catcher = SignalCatcher([SIGINT]) { [weak self] _ in self?.interrupt() }
     }
 
     private func interrupt() {
@@ -44,11 +40,6 @@ final class Interrupts: @unchecked Sendable {
                 }
             }
         }
-    }
-
-    deinit {
-        source.cancel()
-        signal(SIGINT, SIG_DFL)
     }
 }
 

@@ -2,36 +2,27 @@ import Foundation
 import Moonblade
 import Synchronization
 
-/// The first stop signal caught, 0 before one: what the signal handler may touch (a lock-free atomic,
-/// safe in a handler), read by ``StopSignals``.
-private let caughtSignal = Atomic<Int32>(0)
-
 /// Ctrl-C (SIGINT) and SIGTERM as a request to stop that a watching `run` answers by finishing in
 /// order: the dispatch in flight settles (or is abandoned after ``grace``), the state is saved and
 /// printed, and the run exits 128 + the signal (130, 143). A second signal ends the process at once.
-///
-/// A plain handler, not a dispatch source: a source on Linux reads the signal from a descriptor and
-/// misses it when it reaches a thread that does not block it.
 final class StopSignals: Sendable {
     /// How long the dispatch in flight may take to settle once a stop is asked for.
     static let grace = Duration.seconds(5)
 
+    private let first = FirstSignal()
+    private let catcher: SignalCatcher
+
     /// Starts catching SIGINT and SIGTERM instead of dying of them.
     init() {
-        _ = caughtSignal.load(ordering: .relaxed)  // initialized before a handler can run
-        for number in [SIGINT, SIGTERM] {
-            signal(number) { number in
-                // The next one takes the default way out: a run that will not stop can still be stopped.
-                signal(SIGINT, SIG_DFL)
-                signal(SIGTERM, SIG_DFL)
-                _ = caughtSignal.compareExchange(expected: 0, desired: number, ordering: .relaxed)
-            }
+        let first = self.first
+        catcher = SignalCatcher([SIGINT, SIGTERM], resettingAfterFirst: true) { number in
+            _ = first.number.compareExchange(expected: 0, desired: number, ordering: .relaxed)
         }
     }
 
     /// The first signal received, if any.
     var received: Int32? {
-        let number = caughtSignal.load(ordering: .relaxed)
+        let number = first.number.load(ordering: .relaxed)
         return number == 0 ? nil : number
     }
 
@@ -65,6 +56,11 @@ final class StopSignals: Sendable {
             do { try await Task.sleep(for: .milliseconds(20)) } catch { return nil }
         }
     }
+}
+
+/// The first stop signal caught: its number, 0 before one.
+private final class FirstSignal: Sendable {
+    let number = Atomic<Int32>(0)
 }
 
 /// The first of several racing outcomes, awaited once.

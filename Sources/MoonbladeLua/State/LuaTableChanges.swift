@@ -39,7 +39,7 @@ public struct LuaTableChanges {
             let integer = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isInteger) : 0
             if isInteger != 0 {
                 keys.append(.position(Int(integer)))
-            } else if let name = decoder.stack.withStringBytes(at: -1) { LuaCoding.string(validatingUTF8: $0) } ?? nil {
+            } else if let name = decoder.stack.withStringBytes(at: -1, { LuaCoding.string(validatingUTF8: $0) }) ?? nil {
                 // Validated: a key whose bytes are not UTF-8 is `.other`, so the full decode reports it
                 // (repaired, it would name no key of the table and be dropped without a word).
                 keys.append(.name(name))
