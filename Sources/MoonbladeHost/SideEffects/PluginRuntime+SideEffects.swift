@@ -71,13 +71,24 @@ extension PluginRuntime {
         }
     }
 
+    /// How many awaits a run makes between two yields of its thread. An await whose work answers at
+    /// once does not suspend, so a run polling such work (a clock, a cache) would otherwise keep a
+    /// thread of the shared pool until it ends, up to its time limit, and starve the host's other tasks.
+    static var awaitsBetweenYields: Int { 64 }
+
     /// Goes on with a run that awaits Swift work: awaits it with the VM released, resumes the
-    /// coroutine with the outcome, and so on until it returns. Under a deadline, the run stops as soon
-    /// as it finds itself abandoned.
+    /// coroutine with the outcome, and so on until it returns, yielding its thread every
+    /// ``awaitsBetweenYields`` awaits. Under a deadline, the run stops as soon as it finds itself
+    /// abandoned.
     private func goOn(_ run: AwaitingSideEffect, readResult: SideEffectResultReader) async throws(PluginError) -> any Sendable {
         let deadline = run.deadline
         var work = run.firstWork
+        var awaits = 0
         while true {
+            awaits += 1
+            if awaits % Self.awaitsBetweenYields == 0 {
+                await Task.yield()
+            }
             if let deadline, !run.beginAwait() {
                 throw endPastTimeLimit(run, deadline)
             }

@@ -129,7 +129,7 @@ struct HostileObserverTests {
         async let dispatching: Void = {
             for _ in 0..<20 { try await host.dispatch("counter.increment").value }
         }()
-        _ = try await tracePlugin("""
+        _ = try tracePlugin("""
             { on_dispatch = "counter.increment", dispatch = { { "trace.mark", { tag = "new" } } } },
             """)
         _ = try await host.reload(plugin: "trace")

@@ -1,0 +1,46 @@
+import Foundation
+import Moonblade
+import MoonbladeHost
+import MoonbladeTestSupport
+import Testing
+
+/// A Lua side effect whose awaits answer at once (polling a clock) never suspends by itself; it
+/// yields its thread every so many awaits, so that runs outnumbering the shared pool's threads leave
+/// the host's other tasks their turn.
+@Suite("Side effects share the pool")
+struct SideEffectFairnessTests {
+    let scratch = ScratchPlugins()
+
+    @Test(.timeLimit(.minutes(2))) func pollingSideEffectsLeaveOtherTasksTheirTurn() async throws {
+        var dependencies = PluginDependencies()
+        dependencies.expose("clock", "now") { () -> Double in Date().timeIntervalSince1970 }
+        let plugin = try scratch.write("poll", """
+            return { side_effects = { poll = function(ctx, p)
+              local stop = ctx.deps.clock.now() + p.seconds
+              while ctx.deps.clock.now() < stop do end
+            end } }
+            """)
+        let host = try PluginHost<AppState>(plugins: [plugin], dependencies: dependencies)
+        // A task that wakes every few milliseconds while the side effects poll, noting its longest wait.
+        let polling = Locked(true)
+        let longestGap = Locked(Duration.zero)
+        let ticker = Task {
+            let clock = ContinuousClock()
+            var last = clock.now
+            while polling.withLock({ $0 }) {
+                try? await Task.sleep(for: .milliseconds(5))
+                let now = clock.now
+                if polling.withLock({ $0 }) { longestGap.withLock { $0 = max($0, now - last) } }
+                last = now
+            }
+        }
+        // One more run than the pool has threads: without yields, the ticker waits for a whole run.
+        let runs = try (0...ProcessInfo.processInfo.activeProcessorCount).map { _ in
+            try host.dispatch("poll.poll", ["seconds": 3])
+        }
+        for run in runs { try await run.value }
+        polling.withLock { $0 = false }
+        await ticker.value
+        #expect(longestGap.withLock { $0 } < .seconds(1.5), "the ticker waited \(longestGap.withLock { $0 })")
+    }
+}
