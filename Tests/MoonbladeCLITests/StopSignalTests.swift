@@ -63,16 +63,11 @@ struct StopSignalTests {
         let run = try RunningMoonblade(
             ["run", slow, "--data-dir", "data", "--dispatch", "gate.wait"] + adds + ["--watch", "--save", "state.json"],
             in: workspace.url)
-        try await run.waitUntil("the side effect to start") { _, stderr in stderr.contains("waiting") }
-        run.send(signal: SIGTERM)
-        // The signal reaches the process when a thread of it is next scheduled; the gate opens after,
-        // or on a loaded machine the item could finish before the stop is seen. It opens from a thread
-        // of its own: under a sanitizer, tests holding the shared pool kept this task from running
-        // until the side effect's 30 s were up.
+        // The signal once the first item runs, the gate after it (the signal reaches the process when
+        // a thread of it is next scheduled; on a loaded machine the item could finish before the stop
+        // is seen).
         let gate = workspace.url.appendingPathComponent("data/go.json")
-        let delay = Duration.milliseconds(300).allowingForSanitizers
-        Thread.detachNewThread {
-            Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+        run.send(signal: SIGTERM, onceErrorOutputContains: "waiting", then: Duration.milliseconds(300).allowingForSanitizers) {
             try? FileManager.default.createDirectory(at: gate.deletingLastPathComponent(), withIntermediateDirectories: true)
             try? Data("true".utf8).write(to: gate, options: .atomic)
         }
