@@ -3,6 +3,7 @@ import GRDB
 import Moonblade
 import MoonbladeHost
 import MoonbladeJournal
+import MoonbladeTestSupport
 import Testing
 
 /// A bad disk: a journal file cut short, with flipped bytes, a zeroed block or garbage after it is

@@ -1,6 +1,7 @@
 import Foundation
 import MoonbladeHost
 import MoonbladeJournal
+import MoonbladeTestSupport
 import Testing
 
 /// Snapshots agree with replay: for random dispatch sequences, random snapshot intervals and

@@ -1,5 +1,6 @@
 import MoonbladeHost
 import MoonbladeJournal
+import MoonbladeTestSupport
 import Testing
 
 @Suite struct StatePatchTests {
@@ -67,19 +68,6 @@ import Testing
         #expect(throws: StatePatchFormatError.self) { try StatePatch(json: ["not a change"]) }
         #expect(throws: StatePatchFormatError.self) { try StatePatch(json: [[[-1], 2]]) }
         #expect(throws: StatePatchFormatError.self) { try StatePatch(json: ["a": 1]) }
-    }
-}
-
-/// A small deterministic random generator, so a failing case can be reproduced.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
