@@ -1,3 +1,4 @@
+import Dispatch
 import Moonblade
 import MoonbladeLua
 import Synchronization
@@ -146,7 +147,10 @@ final class AwaitingSideEffect: DeadlineTimer.Client, @unchecked Sendable {
         while old & Self.abandoned == 0 {
             if old & Self.awaiting != 0 {
                 if abandon(from: &old) {
-                    worker?.cancel()
+                    // Cancelled off the timer's thread: `cancel()` runs the work's cancellation handlers
+                    // on the calling thread, and one that blocks (waiting for a lock its work holds over
+                    // blocking I/O, say) would hold up every other run's deadline behind it.
+                    if let worker { DispatchQueue.global().async { worker.cancel() } }
                     return
                 }
             } else {

@@ -14,7 +14,8 @@ final class DeadlineTimer: @unchecked Sendable {
 
     /// What is told when its deadline passes.
     protocol Client: AnyObject, Sendable {
-        /// Called on the timer's thread once the deadline has passed, unless cancelled first.
+        /// Called on the timer's thread once the deadline has passed, unless cancelled first; must not
+        /// block, or every later deadline waits.
         func deadlinePassed()
     }
 

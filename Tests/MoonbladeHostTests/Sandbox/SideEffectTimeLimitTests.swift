@@ -13,6 +13,9 @@ struct SideEffectTimeLimitTests {
     let parked = Locked<[CheckedContinuation<Void, Never>]>([])
     /// How many `slow.nap` calls have started.
     let naps = Locked(0)
+    /// What the cancellation handler of `slow.stubborn` waits for, and how many calls have started.
+    let stubbornHandler = DispatchSemaphore(value: 0)
+    let stubbornCalls = Locked(0)
 
     let plugin = """
         return {
@@ -60,6 +63,9 @@ struct SideEffectTimeLimitTests {
               local n = ctx.deps.slow.sleep { n = p.n }
               return n
             end,
+            stubborn = function(ctx)
+              return ctx.deps.slow.stubborn()
+            end,
           },
         }
         """
@@ -106,6 +112,19 @@ struct SideEffectTimeLimitTests {
         dependencies.expose("slow", "sleep") { (request: Echo) async throws -> Int in
             try await Task.sleep(for: .microseconds(request.n))
             return request.n
+        }
+        dependencies.expose("slow", "stubborn") { [parked, stubbornHandler, stubbornCalls] () async -> Int in
+            // Its cancellation handler blocks (as one waiting for a lock its work holds over blocking
+            // I/O would) until the test lets it go.
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    parked.withLock { $0.append(continuation) }
+                    stubbornCalls.withLock { $0 += 1 }
+                }
+            } onCancel: {
+                _ = stubbornHandler.wait(timeout: .now() + 20)
+            }
+            return 1
         }
         let host = try PluginHost<AppState>(
             plugins: [try scratch.write("patient", plugin), try scratch.write("hasty", plugin)],
@@ -159,6 +178,25 @@ struct SideEffectTimeLimitTests {
         #expect(clock.now - start < .seconds(30))
         releaseParked()
         #expect(try await patient.value == 100)
+    }
+
+    /// The timer's one thread fires every run's deadline: cancelling the work of a run it abandons must
+    /// not hold it, even when the work's cancellation handler blocks, or every later deadline waits.
+    @Test(.timeLimit(.minutes(1))) func aBlockingCancellationHandlerDoesNotHoldUpOtherDeadlines() async throws {
+        var configuration = PluginHost<AppState>.Configuration(sideEffectTimeLimit: .milliseconds(300))
+        configuration.pluginLimits = ["hasty": PluginLimits(sideEffectTimeLimit: .milliseconds(20))]
+        let host = try host(configuration)
+        defer { releaseParked() }
+        let stubborn = try host.dispatch("hasty.stubborn", returning: Int.self)
+        await waitUntil { stubbornCalls.withLock { $0 } == 1 }
+        let start = ContinuousClock.now
+        let error = await #expect(throws: PluginError.self) { try await host.dispatch("patient.wait").value }
+        #expect(error?.description == "patient.wait: patient/plugin.lua:12: time limit of 0.3 s exceeded while awaiting Swift work")
+        // Well under the handler's 20 s.
+        #expect(ContinuousClock.now - start < .seconds(10), "the deadline waited for a cancellation handler")
+        stubbornHandler.signal()
+        let stubbornError = await #expect(throws: PluginError.self) { try await stubborn.value }
+        #expect(stubbornError?.kind == .limit)
     }
 
     /// Under a time limit, a run whose awaits answer at once goes on without waiting for a task; one
