@@ -88,10 +88,13 @@ struct SideEffectAwaitStressTests {
             case sleep
             /// Holds its thread for `us` microseconds without suspending.
             case block
-            /// Suspends far past any limit: ignoring cancellation, or honouring it.
-            case stall, stallHonouringCancellation
+            /// Suspends far past any limit: ignoring cancellation, honouring it, or honouring it with a
+            /// cancellation handler that holds its thread for a millisecond.
+            case stall, stallHonouringCancellation, stallSlowToCancel
             /// Lua steps: a loop of `us` turns, a read of the state, a dispatch of the plugin's updater.
             case spin, state, dispatch
+
+            static let stalls: [Kind] = [.stall, .stallHonouringCancellation, .stallSlowToCancel]
         }
 
         var kind: Kind
@@ -125,7 +128,7 @@ struct SideEffectAwaitStressTests {
 
         var limit: Duration { SideEffectAwaitStressTests.limits.first { $0.plugin == plugin }!.limit }
         var isCalm: Bool { plugin == "calm" }
-        var stalls: Bool { steps.contains { $0.kind == .stall || $0.kind == .stallHonouringCancellation } }
+        var stalls: Bool { steps.contains { Step.Kind.stalls.contains($0.kind) } }
         var expected: Int { steps.reduce(0) { $0 + $1.n } }
         var bumps: Int { steps.count(where: { $0.kind == .dispatch }) }
         var description: String { "\(plugin): " + steps.map { "\($0.kind) \($0.n) \($0.us)" }.joined(separator: ", ") }
@@ -143,7 +146,7 @@ struct SideEffectAwaitStressTests {
                     : Step.random(using: &generator)
             }
             if plugin != "calm", Int.random(in: 0..<6, using: &generator) == 0 {
-                let kind: Step.Kind = Bool.random(using: &generator) ? .stall : .stallHonouringCancellation
+                let kind = Step.Kind.stalls.randomElement(using: &generator)!
                 steps.insert(Step(kind: kind, n: 1, us: 0), at: Int.random(in: 0...steps.count, using: &generator))
             }
             return Program(plugin: plugin, steps: steps)
@@ -200,6 +203,9 @@ struct SideEffectAwaitStressTests {
         expose(.block) { step in usleep(UInt32(step.us)) }
         expose(.stall) { _ in await work.stall() }
         expose(.stallHonouringCancellation) { _ in try await Task.sleep(for: Self.stallTime) }
+        expose(.stallSlowToCancel) { _ in
+            try await withTaskCancellationHandler { try await Task.sleep(for: Self.stallTime) } onCancel: { usleep(1000) }
+        }
         var configuration = PluginHost<AppState>.Configuration(
             instructionBudget: nil, callTimeLimit: nil, sideEffectTimeLimit: Self.limits.last!.limit)
         for (plugin, limit) in Self.limits.dropLast() {
@@ -212,9 +218,23 @@ struct SideEffectAwaitStressTests {
         return host
     }
 
+    /// A run: its program, and when its handle is cancelled, if it is.
+    struct Run: Sendable {
+        var program: Program
+        var cancelAfter: Duration?
+
+        /// A random run, one in twelve cancelled within its limit (or 5 ms, for `calm`).
+        static func random(using generator: inout SplitMix) -> Run {
+            let program = Program.random(using: &generator)
+            guard Int.random(in: 0..<12, using: &generator) == 0 else { return Run(program: program) }
+            let within = program.isCalm ? 5_000 : Int(program.limit / .microseconds(1))
+            return Run(program: program, cancelAfter: .microseconds(Int.random(in: 0...within, using: &generator)))
+        }
+    }
+
     /// How one run ended.
     struct Outcome: Sendable {
-        var program: Program
+        var run: Run
         var result: Result<Int, any Error>
         var elapsed: Duration
     }
@@ -229,26 +249,39 @@ struct SideEffectAwaitStressTests {
         let work = Work()
         let host = try host(work)
         var tally: [String: (values: Int, awaiting: Int, inLua: Int)] = [:]
-        var (runs, bumpsDone, bumpsTried, racing) = (0, 0, 0, (values: 0, limits: 0))
+        var (runs, bumpsDone, bumpsTried, cancelledErrors, racing) = (0, 0, 0, 0, (values: 0, limits: 0))
         for _ in 0..<Self.waves {
-            let programs = (0..<Int.random(in: 1...Self.largestWave, using: &generator)).map { _ in
-                Program.random(using: &generator)
-            }
-            runs += programs.count
-            let outcomes = try await withThrowingTaskGroup(of: Outcome.self) { group in
-                for program in programs {
-                    let start = ContinuousClock.now
-                    let handle = try host.dispatch("\(program.plugin).run", program, returning: Int.self)
-                    group.addTask {
-                        let result: Result<Int, any Error>
-                        do { result = .success(try await handle.value) } catch { result = .failure(error) }
-                        return Outcome(program: program, result: result, elapsed: ContinuousClock.now - start)
+            let wave = (0..<Int.random(in: 1...Self.largestWave, using: &generator)).map { _ in Run.random(using: &generator) }
+            runs += wave.count
+            // Unstructured tasks, so that a run that never ends is reported (with the seed) rather than
+            // holding up the test until its time limit.
+            let ended = Locked<[Int: Outcome]>([:])
+            var tasks: [Task<Void, Never>] = []
+            for (index, run) in wave.enumerated() {
+                let start = ContinuousClock.now
+                let handle = try host.dispatch("\(run.program.plugin).run", run.program, returning: Int.self)
+                tasks.append(Task {
+                    let canceller = run.cancelAfter.map { delay in
+                        Task {
+                            try await Task.sleep(for: delay)
+                            handle.cancel()
+                        }
                     }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
+                    defer { canceller?.cancel() }
+                    let result: Result<Int, any Error>
+                    do { result = .success(try await handle.value) } catch { result = .failure(error) }
+                    let outcome = Outcome(run: run, result: result, elapsed: ContinuousClock.now - start)
+                    ended.withLock { $0[index] = outcome }
+                })
             }
-            for outcome in outcomes {
-                let program = outcome.program
+            guard await Self.allEnd(tasks, within: Self.limits.map(\.limit).max()! + Self.margin) else {
+                let unended = wave.indices.filter { index in ended.withLock { $0[index] == nil } }.map { wave[$0].program }
+                Issue.record("\(unended.count) runs never ended (\(replay)): \(unended)")
+                work.releaseStalls()
+                return
+            }
+            for outcome in ended.withLock({ $0.values }) {
+                let (program, isCancelled) = (outcome.run.program, outcome.run.cancelAfter != nil)
                 bumpsTried += program.bumps
                 let bound = (program.isCalm ? .zero : program.limit) + Self.margin
                 #expect(outcome.elapsed < bound, "a run took \(outcome.elapsed) (\(replay)); \(program)")
@@ -256,13 +289,19 @@ struct SideEffectAwaitStressTests {
                 case .success(let value):
                     tally[program.plugin, default: (0, 0, 0)].values += 1
                     bumpsDone += program.bumps
-                    if !program.isCalm && !program.stalls { racing.values += 1 }
+                    if !program.isCalm && !program.stalls && !isCancelled { racing.values += 1 }
                     #expect(value == program.expected, "a wrong value (\(replay)); \(program)")
                     #expect(!program.stalls, "a run outlived its deadline stalled (\(replay)); \(program)")
+                case .failure(let error) where isCancelled && (error as? PluginError)?.kind == .runtime:
+                    // Cancelled: work that honours cancellation raised its error where the run awaited it.
+                    cancelledErrors += 1
+                    let error = error as! PluginError
+                    #expect(error.message.contains("CancellationError"), "\(error) (\(replay)); \(program)")
+                    #expect(Self.awaitingLines.contains(error.location?.line ?? 0), "\(error) (\(replay))")
                 case .failure(let error):
                     let inLua = checkLimitError(error, of: program, replay)
                     if inLua { tally[program.plugin, default: (0, 0, 0)].inLua += 1 } else { tally[program.plugin, default: (0, 0, 0)].awaiting += 1 }
-                    if !program.isCalm && !program.stalls { racing.limits += 1 }
+                    if !program.isCalm && !program.stalls && !isCancelled { racing.limits += 1 }
                     #expect(!program.isCalm, "a calm run failed (\(replay)): \(error); \(program)")
                 }
             }
@@ -282,7 +321,37 @@ struct SideEffectAwaitStressTests {
         // Both outcomes came up among the runs that race their deadline: the limits fit the programs.
         #expect(racing.values > 0 && racing.limits > 0, "\(racing) (\(replay))")
         if Self.givenSeed != nil {
-            print("seed \(seed): \(runs) runs; racing \(racing); per plugin (values, limit awaiting, limit in Lua): \(tally.sorted { $0.key < $1.key })")
+            print("seed \(seed): \(runs) runs; racing \(racing); \(cancelledErrors) cancelled; per plugin (values, limit awaiting, limit in Lua): \(tally.sorted { $0.key < $1.key })")
+        }
+    }
+
+    /// Waits until every task of `tasks` has ended, or `bound` has passed: returns whether they ended.
+    static func allEnd(_ tasks: [Task<Void, Never>], within bound: Duration) async -> Bool {
+        // Whichever comes first tells the waiter, or leaves the answer for it if it does not wait yet.
+        let race = Locked<(waiter: CheckedContinuation<Bool, Never>?, ended: Bool?)>((nil, nil))
+        let tell: @Sendable (Bool) -> Void = { ended in
+            race.withLock { race -> CheckedContinuation<Bool, Never>? in
+                guard race.ended == nil else { return nil }
+                race.ended = ended
+                defer { race.waiter = nil }
+                return race.waiter
+            }?.resume(returning: ended)
+        }
+        let timer = Task {
+            try? await Task.sleep(for: bound)
+            tell(false)
+        }
+        defer { timer.cancel() }
+        Task {
+            for task in tasks { await task.value }
+            tell(true)
+        }
+        return await withCheckedContinuation { continuation in
+            let ended = race.withLock { race -> Bool? in
+                if race.ended == nil { race.waiter = continuation }
+                return race.ended
+            }
+            if let ended { continuation.resume(returning: ended) }
         }
     }
 
