@@ -274,9 +274,10 @@ struct SideEffectAwaitStressTests {
                     ended.withLock { $0[index] = outcome }
                 })
             }
-            guard await Self.allEnd(tasks, within: Self.limits.map(\.limit).max()! + Self.margin) else {
+            // Runs that end late are reported with their time below; these do not end even after a stall.
+            guard await Self.allEnd(tasks, within: Self.stallTime + Self.margin) else {
                 let unended = wave.indices.filter { index in ended.withLock { $0[index] == nil } }.map { wave[$0].program }
-                Issue.record("\(unended.count) runs never ended (\(replay)): \(unended)")
+                Issue.record("runs that never ended (\(replay)): \(unended)")
                 work.releaseStalls()
                 return
             }
