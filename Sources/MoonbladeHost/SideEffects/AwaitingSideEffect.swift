@@ -55,13 +55,8 @@ final class AwaitingSideEffect: DeadlineTimer.Client, @unchecked Sendable {
         self.deadline = deadline
     }
 
-    /// Finishes and drops the coroutine of a run stopped between steps; call inside the VM lock.
-    func end() {
-        coroutine?.finish()
-        coroutine = nil
-    }
-
-    /// Drops the coroutine once its last step has finished it; call inside the VM lock.
+    /// Drops the run's reference to its coroutine, once its last step has run or the run is stopped
+    /// between steps; call inside the VM lock (the coroutine's Lua references may go with it).
     func release() {
         coroutine = nil
     }

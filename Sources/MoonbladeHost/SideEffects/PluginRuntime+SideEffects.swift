@@ -119,7 +119,7 @@ extension PluginRuntime {
     ) throws(PluginError) -> PendingWork? {
         try instruments.span("lua") { () throws(PluginError) in
             try withLua { lua throws(PluginError) in
-                // `step` finishes the coroutine when the run returns or fails: only the reference goes.
+                // `step` keeps a coroutine that returned for reuse: only this run's reference goes.
                 do throws(PluginError) {
                     let next = try step(run.coroutine!, with: awaited, lua, deadline: deadline, readResult: readResult, into: &result)
                     if next == nil { run.release() }
@@ -149,7 +149,6 @@ extension PluginRuntime {
             lua.sideEffects.pushContext(onto: coroutine.stack)
             try payload.push(onto: coroutine.stack, encoder: lua.encoder)
         } catch {
-            coroutine.finish()
             throw lua.code.valueError(error, item: run.item, root: "payload", on: lua.stack)
         }
         return coroutine
@@ -157,7 +156,7 @@ extension PluginRuntime {
 
     /// Resumes the run, handing it the outcome of what it awaited, until it yields or returns: returns
     /// the work it awaits, or nil once it has returned and its first result is read into `result`.
-    /// The coroutine is finished when it returns (and kept for reuse) or fails.
+    /// The coroutine is kept for reuse when it returns.
     private func step(
         _ coroutine: SideEffectCoroutine, with awaited: Swift.Result<PluginValue, any Error>?, _ lua: LuaSide,
         deadline: LuaDeadline?, readResult: SideEffectResultReader, into result: inout (any Sendable)?
@@ -173,7 +172,6 @@ extension PluginRuntime {
                 }
             }
         } catch {
-            coroutine.finish()
             throw lua.code.pluginError(error, item: run.item, plugin: run.plugin, on: lua.stack)
         }
         switch step {
@@ -198,7 +196,7 @@ extension PluginRuntime {
     /// a tail call, where the side effect is defined).
     private func endPastTimeLimit(_ run: AwaitingSideEffect, _ deadline: LuaDeadline) -> PluginError {
         withLua { lua in
-            defer { run.end() }
+            defer { run.release() }
             let coroutine = run.coroutine!
             return PluginError(
                 .limit, plugin: run.context.plugin, item: run.context.item,

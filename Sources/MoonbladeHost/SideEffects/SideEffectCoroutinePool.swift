@@ -29,10 +29,9 @@ final class SideEffectCoroutinePool {
         return coroutine
     }
 
-    /// Finishes the coroutine of a run that has ended and keeps it, if it can be reused and its
-    /// plugin keeps fewer than ``limitPerPlugin``.
+    /// Keeps the coroutine of a run that has ended, if it can be reused and its plugin keeps fewer
+    /// than ``limitPerPlugin``.
     func finish(_ coroutine: SideEffectCoroutine) {
-        coroutine.finish()
         guard coroutine.canBeReused, let kept = idle(of: coroutine.context.plugin, making: true),
             kept.coroutines.count < Self.limitPerPlugin
         else { return }

@@ -12,7 +12,13 @@ enum LuaCoding {
     /// Whether the value at `index` counts as absent: `nil`, nothing, or the `null` sentinel.
     @inline(__always)
     static func isNilOrNull(_ L: OpaquePointer, _ index: Int32) -> Bool {
-        lua_type(L, index) <= LUA_TNIL || LuaStack(L).isNull(at: index)
+        isNilOrNull(L, index, type: lua_type(L, index))
+    }
+
+    /// Whether the value at `index`, whose Lua type is `type`, is absent, `nil` or the `null` sentinel.
+    @inline(__always)
+    static func isNilOrNull(_ L: OpaquePointer, _ index: Int32, type: Int32) -> Bool {
+        type <= LUA_TNIL || (type == LUA_TLIGHTUSERDATA && lua_touserdata(L, index) == nil)
     }
 
     /// Whether every byte is below 0x80, eight at a time.

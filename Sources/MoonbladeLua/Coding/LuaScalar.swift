@@ -8,16 +8,18 @@ import CLua
 /// retain and a release (~40 instructions a field). Read through one generic, inlined function per
 /// container, specialized for each type at its call.
 protocol LuaScalar {
-    /// The value at `index` as `Self`, or nil when it does not read exactly.
-    static func read(_ L: OpaquePointer, _ index: Int32) -> Self?
-    /// Why ``read(_:_:)`` said nil for the value at `index`, as the error a person reads.
+    /// The value at `index`, whose Lua type is `type`, as `Self`, or nil when it does not read exactly.
+    /// The type is the one the push that put the value there returned (`lua_rawget`, `lua_rawgeti`):
+    /// a field read asks Lua for it once.
+    static func read(_ L: OpaquePointer, _ index: Int32, type: Int32) -> Self?
+    /// Why ``read(_:_:type:)`` said nil for the value at `index`, as the error a person reads.
     static func failure(at index: Int32, in decoder: LuaValueDecoder, key: (any CodingKey)?) -> any Error
 }
 
 extension Bool: LuaScalar {
     @inline(__always)
-    static func read(_ L: OpaquePointer, _ index: Int32) -> Bool? {
-        lua_type(L, index) == LUA_TBOOLEAN ? lua_toboolean(L, index) != 0 : nil
+    static func read(_ L: OpaquePointer, _ index: Int32, type: Int32) -> Bool? {
+        type == LUA_TBOOLEAN ? lua_toboolean(L, index) != 0 : nil
     }
 
     static func failure(at index: Int32, in decoder: LuaValueDecoder, key: (any CodingKey)?) -> any Error {
@@ -28,8 +30,11 @@ extension Bool: LuaScalar {
 extension String: LuaScalar {
     /// A string's text; nil for another type or bytes that are not UTF-8.
     @inline(__always)
-    static func read(_ L: OpaquePointer, _ index: Int32) -> String? {
-        LuaStack(L).withStringBytes(at: index) { LuaCoding.string(validatingUTF8: $0) } ?? nil
+    static func read(_ L: OpaquePointer, _ index: Int32, type: Int32) -> String? {
+        guard type == LUA_TSTRING else { return nil }
+        var count = 0
+        let bytes = lua_tolstring(L, index, &count)
+        return LuaCoding.string(validatingUTF8: UnsafeRawBufferPointer(start: bytes, count: count))
     }
 
     static func failure(at index: Int32, in decoder: LuaValueDecoder, key: (any CodingKey)?) -> any Error {
@@ -43,8 +48,8 @@ extension String: LuaScalar {
 extension Double: LuaScalar {
     /// Any float, or an integer a `Double` holds exactly.
     @inline(__always)
-    static func read(_ L: OpaquePointer, _ index: Int32) -> Double? {
-        guard lua_type(L, index) == LUA_TNUMBER else { return nil }
+    static func read(_ L: OpaquePointer, _ index: Int32, type: Int32) -> Double? {
+        guard type == LUA_TNUMBER else { return nil }
         guard lua_isinteger(L, index) != 0 else { return lua_tonumberx(L, index, nil) }
         let integer = lua_tointegerx(L, index, nil)
         let double = Double(integer)
@@ -61,8 +66,8 @@ extension Double: LuaScalar {
 extension Float: LuaScalar {
     /// A number rounded to nearest (any integer too); nil for a finite number beyond the range.
     @inline(__always)
-    static func read(_ L: OpaquePointer, _ index: Int32) -> Float? {
-        guard lua_type(L, index) == LUA_TNUMBER else { return nil }
+    static func read(_ L: OpaquePointer, _ index: Int32, type: Int32) -> Float? {
+        guard type == LUA_TNUMBER else { return nil }
         let double = lua_isinteger(L, index) != 0 ? Double(lua_tointegerx(L, index, nil)) : lua_tonumberx(L, index, nil)
         let float = Float(double)
         return float.isFinite || !double.isFinite ? float : nil
@@ -79,8 +84,8 @@ extension LuaScalar where Self: FixedWidthInteger {
     /// A number the type holds exactly: an integer, or a float with an integral value (`3.0`, which
     /// `lua_tointegerx` converts); nil for another type, a fraction or a value out of range.
     @inline(__always)
-    static func read(_ L: OpaquePointer, _ index: Int32) -> Self? {
-        guard lua_type(L, index) == LUA_TNUMBER else { return nil }
+    static func read(_ L: OpaquePointer, _ index: Int32, type: Int32) -> Self? {
+        guard type == LUA_TNUMBER else { return nil }
         var isInteger: Int32 = 0
         let value = lua_tointegerx(L, index, &isInteger)
         return isInteger != 0 ? Self(exactly: value) : nil

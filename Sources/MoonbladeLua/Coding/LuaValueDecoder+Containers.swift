@@ -43,9 +43,9 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        lookup(key)
+        let found = lookup(key)
         defer { lua_settop(L, -2) }
-        return LuaCoding.isNilOrNull(L, -1)
+        return LuaCoding.isNilOrNull(L, -1, type: found)
     }
 
     // A field's read pushes its value (`required`, `present`) and pops it in a `defer`, thrown or not.
@@ -82,9 +82,9 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// Pushes an optional field's value and returns its absolute index; nil when absent or `null`.
     @inline(__always)
     private func present(_ key: Key) -> Int32? {
-        lookup(key)
+        let found = lookup(key)
         let index = lua_gettop(L)
-        return LuaCoding.isNilOrNull(L, index) ? nil : index
+        return LuaCoding.isNilOrNull(L, index, type: found) ? nil : index
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decodeScalar(type, forKey: key) }
@@ -106,9 +106,10 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func decodeScalar<T: LuaScalar>(_ type: T.Type, forKey key: Key) throws -> T {
         let L = self.L
-        let index = try required(key)
+        let found = lookup(key)
+        guard found != LUA_TNIL else { throw missing(key) }
         defer { lua_settop(L, -2) }
-        guard let value = T.read(L, index) else { throw T.failure(at: index, in: decoder, key: key) }
+        guard let value = T.read(L, -1, type: found) else { throw T.failure(at: lua_gettop(L), in: decoder, key: key) }
         return value
     }
 
@@ -136,9 +137,10 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func decodeScalarIfPresent<T: LuaScalar>(_ type: T.Type, forKey key: Key) throws -> T? {
         let L = self.L
+        let found = lookup(key)
         defer { lua_settop(L, -2) }
-        guard let index = present(key) else { return nil }
-        guard let value = T.read(L, index) else { throw T.failure(at: index, in: decoder, key: key) }
+        guard !LuaCoding.isNilOrNull(L, -1, type: found) else { return nil }
+        guard let value = T.read(L, -1, type: found) else { throw T.failure(at: lua_gettop(L), in: decoder, key: key) }
         return value
     }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
@@ -200,18 +202,18 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     /// The key of the next item: its Lua position, 1-based.
     private var nextKey: LuaCodingKey { LuaCodingKey(index: Int(position) + 1) }
 
-    /// Reads the next item with `read`, which gets the decoder, the item's absolute index and its
-    /// position, and moves past it.
+    /// Reads the next item with `read`, which gets the decoder, the item's absolute index, its Lua
+    /// type and its position, and moves past it.
     @inline(__always)
-    private mutating func next<T>(_ type: T.Type, _ read: (LuaValueDecoder, Int32, Int) throws -> T) throws -> T {
+    private mutating func next<T>(_ type: T.Type, _ read: (LuaValueDecoder, Int32, Int32, Int) throws -> T) throws -> T {
         guard position < total else {
             throw DecodingError.valueNotFound(
                 T.self,
                 .init(codingPath: codingPath + [nextKey], debugDescription: "expected \(T.self), found the end of a sequence of \(total)"))
         }
-        lua_rawgeti(L, table, lua_Integer(position + 1))
+        let luaType = lua_rawgeti(L, table, lua_Integer(position + 1))
         defer { lua_settop(L, -2) }
-        let value = try read(decoder, lua_gettop(L), Int(position) + 1)
+        let value = try read(decoder, lua_gettop(L), luaType, Int(position) + 1)
         position += 1
         return value
     }
@@ -221,29 +223,29 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
             throw DecodingError.valueNotFound(
                 Any?.self, .init(codingPath: codingPath + [nextKey], debugDescription: "found the end of a sequence of \(total)"))
         }
-        lua_rawgeti(L, table, lua_Integer(position + 1))
+        let found = lua_rawgeti(L, table, lua_Integer(position + 1))
         defer { lua_settop(L, -2) }
-        guard LuaCoding.isNilOrNull(L, -1) else { return false }
+        guard LuaCoding.isNilOrNull(L, -1, type: found) else { return false }
         position += 1
         return true
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try next(type) { try $0.decodeScalar(Bool.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: String.Type) throws -> String { try next(type) { try $0.decodeScalar(String.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: Double.Type) throws -> Double { try next(type) { try $0.decodeScalar(Double.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: Float.Type) throws -> Float { try next(type) { try $0.decodeScalar(Float.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: Int.Type) throws -> Int { try next(type) { try $0.decodeScalar(Int.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next(type) { try $0.decodeScalar(Int8.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next(type) { try $0.decodeScalar(Int16.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next(type) { try $0.decodeScalar(Int32.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next(type) { try $0.decodeScalar(Int64.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try next(type) { try $0.decodeScalar(UInt.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next(type) { try $0.decodeScalar(UInt8.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type) { try $0.decodeScalar(UInt16.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type) { try $0.decodeScalar(UInt32.self, at: $1, key: LuaCodingKey(index: $2)) } }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) { try $0.decodeScalar(UInt64.self, at: $1, key: LuaCodingKey(index: $2)) } }
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try next(type) { try $0.decodeScalar(Bool.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
+    mutating func decode(_ type: String.Type) throws -> String { try next(type) { try $0.decodeScalar(String.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
+    mutating func decode(_ type: Double.Type) throws -> Double { try next(type) { try $0.decodeScalar(Double.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
+    mutating func decode(_ type: Float.Type) throws -> Float { try next(type) { try $0.decodeScalar(Float.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
+    mutating func decode(_ type: Int.Type) throws -> Int { try next(type) { try $0.decodeScalar(Int.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next(type) { try $0.decodeScalar(Int8.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next(type) { try $0.decodeScalar(Int16.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next(type) { try $0.decodeScalar(Int32.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next(type) { try $0.decodeScalar(Int64.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try next(type) { try $0.decodeScalar(UInt.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next(type) { try $0.decodeScalar(UInt8.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type) { try $0.decodeScalar(UInt16.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type) { try $0.decodeScalar(UInt32.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) { try $0.decodeScalar(UInt64.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try next(type) { try $0.decodeValue(T.self, at: $1, step: .position($2)) }
+        try next(type) { try $0.decodeValue(T.self, at: $1, step: .position($3)) }
     }
 
     /// Leaves the next item on the stack (until the value owning this container is done), moves past
@@ -302,7 +304,7 @@ struct LuaSingleValueDecodingContainer: SingleValueDecodingContainer {
 
     @inline(__always)
     private func decodeScalar<T: LuaScalar>(_ type: T.Type) throws -> T {
-        guard let value = T.read(L, index) else { throw T.failure(at: index, in: decoder, key: nil) }
+        guard let value = T.read(L, index, type: lua_type(L, index)) else { throw T.failure(at: index, in: decoder, key: nil) }
         return value
     }
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(T.self, at: index, step: nil) }

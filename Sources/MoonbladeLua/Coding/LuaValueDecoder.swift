@@ -143,11 +143,16 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
 
     // MARK: Scalars
 
-    /// Reads the scalar at `index`. The key is an autoclosure: it is only made into a coding path when
-    /// the read fails, so a read costs no key existential (or generic metadata) on success.
+    /// Reads the scalar at `index`, whose Lua type is `luaType` (by default, asked for here). The key
+    /// is an autoclosure: it is only made into a coding path when the read fails, so a read costs no
+    /// key existential (or generic metadata) on success.
     @inline(__always)
-    func decodeScalar<T: LuaScalar>(_ type: T.Type, at index: Int32, key: @autoclosure () -> (any CodingKey)?) throws -> T {
-        guard let value = T.read(L, index) else { throw T.failure(at: index, in: self, key: key()) }
+    func decodeScalar<T: LuaScalar>(
+        _ type: T.Type, at index: Int32, luaType: Int32? = nil, key: @autoclosure () -> (any CodingKey)?
+    ) throws -> T {
+        guard let value = T.read(L, index, type: luaType ?? lua_type(L, index)) else {
+            throw T.failure(at: index, in: self, key: key())
+        }
         return value
     }
 

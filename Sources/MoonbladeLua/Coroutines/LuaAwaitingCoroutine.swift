@@ -49,7 +49,7 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
     /// The coroutine's own stack: push the function and its arguments here before the first resume.
     public var stack: LuaStack { coroutine.stack }
 
-    /// Creates a coroutine in the VM `stack` belongs to, registered until ``finish()``.
+    /// Creates a coroutine in the VM `stack` belongs to.
     ///
     /// - Parameters:
     ///   - stack: a stack of the VM the coroutine lives in.
@@ -67,21 +67,15 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
         self.strayYieldMessage = strayYieldMessage
         self.pushValue = pushValue
         coroutine = LuaCoroutine(in: stack)
-        stack.runtime.awaitingCoroutines[coroutine.stack.threadIdentity] = self
-    }
-
-    /// Unregisters the coroutine; start functions no longer find it.
-    public func finish() {
-        coroutine.stack.runtime.awaitingCoroutines[coroutine.stack.threadIdentity] = nil
     }
 
     /// Whether ``reuse(for:)`` may run another function on this coroutine: its function returned (a
     /// coroutine that failed, was stopped by a limit or still awaits is never reused).
     public var canBeReused: Bool { hasReturned }
 
-    /// Readies a coroutine whose function returned, and that was finished, to run another function on
-    /// the same Lua thread, saving a new thread's allocations; registered again, with `context`. Push
-    /// the function and its arguments on ``stack`` as for a new coroutine.
+    /// Readies a coroutine whose function returned to run another function on the same Lua thread,
+    /// saving a new thread's allocations, with `context`. Push the function and its arguments on
+    /// ``stack`` as for a new coroutine.
     ///
     /// To Lua code that kept the thread (`coroutine.running()`), it is the same thread running again.
     public func reuse(for context: Context) {
@@ -89,12 +83,13 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
         stack.top = 0
         runContext = context
         (hasStarted, hasReturned, pending) = (false, false, nil)
-        stack.runtime.awaitingCoroutines[stack.threadIdentity] = self
     }
 
-    /// The awaiting coroutine running on `stack`, if `stack` is the thread of one with this context.
+    /// The awaiting coroutine running on `stack`: the one the host is resuming, if `stack` is its
+    /// thread (not a coroutine the plugin made inside it) and it has this context.
     public static func running(on stack: LuaStack) -> LuaAwaitingCoroutine? {
-        stack.runtime.awaitingCoroutines[stack.threadIdentity] as? LuaAwaitingCoroutine
+        guard let resumed = stack.runtime.resumedCoroutine, resumed.thread == stack.threadIdentity else { return nil }
+        return resumed.coroutine.takeUnretainedValue() as? LuaAwaitingCoroutine
     }
 
     /// Records the work the coroutine is about to yield for; called by a Swift start function.
@@ -159,6 +154,11 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
     /// Resumes the Lua thread with the `arguments` on top of ``stack`` until it yields for work or returns.
     private func run(arguments: Int32, from host: LuaStack, deadline: LuaDeadline?) throws(LuaError) -> Step {
         hasStarted = true
+        // Found by start functions while it runs; a coroutine resumed from inside it is found in turn.
+        let runtime = stack.runtime
+        let outer = runtime.resumedCoroutine
+        runtime.resumedCoroutine = (stack.threadIdentity, Unmanaged.passUnretained(self))
+        defer { runtime.resumedCoroutine = outer }
         switch try coroutine.resume(arguments: arguments, from: host, deadline: deadline) {
         case .yielded(let results):
             stack.pop(results)

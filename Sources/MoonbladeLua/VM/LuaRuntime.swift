@@ -17,9 +17,11 @@ final class LuaRuntime {
     /// The wall-clock limit of an outermost guest call not given a deadline of its own, in seconds (a
     /// number: taking a `Duration` apart on every call cost more than the rest of arming the limits).
     var callTimeLimit: Double?
-    /// The ``LuaAwaitingCoroutine``s alive in this VM, by the identity of their threads. The VM's
-    /// thread alone touches it (looked up at every await): no runtime exclusivity checks.
-    @exclusivity(unchecked) var awaitingCoroutines: [UnsafeRawPointer: AnyObject] = [:]
+    /// The ``LuaAwaitingCoroutine`` the host is resuming and the identity of its thread: what a Swift
+    /// start function called from Lua finds (``LuaAwaitingCoroutine/running(on:)``); code on any other
+    /// thread awaits nothing. Unretained: set only while that coroutine's own resume runs. The VM's
+    /// thread alone touches it: no runtime exclusivity checks.
+    @exclusivity(unchecked) var resumedCoroutine: (thread: UnsafeRawPointer, coroutine: Unmanaged<AnyObject>)?
     /// Registry slots ``LuaRegistrySlot``s gave back, handed out again first, and the lowest never used.
     /// Touched on the VM's thread alone, never across a call that touches them again: the runtime
     /// exclusivity checks would guard nothing (and cost more than the rest of taking a slot).

@@ -102,10 +102,7 @@ final class SpecSession: @unchecked Sendable {
         // while a stub runs Lua on another thread (rule 3; `luaL_unref` writes the registry).
         var coroutine: CaseCoroutine? = lock.withLock { startCase(at: index) }
         defer {
-            lock.withLock {
-                coroutine?.finish()
-                coroutine = nil
-            }
+            lock.withLock { coroutine = nil }
         }
         var awaited: Result<JSONValue, any Error>?
         while true {
