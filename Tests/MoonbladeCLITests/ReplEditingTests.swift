@@ -100,9 +100,14 @@ struct ReplEditingTests {
         func screen() -> String { (try? output.read().stdout) ?? "" }
         await waitUntil { screen().contains("moonblade> ") }
         try keys.fileHandleForWriting.write(contentsOf: Data("slow.crawl\r".utf8))
-        await waitUntil { screen().contains("slow.crawl\r\n") }
-        try await Task.sleep(for: .milliseconds(200))
-        try keys.fileHandleForWriting.write(contentsOf: Data("\u{03}".utf8))
+        // Ctrl-C from a thread of its own once the side effect runs, before its 30 s limit whatever the load.
+        let (typing, stdout) = (keys.fileHandleForWriting, output.stdout)
+        onAThreadOfItsOwn(
+            once: { (try? String(contentsOf: stdout, encoding: .utf8))?.contains("slow.crawl\r\n") == true },
+            after: .milliseconds(200)
+        ) {
+            try? typing.write(contentsOf: Data("\u{03}".utf8))
+        }
         await waitUntil(timeout: .seconds(10)) { screen().contains("interrupted: no longer waiting for slow.crawl") }
         try keys.fileHandleForWriting.write(contentsOf: Data("state\r".utf8))
         await waitUntil { screen().contains("{}") }

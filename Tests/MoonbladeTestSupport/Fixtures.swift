@@ -69,6 +69,23 @@ public func waitUntil(
     #expect(held, "timed out waiting", sourceLocation: sourceLocation)
 }
 
+/// On a thread of its own, waits until `condition` holds (checking every 10 ms, for at most `timeout`),
+/// waits `delay` more and calls `action`.
+///
+/// For a choreography another process or a plugin's time limit must see in time: under a sanitizer,
+/// tests holding the shared pool can keep a test's own task from running for longer than a limit.
+public func onAThreadOfItsOwn(
+    once condition: @escaping @Sendable () -> Bool, after delay: Duration = .zero, timeout: Duration = .seconds(30),
+    _ action: @escaping @Sendable () -> Void
+) {
+    let deadline = ContinuousClock.now + timeout.allowingForSanitizers
+    Thread.detachNewThread {
+        while !condition(), ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+        action()
+    }
+}
+
 /// Lua that defines `local function deep_copy(value)`: a copy of plain tables (a payload's, not a
 /// draft's) that keeps the kind markers of `moonblade.object()` and `moonblade.array()`, for plugins
 /// that check the dynamic state against plain Lua code.

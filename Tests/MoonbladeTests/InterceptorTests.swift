@@ -180,7 +180,7 @@ struct CascadeDepthTests {
     func depthTravelsThroughTheQueueAndSideEffects() async throws {
         let depths = Recorder<String>()
         let store = TestStore(interceptors: [recordingDepths(into: depths)])
-        try await store.anyDispatch(Increment(), cascadeDepth: 5).value
+        _ = try await store.anyDispatch(Increment(), cascadeDepth: 5).value
         _ = try await store.anyDispatch(AppendLater(entry: "x"), cascadeDepth: 2).value
         try await store.dispatch(Increment()).value
         #expect(depths.values == ["Increment 5", "AppendLater 2", "Append 3", "Increment 0"])

@@ -1,4 +1,5 @@
 import Foundation
+import MoonbladeTestSupport
 import Testing
 
 /// A `moonblade` process a test talks to while it runs: lines go to its standard input through a pipe,
@@ -53,21 +54,16 @@ final class RunningMoonblade {
         Foundation.kill(process.processIdentifier, number)
     }
 
-    /// On a thread of its own: once the error output contains `marker`, sends the signal `number`,
-    /// waits `delay` and calls `then`.
-    ///
-    /// For a choreography the process must see in time: under a sanitizer, tests holding the shared
-    /// pool can keep a test's task from running for longer than a side effect's time limit.
-    func send(signal number: Int32, onceErrorOutputContains marker: String, then delay: Duration, _ then: @escaping @Sendable () -> Void) {
+    /// On a thread of its own (``onAThreadOfItsOwn(once:after:timeout:_:)``): once the error output
+    /// contains `marker`, sends the signal `number`, and `delay` later calls `then`.
+    func send(
+        signal number: Int32, onceErrorOutputContains marker: String, then delay: Duration = .zero,
+        _ then: @escaping @Sendable () -> Void = {}
+    ) {
         let (pid, stderr) = (process.processIdentifier, output.stderr)
-        let deadline = ContinuousClock.now + Duration.seconds(30).allowingForSanitizers
-        Thread.detachNewThread {
-            while ContinuousClock.now < deadline, (try? String(contentsOf: stderr, encoding: .utf8))?.contains(marker) != true {
-                Thread.sleep(forTimeInterval: 0.01)
-            }
+        onAThreadOfItsOwn(once: { (try? String(contentsOf: stderr, encoding: .utf8))?.contains(marker) == true }) {
             Foundation.kill(pid, number)
-            Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
-            then()
+            onAThreadOfItsOwn(once: { true }, after: delay, then)
         }
     }
 
