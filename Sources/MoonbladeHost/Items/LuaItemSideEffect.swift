@@ -4,15 +4,12 @@ import Tracing
 
 /// The store item that runs a Lua side effect as a coroutine and reads its result as `Result`.
 struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEffect, LuaItem {
-    /// Reads the side effect's first result (at the given index): a `Result`, type-erased on its way
-    /// through the runtime (see ``PluginRuntime/runSideEffect(_:resolved:payload:cascadeDepth:readResult:)``).
-    typealias ResultReader = SideEffectResultReader
-
     /// What the item carries besides its result reader, behind one reference: the store passes items
     /// on as `any Dispatchable` and `any AnySideEffect`, which hold a value this small (a reference and
     /// a closure) inline instead of boxing it (three heap boxes per dispatch otherwise).
     private var fields: LuaSideEffectFields
-    let readResult: ResultReader
+    /// Reads the side effect's first result as a `Result`, type-erased on its way through the runtime.
+    let readResult: SideEffectResultReader
 
     var runtime: PluginRuntime<S> { pluginRuntime(kept: fields.runtime) }
     var item: String { fields.item }
@@ -28,7 +25,7 @@ struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEff
     /// The side effect `item`, or the one `resolved` stands for (its name looked up once, by the caller).
     init(
         runtime: PluginRuntime<S>, item: String, resolved: ResolvedLuaItem? = nil, payload: PluginValue,
-        readResult: @escaping ResultReader, traceParent: InstrumentationContext? = nil
+        readResult: SideEffectResultReader, traceParent: InstrumentationContext? = nil
     ) {
         fields = LuaSideEffectFields(
             runtime: runtime, item: resolved?.item ?? item, resolved: resolved, payload: payload, traceParent: traceParent)
@@ -60,21 +57,19 @@ struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEff
 
 extension LuaItemSideEffect where Result: Decodable {
     init(runtime: PluginRuntime<S>, item: String, resolved: ResolvedLuaItem? = nil, payload: PluginValue) {
-        self.init(runtime: runtime, item: item, resolved: resolved, payload: payload) { stack, index, decoder in
-            try decoder.decode(Result.self, from: stack, at: index)
-        }
+        self.init(runtime: runtime, item: item, resolved: resolved, payload: payload, readResult: .decoding(Result.self))
     }
 }
 
 extension LuaItemSideEffect where Result == LuaValue {
     init(runtime: PluginRuntime<S>, item: String, resolved: ResolvedLuaItem? = nil, payload: PluginValue) {
-        self.init(runtime: runtime, item: item, resolved: resolved, payload: payload) { stack, index, _ in try stack.value(at: index) }
+        self.init(runtime: runtime, item: item, resolved: resolved, payload: payload, readResult: .luaValue)
     }
 }
 
 extension LuaItemSideEffect where Result == Void {
     init(runtime: PluginRuntime<S>, item: String, resolved: ResolvedLuaItem? = nil, payload: PluginValue) {
-        self.init(runtime: runtime, item: item, resolved: resolved, payload: payload) { _, _, _ in () }
+        self.init(runtime: runtime, item: item, resolved: resolved, payload: payload, readResult: .nothing)
     }
 }
 

@@ -1,9 +1,6 @@
 import Moonblade
 import MoonbladeLua
 
-/// Reads a side effect's first result (at the given index) as the value its dispatcher awaits.
-typealias SideEffectResultReader = @Sendable (_ stack: LuaStack, _ index: Int32, _ decoder: LuaDecoder) throws -> any Sendable
-
 extension PluginRuntime {
     /// Runs the Lua side effect `item` as its own coroutine until it returns, awaiting the Swift work
     /// it asks for with the VM released, and reads its first result with `readResult`. It fails with
@@ -16,7 +13,7 @@ extension PluginRuntime {
     @inline(__always)
     func runSideEffect(
         _ item: String, resolved: ResolvedLuaItem? = nil, payload: PluginValue, cascadeDepth: Int,
-        readResult: @escaping SideEffectResultReader
+        readResult: SideEffectResultReader
     ) async throws(PluginError) -> any Sendable {
         var result: (any Sendable)?
         guard
@@ -48,7 +45,7 @@ extension PluginRuntime {
     /// Goes on with a run that awaits Swift work until it returns, raced against its deadline (one for
     /// the whole run) when it has a time limit.
     func finishSideEffect(
-        _ awaiting: AwaitingSideEffect, readResult: @escaping SideEffectResultReader
+        _ awaiting: AwaitingSideEffect, readResult: SideEffectResultReader
     ) async throws(PluginError) -> any Sendable {
         guard let deadline = awaiting.deadline else {
             return try await goOn(awaiting, readResult: readResult)
@@ -183,7 +180,7 @@ extension PluginRuntime {
             if count == 0 { stack.pushNil() }
             defer { stack.pop(max(count, 1)) }
             do {
-                result = try readResult(stack, stack.top - max(count, 1) + 1, lua.decoder)
+                result = try readResult.read(stack, at: stack.top - max(count, 1) + 1, with: lua.decoder)
                 return nil
             } catch {
                 throw lua.code.valueError(error, item: run.item, root: "result", on: lua.stack)
