@@ -48,16 +48,17 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         return LuaCoding.isNilOrNull(L, -1, type: found)
     }
 
-    // A field's read pushes its value (`required`, `present`) and pops it in a `defer`, thrown or not.
+    // A field's read pushes its value (`pushRequired`, `present`) and pops it in a `defer`, thrown or not.
     // Written out per type rather than passing the read as a closure: the compiler keeps such a
     // closure a function of its own, a call and a context per field. The reads go through
     // ``LuaScalar``, and only a failure calls the decoder (see there for why).
 
-    /// Pushes a required field's value and returns its absolute index.
-    @inline(__always)
-    private func required(_ key: Key) throws -> Int32 {
-        guard lookup(key) != LUA_TNIL else { throw missing(key) }
-        return lua_gettop(L)
+    /// Pushes a required field's value and returns its Lua type.
+    @discardableResult @inline(__always)
+    private func pushRequired(_ key: Key) throws -> Int32 {
+        let found = lookup(key)
+        guard found != LUA_TNIL else { throw missing(key) }
+        return found
     }
 
     /// The error for a required `key` that is absent (`lookup` pushed its nil). A key that is not
@@ -106,8 +107,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func decodeScalar<T: LuaScalar>(_ type: T.Type, forKey key: Key) throws -> T {
         let L = self.L
-        let found = lookup(key)
-        guard found != LUA_TNIL else { throw missing(key) }
+        let found = try pushRequired(key)
         defer { lua_settop(L, -2) }
         guard let value = T.read(L, -1, type: found) else { throw T.failure(at: lua_gettop(L), in: decoder, key: key) }
         return value
@@ -115,7 +115,8 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         defer { lua_settop(L, -2) }
-        let index = try required(key)
+        try pushRequired(key)
+        let index = lua_gettop(L)
         return try LuaPathStep.with(key) { try decoder.decodeValue(T.self, at: index, step: $0) }
     }
 

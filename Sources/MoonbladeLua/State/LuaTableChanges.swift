@@ -65,14 +65,11 @@ public struct LuaTableChanges {
         push(key)
         defer { lua_settop(L, -2) }
         let index = lua_gettop(L)
-        switch key {
-        case .position(let position):
+        if case .position(let position) = key {
             return try decoder.decodeValue(E.self, at: index, step: .position(position))
-        case .name(let name):
-            return try LuaPathStep.with(LuaCodingKey(stringValue: name)) { try decoder.decodeValue(E.self, at: index, step: $0) }
-        case .other:
-            return try LuaPathStep.with(LuaCodingKey(stringValue: "?")) { try decoder.decodeValue(E.self, at: index, step: $0) }
         }
+        let name = if case .name(let name) = key { name } else { "?" }
+        return try LuaPathStep.with(LuaCodingKey(stringValue: name)) { try decoder.decodeValue(E.self, at: index, step: $0) }
     }
 
     /// `base` (an older table's array) patched to the new table, or nil when the new table is not a
