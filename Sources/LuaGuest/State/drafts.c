@@ -13,7 +13,8 @@
 // `{ base, key, key, ... }` listing the keys written, which finishing trims to those whose value
 // differs from `base`; a sequence, so one allocation holds it), `children` (the child draft handed
 // out per key, so `d.a == d.a`) and, for a child, its `parent`, `key` and `proxy`. Writes go to
-// `copy` and mark the path up to the root. Finishing turns every modified
+// `copy` and mark the path up to the root; assigning a key detaches the child draft handed out for it
+// (written later, it changes only itself). Finishing turns every modified
 // draft into its `copy` with child drafts resolved, every unmodified one into its `base` (so an
 // unchanged subtree keeps its identity), and deep-copies tables the plugin created, so the resident
 // tree is owned by the host. Copies keep the kind marker of their table (LuaTableKind), so an object
@@ -356,15 +357,8 @@ static void prepare(lua_State *L, int m, int r) {
         if (!parent->has_copy) prepare(L, m, p); else lua_getiuservalue(L, p, R_COPY);
         int siblings = lua_gettop(L);
         lua_getiuservalue(L, r, R_KEY);
-        int key = lua_gettop(L);
-        lua_pushvalue(L, key);
-        lua_rawget(L, siblings);
-        lua_getiuservalue(L, r, R_BASE);
-        // A child whose key was overwritten since it was read is detached: it no longer changes its parent.
-        if (lua_rawequal(L, -1, -2)) {
-            lua_getiuservalue(L, r, R_PROXY);
-            draft_write(L, m, p, key, lua_gettop(L));
-        }
+        lua_getiuservalue(L, r, R_PROXY);
+        draft_write(L, m, p, siblings + 1, siblings + 2);
     }
     lua_settop(L, top + 2);
     lua_remove(L, top + 1);
@@ -416,6 +410,26 @@ static void draft_read(lua_State *L, int m, int r, int key) {
     lua_settop(L, value);
 }
 
+/// Before `key` of the draft whose record is at `r` is assigned `value`: the child draft handed out
+/// for that key, unless it is what is assigned, is detached, since the key no longer holds it. Written
+/// later, it changes itself only, as a plain table taken out of its parent would; this cannot be told
+/// from the key's value, which may be the child's base again (a kept draft or a view put back).
+static void detach_child(lua_State *L, int r, int key, int value) {
+    if (lua_getiuservalue(L, r, R_CHILDREN) == LUA_TTABLE) {
+        int children = lua_gettop(L);
+        lua_pushvalue(L, key);
+        if (lua_rawget(L, children) == LUA_TTABLE && !lua_rawequal(L, -1, value)) {
+            record_of(L, -1);
+            lua_pushnil(L);
+            lua_setiuservalue(L, -2, R_PARENT);
+            lua_pushvalue(L, key);
+            lua_pushnil(L);
+            lua_rawset(L, children);
+        }
+    }
+    lua_settop(L, r);
+}
+
 static int draft_index(lua_State *L) {
     record_of(L, 1);
     draft_read(L, MACHINE, 3, 2);
@@ -463,6 +477,7 @@ static int draft_newindex(lua_State *L) {
     if (key_type == LUA_TNUMBER && !lua_isinteger(L, 2) && isnan(lua_tonumber(L, 2))) {
         return luaL_error(L, "index is NaN");
     }
+    detach_child(L, 4, 2, 3);
     int plugin_table = lua_type(L, 3) == LUA_TTABLE && settle_stored_table(L, m, machine->live_session);
     if (!record->has_copy) {
         lua_getiuservalue(L, 4, R_BASE);  // at 5

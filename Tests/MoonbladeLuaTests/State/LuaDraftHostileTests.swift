@@ -120,6 +120,36 @@ struct LuaDraftHostileTests {
         #expect(after == expected)
     }
 
+    /// A child draft whose key was assigned no longer stands for that key, even when the key gets the
+    /// child's table back (a kept draft of the same version put there): written later, it changes only
+    /// where it is now, as a plain table taken out of its parent would. (The property tests met this
+    /// with `table.remove` moving a child down before a kept draft filled its old place.)
+    @Test func aChildWhoseKeyGotItsTableBackIsDetached() throws {
+        try expectSameAsPlainCopies([
+            "kept = state.todos[3]; kept_first = state.todos[1]",
+            "local moved = state.todos[3]; table.remove(state.todos, 1); state.todos[3] = kept; moved.done = true",
+            "local d = state.todos[1]; state.todos[1] = kept_first; d.done = true; d.tags[1] = 'lost'",
+            "local d = state.todos[2]; state.todos[2] = d; d.title = 'kept its place'",
+        ])
+    }
+
+    /// A kept draft inside a table the updater made is not reached through a draft, so it stays
+    /// itself: read-only, written through that table only with an error at the plugin's line and the
+    /// state untouched; stored there unwritten, the state gets what it shows. (The property tests met
+    /// this where a plain copy writes on.)
+    @Test func aKeptDraftInsideATableTheUpdaterMadeStaysReadOnly() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        harness.commit(try harness.draft("kept = state.todos[1]"))
+        let before = try #require(harness.resident.current)
+        let error = expectLuaError {
+            _ = try harness.draft("state.todos = {}\nstate.todos[1] = kept\nstate.todos[1].done = true")
+        }
+        #expect(error?.message == "updater.lua:4: \(LuaDraftPropertyTests.keptDraftWrite)")
+        #expect(harness.resident.current === before)
+        let board = try harness.update(Board.self, "state.todos = { kept, { title = 'new', done = true, tags = {} } }")
+        #expect(board.todos == [Board.sample.todos[0], Chore(title: "new", done: true)])
+    }
+
     /// The iterator `pairs` gives for a draft may be called by hand with anything: a table that is
     /// not the draft is an error at the plugin's line, not a crash.
     @Test func aDraftsPairsIteratorCalledWithAnotherTableIsAnError() throws {

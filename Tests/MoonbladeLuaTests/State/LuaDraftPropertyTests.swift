@@ -90,6 +90,9 @@ struct SwiftChange: CustomStringConvertible {
 
 @Suite("Resident state: property-based drafts against plain copies")
 struct LuaDraftPropertyTests {
+    /// What writing a draft kept from an earlier updater raises.
+    static let keptDraftWrite = "this state draft is no longer writable: its updater has returned"
+
     /// Runs the same updaters on drafts of the resident state and on plain deep copies; after each
     /// dispatch both decode to the same `Board` (the resident one through the cache and its patches),
     /// and a failed one (a raise, or a result that does not decode) changes neither.
@@ -119,11 +122,23 @@ struct LuaDraftPropertyTests {
 
                 // The resident state: draft, decode what changed, commit.
                 var residentResult: Board?
-                if let pending = try? harness.draft(source) {
+                var keptDraftWritten = false
+                do {
+                    let pending = try harness.draft(source)
                     residentResult = try? harness.resident.decode(Board.self, of: pending)
                     if residentResult != nil { harness.commit(pending) }
-                }
+                } catch let error as LuaError {
+                    keptDraftWritten = error.message.contains(Self.keptDraftWrite)
+                } catch {}  // a new state that cannot be finished (a cycle): the plain copy fails too
 
+                // Where plain tables and drafts differ by design: a kept draft inside a table the
+                // updater made stays read-only (README, "A draft kept past its updater"), where its
+                // plain copy is writable. The plain side then starts again from the resident state.
+                if keptDraftWritten && residentResult == nil && plainResult != nil {
+                    #expect(mutations.contains { $0.kind == 34 }, "dispatch \(number) wrote a kept draft it did not put back:\n\(source)")
+                    try plain.replace(with: current)
+                    continue
+                }
                 #expect(residentResult == plainResult, "dispatch \(number):\n\(source)")
                 if let plainResult {
                     expected = plainResult
