@@ -98,6 +98,8 @@ public final class PluginHost<S: State & Codable>: Sendable {
     let runtime: PluginRuntime<S>
     /// `LuaItemUpdater<S>.self`, kept with its metadata (see ``LuaNamedUpdater``).
     private let namedUpdater: any LuaNamedUpdater.Type = LuaItemUpdater<S>.self
+    /// `LuaItemSideEffect<S>.self`, kept likewise (see ``LuaNamedSideEffect``).
+    private let namedSideEffect: any LuaNamedSideEffect.Type = LuaItemSideEffect<S>.self
     let logger: Logger
     let reloadEventHub = ReloadEventHub()
     /// The watchers `watchPlugins` made that are still kept, for plugins loaded later to join.
@@ -230,9 +232,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
             }
             return dispatch(namedUpdater, resolved, value)
         case .luaSideEffect(let resolved):
-            let sideEffect = LuaItemSideEffect<S, Void>(runtime: runtime, item: name, resolved: resolved, payload: value)
-            guard retries == 0 else { return store.dispatch(sideEffect, retries: retries, delay: delay) }
-            return store.dispatch(sideEffect)
+            return dispatch(namedSideEffect, name, resolved, value, .nothing, retries: retries, delay: delay).typed()
         case .swift(_, let make):
             let item = try runtime.makeSwiftItem(name, make, payload: value)
             return store.anyDispatch(item, retries: retries, delay: delay).typed()
@@ -249,11 +249,8 @@ public final class PluginHost<S: State & Codable>: Sendable {
     ) throws(PluginError) -> DispatchHandle<Result> {
         switch runtime.kind(of: name) {
         case .luaSideEffect(let resolved):
-            let sideEffect = LuaItemSideEffect<S, Result>(
-                runtime: runtime, item: name, resolved: resolved, payload: PluginValue(payload: payload))
-            // The store's own `dispatch` when nothing is retried, as for an updater above.
-            guard retries == 0 else { return store.dispatch(sideEffect, retries: retries, delay: delay) }
-            return store.dispatch(sideEffect)
+            let payload = PluginValue(payload: payload)
+            return dispatch(namedSideEffect, name, resolved, payload, .decoding(Result.self), retries: retries, delay: delay).typed()
         case .luaUpdater, .swift(isUpdater: true, _):
             throw PluginError(.wrongKind, plugin: pluginName(ofItem: name), item: name, message: "is an updater; it returns nothing")
         case .swift(isUpdater: false, let make):
@@ -262,6 +259,17 @@ public final class PluginHost<S: State & Codable>: Sendable {
         case nil:
             throw unknownItemError(name)
         }
+    }
+
+    /// Dispatches the side effect `resolved`, made as an `E` (the type `namedSideEffect` holds) reading
+    /// its result with `reader`; the store's own `dispatch` when nothing is retried, as for an updater.
+    private func dispatch<E: LuaNamedSideEffect>(
+        _: E.Type, _ name: String, _ resolved: ResolvedLuaItem, _ payload: PluginValue, _ reader: SideEffectResultReader,
+        retries: Int, delay: Duration
+    ) -> DispatchHandle<any Sendable> {
+        let sideEffect = E(runtimeObject: runtime, item: name, resolved: resolved, payload: payload, readResult: reader)
+        guard retries == 0 else { return store.dispatch(sideEffect, retries: retries, delay: delay) }
+        return store.dispatch(sideEffect)
     }
 
     /// Dispatches the updater `resolved`, made as a `U`: the type `namedUpdater` holds.
@@ -286,7 +294,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
             case let effect as any LuaReturningSideEffect:
                 try next(effect.bound(to: runtime))
             case let effect as any LuaSideEffect:
-                try next(LuaItemSideEffect<S, Void>(runtime: runtime, item: type(of: effect).luaItem, payload: .encodable(effect)))
+                try next(LuaItemSideEffect(runtime: runtime, item: type(of: effect).luaItem, payload: .encodable(effect), readResult: .nothing))
             default:
                 try next(item)
             }
@@ -296,6 +304,6 @@ public final class PluginHost<S: State & Codable>: Sendable {
 
 extension LuaReturningSideEffect {
     fileprivate func bound<S>(to runtime: PluginRuntime<S>) -> any Dispatchable {
-        LuaItemSideEffect<S, ReturnValue>(runtime: runtime, item: Self.luaItem, payload: .encodable(self))
+        LuaItemSideEffect(runtime: runtime, item: Self.luaItem, payload: .encodable(self), readResult: .decoding(ReturnValue.self))
     }
 }

@@ -37,8 +37,9 @@ extension PluginRuntime {
         case .luaUpdater(let resolved):
             return LuaItemUpdater(runtime: self, resolved: resolved, payload: try luaPayload(of: name, at: payloadIndex, stack))
         case .luaSideEffect(let resolved):
-            return LuaItemSideEffect<S, LuaValue>(
-                runtime: self, item: name, resolved: resolved, payload: try luaPayload(of: name, at: payloadIndex, stack))
+            return LuaItemSideEffect(
+                runtime: self, item: name, resolved: resolved, payload: try luaPayload(of: name, at: payloadIndex, stack),
+                readResult: .luaValue)
         }
     }
 

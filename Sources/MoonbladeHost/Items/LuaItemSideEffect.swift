@@ -2,13 +2,17 @@ import Moonblade
 import MoonbladeLua
 import Tracing
 
-/// The store item that runs a Lua side effect as a coroutine and reads its result as `Result`.
-struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEffect, LuaItem {
+/// The store item that runs a Lua side effect as a coroutine and reads its result as its reader says.
+///
+/// Its result is type-erased (`any Sendable`; the handle its dispatcher awaits casts it to the type it
+/// awaits), so that whatever it returns its type is `LuaItemSideEffect<S>`, which the host keeps once
+/// (``LuaNamedSideEffect``): a side effect dispatched by name looks up no generic metadata.
+struct LuaItemSideEffect<S: State & Codable>: ReturningSideEffect, LuaItem {
     /// What the item carries besides its result reader, behind one reference: the store passes items
     /// on as `any Dispatchable` and `any AnySideEffect`, which hold a value this small (a reference and
     /// a closure) inline instead of boxing it (three heap boxes per dispatch otherwise).
     private var fields: LuaSideEffectFields
-    /// Reads the side effect's first result as a `Result`, type-erased on its way through the runtime.
+    /// Reads the side effect's first result.
     let readResult: SideEffectResultReader
 
     var runtime: PluginRuntime<S> { pluginRuntime(kept: fields.runtime) }
@@ -32,22 +36,24 @@ struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEff
         self.readResult = readResult
     }
 
-    func sideEffect(_ context: any AnySideEffectContext) async throws -> Result {
+    /// The store's entry: the result as the reader made it. (`ReturningSideEffect`'s own would box
+    /// the `any Sendable` again, which every handle would then have to unwrap by a dynamic cast.)
+    func anySideEffect(_ context: any AnySideEffectContext) async throws -> any Sendable {
+        try await sideEffect(context)
+    }
+
+    func sideEffect(_ context: any AnySideEffectContext) async throws -> any Sendable {
         // The store says how far down a chain of reactions this runs; what it dispatches goes one further.
         let cascadeDepth = context.cascadeDepth
         // Called directly when nothing is traced or measured: no closure, one async frame less.
         guard runtime.instruments.isActive else {
-            return try exactCast(
-                await runtime.runSideEffect(
-                    item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult),
-                to: Result.self)
+            return try await runtime.runSideEffect(
+                item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
         }
-        return try exactCast(
-            await runtime.instrumentDispatch(item, kind: "side_effect", parent: traceParent) { [fields] in
-                try await runtime.runSideEffect(
-                    item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
-            },
-            to: Result.self)
+        return try await runtime.instrumentDispatch(item, kind: "side_effect", parent: traceParent) { [fields] in
+            try await runtime.runSideEffect(
+                item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
+        }
     }
 
     func replaced(by item: String, payload: PluginValue, thread: InterceptorThread) -> Self {
@@ -55,21 +61,17 @@ struct LuaItemSideEffect<S: State & Codable, Result: Sendable>: ReturningSideEff
     }
 }
 
-extension LuaItemSideEffect where Result: Decodable {
-    init(runtime: PluginRuntime<S>, item: String, resolved: ResolvedLuaItem? = nil, payload: PluginValue) {
-        self.init(runtime: runtime, item: item, resolved: resolved, payload: payload, readResult: .decoding(Result.self))
-    }
+/// ``LuaItemSideEffect`` with its state type left out, so that the host keeps `LuaItemSideEffect<S>.self`
+/// once as a value carrying the type's metadata (as ``LuaNamedUpdater`` does for updaters).
+protocol LuaNamedSideEffect: ReturningSideEffect where ReturnValue == any Sendable {
+    /// ``LuaItemSideEffect/init(runtime:item:resolved:payload:readResult:traceParent:)``, the runtime
+    /// given as an object.
+    init(runtimeObject: AnyObject, item: String, resolved: ResolvedLuaItem, payload: PluginValue, readResult: SideEffectResultReader)
 }
 
-extension LuaItemSideEffect where Result == LuaValue {
-    init(runtime: PluginRuntime<S>, item: String, resolved: ResolvedLuaItem? = nil, payload: PluginValue) {
-        self.init(runtime: runtime, item: item, resolved: resolved, payload: payload, readResult: .luaValue)
-    }
-}
-
-extension LuaItemSideEffect where Result == Void {
-    init(runtime: PluginRuntime<S>, item: String, resolved: ResolvedLuaItem? = nil, payload: PluginValue) {
-        self.init(runtime: runtime, item: item, resolved: resolved, payload: payload, readResult: .nothing)
+extension LuaItemSideEffect: LuaNamedSideEffect {
+    init(runtimeObject: AnyObject, item: String, resolved: ResolvedLuaItem, payload: PluginValue, readResult: SideEffectResultReader) {
+        self.init(runtime: pluginRuntime(kept: runtimeObject), item: item, resolved: resolved, payload: payload, readResult: readResult)
     }
 }
 
