@@ -31,3 +31,18 @@ public struct SideEffectContext<S: State, D: SideEffectDependencyContainer>: Any
         DispatchHandle(status: store.submit(.updater(updater), cascadeDepth: cascadeDepth + 1))
     }
 }
+
+/// ``SideEffectContext`` with its generic arguments left out, so that a store keeps
+/// `SideEffectContext<S, D>.self` once as a value carrying the type's metadata and conformance: the
+/// context of each side effect is made through it. In code generic over `S` and `D`, making one
+/// directly and handing it on as `any AnySideEffectContext` looks both up on every run.
+protocol StoreSideEffectContext: AnySideEffectContext {
+    /// A context of `storeObject`, which must be a `Store<S, D>`.
+    init(storeObject: AnyObject, cascadeDepth: Int)
+}
+
+extension SideEffectContext: StoreSideEffectContext {
+    init(storeObject: AnyObject, cascadeDepth: Int) {
+        self.init(store: unsafeDowncast(storeObject, to: Store<S, D>.self), cascadeDepth: cascadeDepth)
+    }
+}

@@ -230,7 +230,7 @@ extension Store {
 
     /// Starts `sideEffect` in its own task, with a context that keeps this store alive while it runs.
     private func startSideEffect(_ sideEffect: some AnySideEffect) -> DispatchStatus {
-        let context = SideEffectContext(store: self, cascadeDepth: currentCascadeDepth)
+        let context = sideEffectContext(sideEffectContextType)
         lock.withLock { runningSideEffects += 1 }
         return .task(
             Task(priority: configuration.sideEffectPriority) {
@@ -238,6 +238,12 @@ extension Store {
                 guard let chain = self.sideEffectChain else { return try await sideEffect.anySideEffect(context) }
                 return try await SideEffectRun.$context.withValue(context) { try await chain(sideEffect) }
             })
+    }
+
+    /// A context for a side effect this item starts, made as a `Context`: the type
+    /// ``sideEffectContextType`` holds.
+    private func sideEffectContext<Context: StoreSideEffectContext>(_: Context.Type) -> any AnySideEffectContext {
+        Context(storeObject: self, cascadeDepth: currentCascadeDepth)
     }
 
     private func sideEffectFinished() {

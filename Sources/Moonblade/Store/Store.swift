@@ -53,6 +53,9 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
     var interceptorChain: StoreInterceptorNext?
     /// The asynchronous chain side effects run through in their task; nil when there is none.
     var sideEffectChain: SideEffectInterceptorNext?
+    /// `SideEffectContext<S, D>.self`, kept with its metadata and its conformance to
+    /// `AnySideEffectContext` (see ``StoreSideEffectContext``).
+    let sideEffectContextType: any StoreSideEffectContext.Type = SideEffectContext<S, D>.self
 
     // Owned by the draining thread, one item at a time: no overlapping access is possible.
     /// The thread holding the draining role while ``isDraining`` is set, so that a blocking wait there,
