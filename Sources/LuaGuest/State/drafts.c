@@ -74,6 +74,7 @@ typedef struct draft_record {
     unsigned char final_is_copy;  // once finalized: it finished as its copy (something changed), else its base
     unsigned char is_root;        // the draft the updater was handed: `apply` files its change record
     unsigned char reverted;   // a listed key was set back to its base value: `changes` may list it twice
+    unsigned char has_children;  // `children` was made: a write checks it for the child it detaches
 } draft_record;
 
 /// A record's user values; a root's record has only the first `R_ROOT_COUNT`.
@@ -262,6 +263,7 @@ static void new_draft(lua_State *L, int m, int base, int parent, int key, lua_In
     record->session = session;
     record->listed = 0;
     record->has_copy = record->busy = record->finalized = record->final_is_copy = record->reverted = 0;
+    record->has_children = 0;
     record->is_root = !parent;
     int r = lua_gettop(L);
     lua_pushvalue(L, base);
@@ -386,6 +388,7 @@ static void draft_read(lua_State *L, int m, int r, int key) {
         lua_createtable(L, 0, 1);
         lua_pushvalue(L, -1);
         lua_setiuservalue(L, r, R_CHILDREN);
+        record->has_children = 1;
     }
     int children = lua_gettop(L);
     lua_pushvalue(L, key);
@@ -413,19 +416,19 @@ static void draft_read(lua_State *L, int m, int r, int key) {
 /// Before `key` of the draft whose record is at `r` is assigned `value`: the child draft handed out
 /// for that key, unless it is what is assigned, is detached, since the key no longer holds it. Written
 /// later, it changes itself only, as a plain table taken out of its parent would; this cannot be told
-/// from the key's value, which may be the child's base again (a kept draft or a view put back).
+/// from the key's value, which may be the child's base again (a kept draft or a view put back). Only
+/// for a record that has children.
 static void detach_child(lua_State *L, int r, int key, int value) {
-    if (lua_getiuservalue(L, r, R_CHILDREN) == LUA_TTABLE) {
-        int children = lua_gettop(L);
+    lua_getiuservalue(L, r, R_CHILDREN);
+    int children = lua_gettop(L);
+    lua_pushvalue(L, key);
+    if (lua_rawget(L, children) == LUA_TTABLE && !lua_rawequal(L, -1, value)) {
+        record_of(L, -1);
+        lua_pushnil(L);
+        lua_setiuservalue(L, -2, R_PARENT);
         lua_pushvalue(L, key);
-        if (lua_rawget(L, children) == LUA_TTABLE && !lua_rawequal(L, -1, value)) {
-            record_of(L, -1);
-            lua_pushnil(L);
-            lua_setiuservalue(L, -2, R_PARENT);
-            lua_pushvalue(L, key);
-            lua_pushnil(L);
-            lua_rawset(L, children);
-        }
+        lua_pushnil(L);
+        lua_rawset(L, children);
     }
     lua_settop(L, r);
 }
@@ -477,7 +480,7 @@ static int draft_newindex(lua_State *L) {
     if (key_type == LUA_TNUMBER && !lua_isinteger(L, 2) && isnan(lua_tonumber(L, 2))) {
         return luaL_error(L, "index is NaN");
     }
-    detach_child(L, 4, 2, 3);
+    if (record->has_children) detach_child(L, 4, 2, 3);
     int plugin_table = lua_type(L, 3) == LUA_TTABLE && settle_stored_table(L, m, machine->live_session);
     if (!record->has_copy) {
         lua_getiuservalue(L, 4, R_BASE);  // at 5
