@@ -164,7 +164,7 @@ struct SideEffectTimeLimitTests {
     /// The shared timer sleeps towards the earliest deadline: one due sooner than the one it sleeps
     /// towards must wake it.
     @Test func anEarlierDeadlineIsNotHeldUpByALaterOne() async throws {
-        var configuration = PluginHost<AppState>.Configuration(sideEffectTimeLimit: .seconds(60))
+        var configuration = PluginHost<AppState>.Configuration(sideEffectTimeLimit: .seconds(600))
         configuration.pluginLimits = ["hasty": PluginLimits(sideEffectTimeLimit: .milliseconds(100))]
         let host = try host(configuration)
         let patient = try host.dispatch("patient.wait", returning: Int.self)
@@ -173,9 +173,9 @@ struct SideEffectTimeLimitTests {
         let start = clock.now
         let error = await #expect(throws: PluginError.self) { try await host.dispatch("hasty.wait").value }
         #expect(error?.kind == .limit)
-        // Well under the later deadline (60 s), with room for a loaded machine: a full suite under
-        // ThreadSanitizer on two cores took 10.4 s once.
-        #expect(clock.now - start < .seconds(30))
+        // Well under the later deadline (600 s), with room for a loaded pool: a full suite under
+        // ThreadSanitizer on two cores, beside other work, kept this test's task waiting 33 s once.
+        #expect(clock.now - start < .seconds(30).allowingForSanitizers)
         releaseParked()
         #expect(try await patient.value == 100)
     }

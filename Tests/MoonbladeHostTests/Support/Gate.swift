@@ -1,4 +1,5 @@
 import MoonbladeHost
+import MoonbladeTestSupport
 
 /// A dependency `gate.pass` that holds the side effect calling it until the test lets it go: the test
 /// calls ``waitForEntry()`` (the side effect is then awaiting), does what it must, then ``release()``.
@@ -19,4 +20,11 @@ struct Gate {
 
     func waitForEntry() async { await entered.arrive() }
     func release() async { await released.arrive() }
+}
+
+extension PluginHost.Configuration {
+    /// For a host whose side effects await the test itself (a ``Gate``): the test's task may wait for a
+    /// thread of the pool behind other tests' work, so the usual 30 s limit is stretched as the tests'
+    /// own time bounds are under a sanitizer.
+    static var awaitingTheTest: Self { Self(sideEffectTimeLimit: .seconds(30).allowingForSanitizers) }
 }
