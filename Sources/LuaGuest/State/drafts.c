@@ -22,6 +22,7 @@
 
 #include "../guest.h"
 #include <math.h>
+#include <stdint.h>
 
 const char *moonblade_state_chunk_name(void) { return "moonblade/state.lua"; }
 
@@ -70,11 +71,19 @@ typedef struct draft_record {
     lua_Integer session;
     lua_Integer listed;       // keys in `changes`
     lua_Integer base_length;  // once copied: the base's length if it is exactly a sequence, else -1
-    unsigned char has_copy, busy, finalized;
-    unsigned char final_is_copy;  // once finalized: it finished as its copy (something changed), else its base
+    // The finish (`finish_stamp`) finishing this draft, 0 when none: met again in that finish, it is
+    // a cycle. A stamp, not a flag: a finish cut short by an error (the state too deep, out of
+    // memory) leaves it set, and a later finish of this draft (a kept draft put back) is no cycle.
+    // 32 bits, so the record stays 32 bytes (a counter dispatch allocates a few).
+    uint32_t busy;
+    unsigned char has_copy;
+    unsigned char finalized;  // 0 until finished, then FINAL_BASE (nothing changed) or FINAL_COPY
     unsigned char is_root;        // the draft the updater was handed: `apply` files its change record
     unsigned char reverted;   // a listed key was set back to its base value: `changes` may list it twice
 } draft_record;
+
+/// What a finished draft finished as: its base (nothing in it changed) or its copy.
+enum { FINAL_BASE = 1, FINAL_COPY = 2 };
 
 /// A record's user values; a root's record has only the first `R_ROOT_COUNT`.
 enum { R_BASE = 1, R_COPY, R_CHANGES, R_CHILDREN, R_PARENT, R_KEY, R_PROXY, R_ROOT_COUNT = R_CHILDREN, R_COUNT = R_PROXY };
@@ -261,7 +270,8 @@ static void new_draft(lua_State *L, int m, int base, int parent, int key, lua_In
     draft_record *record = lua_newuserdatauv(L, sizeof *record, parent ? R_COUNT : R_ROOT_COUNT);
     record->session = session;
     record->listed = 0;
-    record->has_copy = record->busy = record->finalized = record->final_is_copy = record->reverted = 0;
+    record->busy = 0;
+    record->has_copy = record->finalized = record->reverted = 0;
     record->is_root = !parent;
     int r = lua_gettop(L);
     lua_pushvalue(L, base);
@@ -678,24 +688,35 @@ static void file_changes(lua_State *L, int m, int copy, int list) {
     ((state_machine *)lua_touserdata(L, m))->change_count++;
 }
 
+/// The stamp of the finish under way (`apply`'s number), never 0. Two finishes 2^32 applies apart
+/// have the same one: a draft left busy by the first and finished again by the second would be
+/// taken for a cycle.
+static uint32_t finish_stamp(const state_machine *machine) {
+    uint32_t stamp = (uint32_t)machine->last_session;
+    return stamp ? stamp : 1;
+}
+
 /// Pushes what the draft whose record is at `r` finishes as: its copy with every change resolved and
 /// a change record in CHANGES, or its base when nothing in it changed.
 static void finalize(lua_State *L, int m, int r) {
     r = lua_absindex(L, r);
     draft_record *record = lua_touserdata(L, r);
     if (record->finalized) {
-        lua_getiuservalue(L, r, record->final_is_copy ? R_COPY : R_BASE);
+        lua_getiuservalue(L, r, record->finalized == FINAL_COPY ? R_COPY : R_BASE);
         return;
     }
     if (!record->has_copy) {
         lua_getiuservalue(L, r, R_BASE);
-        record->finalized = 1;
+        record->finalized = FINAL_BASE;
         return;
     }
-    if (record->busy) raise_plain(L, "the new state contains a table that contains itself (a cycle)");
     state_machine *machine = lua_touserdata(L, m);
+    uint32_t stamp = finish_stamp(machine);
+    if (record->busy == stamp) raise_plain(L, "the new state contains a table that contains itself (a cycle)");
+    // An earlier finish cut short may have listed a kept key twice while trimming `changes` in place.
+    if (record->busy) record->reverted = 1;
     enter_nested(L, machine);
-    record->busy = 1;
+    record->busy = stamp;
     int top = lua_gettop(L);
     lua_getiuservalue(L, r, R_COPY);
     int copy = top + 1;
@@ -761,8 +782,7 @@ static void finalize(lua_State *L, int m, int r) {
         lua_remove(L, copy);
     }
     // The final table is now at top + 1, alone above what the caller had.
-    record->finalized = 1;
-    record->final_is_copy = kept > 0;
+    record->finalized = kept > 0 ? FINAL_COPY : FINAL_BASE;
 }
 
 /// Pushes a copy of the table at `t` the plugin built (a payload, a returned state), with drafts,
@@ -901,7 +921,7 @@ static void clear_changes(lua_State *L, int m) {
 /// finds it without a look-up), else in CHANGES like any other.
 static void file_root_changes(lua_State *L, int m, int r, int root) {
     draft_record *record = lua_touserdata(L, r);
-    if (!record->finalized || !record->final_is_copy) return;
+    if (record->finalized != FINAL_COPY) return;
     lua_getiuservalue(L, r, R_COPY);
     lua_getiuservalue(L, r, R_CHANGES);
     if (lua_rawequal(L, -2, root)) {

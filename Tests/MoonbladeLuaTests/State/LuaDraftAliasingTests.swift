@@ -122,6 +122,26 @@ struct LuaDraftAliasingTests {
         ])
     }
 
+    /// A kept draft whose finishing was cut short by an error elsewhere in that state (here the
+    /// state was nested too deep where the updater also put it) is finished again when put back:
+    /// it contains nothing that contains itself, so it is no cycle.
+    @Test func aKeptDraftWhoseFinishingWasCutShortIsFinishedWhenPutBack() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        // 506 levels below `extra` fit at `todos[3]` (the new state's depth 3), not 5 levels further down.
+        try harness.vm.run("chain = {}; local t = chain; for _ = 1, 505 do t.next = {}; t = t.next end")
+        let error = try #require(throws: LuaNewStateError.self) {
+            _ = try harness.draft("""
+                state.todos[2].extra = { { { { state.todos[1] } } } }
+                failed = state.todos[1]
+                failed.title = 'cut short'
+                failed.extra = chain
+                """)
+        }
+        #expect(error.error.message.contains("512 levels"), "\(error.error)")
+        let board = try harness.update(Board.self, "state.todos[3] = failed")
+        #expect(board.todos.map(\.title) == ["a", "b", "cut short"])
+    }
+
     /// One table decoded as several types: empty at an array and a dictionary, then filled.
     @Test func oneTableAtPlacesOfDifferentTypes() throws {
         try expectSameAsPlainCopies([
