@@ -142,6 +142,35 @@ struct LuaDraftAliasingTests {
         #expect(board.todos.map(\.title) == ["a", "b", "cut short"])
     }
 
+    /// Four levels below the root: children read before and after a grandparent is replaced,
+    /// written through stale locals, moved between branches.
+    @Test func deepPathsWithGrandparentsReplaced() throws {
+        try expectSameAsPlainCopies([
+            "state.deep = { a = { x = { 1, 2 }, y = { 3 } }, b = { z = {} } }",
+            "local x = state.deep.a.x; local a = state.deep.a; state.deep = { a = a, b = { z = x } }; x[3] = 3; a.y[2] = 4",
+            "local y = state.deep.a.y; state.deep.a = nil; y[1] = 30; state.deep.b.y = y; table.insert(state.deep.b.z, 1, 0)",
+            "local d = state.deep; local z = d.b.z; state.deep = nil; z[1] = 9; state.deep = d; d.b.w = z",
+            "local b = state.deep.b; b.z = b.y; b.y = nil; b.z[#b.z + 1] = 5; state.deep.c = { q = b.w }; b.w = nil; state.deep.c.q[1] = 7",
+            "state.deep.c.q = state.deep.b.z; state.deep.b.z[1] = 100; state.deep.b = { z = state.deep.c.q }; state.deep.c.q[2] = 200",
+            "kept_deep = state.deep.c",
+            "local q = state.deep.c.q; state.deep.c = kept_deep; q[1] = -1; state.deep.c.q[1] = 1",
+            "v = current_view()",
+            "local z = state.deep.b.z; state.deep.b = v.deep.b; z[1] = 0; state.deep.b.z[2] = 2; state.deep.e = v.deep.c",
+        ])
+    }
+
+    /// A kept root, a view of an older version or of the current one returned as the new state.
+    @Test func keptRootsAndViewsReturned() throws {
+        try expectSameAsPlainCopies([
+            "kept_root = state; old = current_view(); state.todos[1].title = 'then'",
+            "state.counter = 5; table.remove(state.todos, 1)",
+            "state.todos[1].done = false; return kept_root",
+            "return current_view()",
+            "state.name = 'lost'; return old",
+            "local t = state.todos[2]; state.counter = 7; return { counter = old.counter, todos = { t, old.todos[3] }, byOwner = old.byOwner, settings = state.settings }",
+        ])
+    }
+
     /// One table decoded as several types: empty at an array and a dictionary, then filled.
     @Test func oneTableAtPlacesOfDifferentTypes() throws {
         try expectSameAsPlainCopies([
@@ -226,6 +255,15 @@ struct AliasingStep: CustomStringConvertible {
         case 41: "for k, t in pairs(state.todos) do if k == \(p) then state.todos[k] = state.todos[\(q)] or t end; t.done = not t.done end"
         case 42: "local t = \(todo); if t then \(todo) = nil; \(todo) = t; t.tags[#t.tags + 1] = \"\(s)\" end"
         case 43: "\(ref) = \(todo) and \(todo).tags; if \(todo) then \(todo) = { title = \"\(s)\", done = true, tags = { \"\(s)\" } } end"
+        // Four levels deep: `deep[s].x` is an array of numbers; branches swapped, aliased, replaced.
+        case 44: "state.deep = state.deep or { a = { x = { \(n) } }, b = { x = {}, y = { 1 } } }"
+        case 45: "\(ref) = state.deep and state.deep[\"\(s)\"]"
+        case 46: "\(ref) = state.deep and state.deep[\"\(s)\"] and state.deep[\"\(s)\"].x"
+        case 47: "if state.deep then state.deep[\"\(s)\"] = state.deep.a end"
+        case 48: "if state.deep then state.deep = { a = state.deep.b, b = state.deep.a } end"
+        case 49: "if type(\(ref)) == 'table' and \(ref).done == nil and \(ref)[1] == nil then \(ref).x = \(ref).y or { \(n) } end"
+        case 50: "if state.deep and state.deep.a and state.deep.a.x then table.insert(state.deep.a.x, 1, \(n)) end"
+        case 51: "if state.deep and state.deep[\"\(s)\"] and state.deep[\"\(s)\"].x then state.deep[\"\(s)\"].y = state.deep[\"\(s)\"].x end"
         default: "state.counter = state.counter + \(n)"
         }
     }
@@ -237,7 +275,7 @@ struct AliasingStep: CustomStringConvertible {
     }
 
     static let gen = zip(
-        Gen.int(in: 0...44), Gen.int(in: 1...4), Gen.int(in: 1...4), Gen.int(in: 1...3),
+        Gen.int(in: 0...52), Gen.int(in: 1...4), Gen.int(in: 1...4), Gen.int(in: 1...3),
         Gen.element(of: ["a", "b", "ann"]).map { $0! }, Gen.int(in: 0...9)
     ).map { AliasingStep(kind: $0, p: $1, q: $2, i: $3, s: $4, n: $5) }
 }
