@@ -14,7 +14,9 @@
 // differs from `base`; a sequence, so one allocation holds it), `children` (the child draft handed
 // out per key, so `d.a == d.a`) and, for a child, its `parent`, `key` and `proxy`. Writes go to
 // `copy` and mark the path up to the root; assigning a key detaches the child draft handed out for it
-// (written later, it changes only itself). Finishing turns every modified
+// (written later, it changes only itself). A kept draft or a view put back gives its key the table it
+// shows, and stands, for the rest of the updater, for that key's child draft (SHOWN): put at two
+// places, it is one table at both, as a plain table is. Finishing turns every modified
 // draft into its `copy` with child drafts resolved, every unmodified one into its `base` (so an
 // unchanged subtree keeps its identity), and deep-copies tables the plugin created, so the resident
 // tree is owned by the host. Copies keep the kind marker of their table (LuaTableKind), so an object
@@ -60,6 +62,7 @@ enum {
     M_CHANGES,     // what one finish builds: new table -> { older table, changed keys... }; reused
     M_OWNED,       // plugin table -> its copy, during one finish
     M_BUSY,        // plugin tables being copied, during one finish (a cycle if met again)
+    M_SHOWN,       // kept draft or view put back this session -> the child draft standing for it
     M_COPY_SEQUENCE,  // the Lua function `copy(t, n)`: `{ t[1], ..., t[n] }` built in one SETLIST
     M_ROOT_CHANGES,   // the change record of the new root, kept apart from CHANGES (often the only one)
     M_SPARE_CHANGES,     // the last root change record, emptied once decoded: the next root's, made no more
@@ -425,6 +428,7 @@ static void draft_read(lua_State *L, int m, int r, int key) {
 /// later, it changes itself only, as a plain table taken out of its parent would; this cannot be told
 /// from the key's value, which may be the child's base again (a kept draft or a view put back).
 static void detach_child(lua_State *L, int r, int key, int value) {
+    int top = lua_gettop(L);
     if (lua_getiuservalue(L, r, R_CHILDREN) == LUA_TTABLE) {
         int children = lua_gettop(L);
         lua_pushvalue(L, key);
@@ -437,7 +441,7 @@ static void detach_child(lua_State *L, int r, int key, int value) {
             lua_rawset(L, children);
         }
     }
-    lua_settop(L, r);
+    lua_settop(L, top);
 }
 
 static int draft_index(lua_State *L) {
@@ -448,31 +452,59 @@ static int draft_index(lua_State *L) {
 
 static void finalize(lua_State *L, int m, int r);
 
+/// What `settle_stored_table` found the table value stored to be.
+enum { STORED_AS_IS, STORED_PLUGIN_TABLE, STORED_SHOWN };
+
 /// Puts in place of the table value at 3 of `draft_newindex` (record at 4) what it stands for when it
 /// is a view or a draft of an earlier updater (kept in a global, an upvalue, a coroutine): the table it
 /// shows, so that reading it back gives a draft of it, written like any other part of the state (a
-/// kept draft itself stays read-only). Only when that table is final: a kept draft that was written
-/// but never finished (its updater failed, or it was detached) may hold tables the plugin can still
-/// change, so it stays itself, finished with the new state. Returns whether the value is a table the
-/// plugin made.
+/// kept draft itself stays read-only); then returns STORED_SHOWN with the view or kept draft at 5,
+/// for `stand_for_shown`. Put back a second time in this updater, it stands for the child draft made
+/// for it the first time, which is put in its place. Only when that table is final: a kept draft that
+/// was written but never finished (its updater failed, or it was detached) may hold tables the plugin
+/// can still change, so it stays itself, finished with the new state.
 static int settle_stored_table(lua_State *L, int m, lua_Integer live_session) {
-    if (!lua_getmetatable(L, 3)) return 1;
+    if (!lua_getmetatable(L, 3)) return STORED_PLUGIN_TABLE;
     lua_getiuservalue(L, m, M_DRAFT_MT);
     lua_getiuservalue(L, m, M_VIEW_MT);
     int draft = lua_rawequal(L, -2, -3), view = lua_rawequal(L, -1, -3);
     lua_settop(L, 4);
-    if (view) {
-        lookup(L, m, M_VIEW, 3);
-        lua_replace(L, 3);
-    } else if (draft) {
+    if (draft) {
         draft_record *kept = record_of(L, 3);
-        if (kept && kept->session != live_session && (kept->finalized || !kept->has_copy)) {
-            finalize(L, m, -1);  // its final table or its base: nothing to finish
+        draft = kept && kept->session != live_session && (kept->finalized || !kept->has_copy);
+        lua_settop(L, 4);
+    }
+    if (!draft && !view) return STORED_AS_IS;  // a draft of this updater, or one not final
+    if (lua_getiuservalue(L, m, M_SHOWN) == LUA_TTABLE) {
+        lua_pushvalue(L, 3);
+        if (lua_rawget(L, -2) == LUA_TTABLE) {
             lua_replace(L, 3);
+            lua_settop(L, 4);
+            return STORED_AS_IS;
         }
     }
     lua_settop(L, 4);
-    return !draft && !view;
+    lua_pushvalue(L, 3);  // at 5
+    if (view) {
+        lookup(L, m, M_VIEW, 3);
+    } else {
+        record_of(L, 3);
+        finalize(L, m, -1);  // its final table or its base: nothing to finish
+        lua_remove(L, -2);
+    }
+    lua_replace(L, 3);
+    return STORED_SHOWN;
+}
+
+/// After key 2 of the draft whose record is at 4 was given the table the kept draft or view at 5
+/// shows: that kept draft or view stands for the key's child draft for the rest of the updater, so
+/// that put at another place too it is one table at both, as a plain table put at two places is.
+static void stand_for_shown(lua_State *L, int m) {
+    draft_read(L, m, 4, 2);  // the key holds that table (neither a draft nor the plugin's): its child
+    session_table(L, m, M_SHOWN);
+    lua_pushvalue(L, 5);
+    lua_pushvalue(L, -3);
+    lua_rawset(L, -3);
 }
 
 static int draft_newindex(lua_State *L) {
@@ -487,24 +519,31 @@ static int draft_newindex(lua_State *L) {
     if (key_type == LUA_TNUMBER && !lua_isinteger(L, 2) && isnan(lua_tonumber(L, 2))) {
         return luaL_error(L, "index is NaN");
     }
+    int stored = lua_type(L, 3) == LUA_TTABLE ? settle_stored_table(L, m, machine->live_session) : STORED_AS_IS;
     detach_child(L, 4, 2, 3);
-    int plugin_table = lua_type(L, 3) == LUA_TTABLE && settle_stored_table(L, m, machine->live_session);
+    int top = lua_gettop(L);
     if (!record->has_copy) {
-        lua_getiuservalue(L, 4, R_BASE);  // at 5
+        lua_getiuservalue(L, 4, R_BASE);  // at top + 1
         lua_pushvalue(L, 2);
-        lua_rawget(L, 5);
-        if (lua_rawequal(L, -1, 3)) return 0;  // writing back what the base holds copies nothing
+        lua_rawget(L, top + 1);
+        if (lua_rawequal(L, -1, 3)) {  // writing back what the base holds copies nothing
+            if (stored == STORED_SHOWN) stand_for_shown(L, m);
+            return 0;
+        }
         lua_pop(L, 1);
         // The first write: the new copy holds the base's value at `key`, which nothing listed yet.
-        prepare(L, m, 4);  // at 6
-        list_key(L, m, 4, 5, 2);
+        prepare(L, m, 4);  // at top + 2
+        list_key(L, m, 4, top + 1, 2);
         lua_pushvalue(L, 2);
         lua_pushvalue(L, 3);
-        lua_rawset(L, 6);
+        lua_rawset(L, top + 2);
     } else if (!draft_write(L, m, 4, 2, 3)) {
+        if (stored == STORED_SHOWN) stand_for_shown(L, m);
         return 0;
     }
-    if (plugin_table) {
+    if (stored == STORED_SHOWN) {
+        stand_for_shown(L, m);
+    } else if (stored == STORED_PLUGIN_TABLE) {
         session_table(L, m, M_FRESH);
         lua_pushvalue(L, 3);
         lua_pushboolean(L, 1);
@@ -866,7 +905,7 @@ static void end_session(lua_State *L, int m) {
     machine->fresh_count = 0;
     if (!machine->made_session_tables) return;
     machine->made_session_tables = 0;
-    for (int which = M_FRESH; which <= M_BUSY; which++) {
+    for (int which = M_FRESH; which <= M_SHOWN; which++) {
         if (which == M_CHANGES) continue;  // read by the decode that follows; emptied after it
         lua_pushnil(L);
         lua_setiuservalue(L, m, which);
