@@ -37,6 +37,8 @@ struct LuaDraftAliasingTests {
 
     @Test func localReferencesKeptWhileTheirParentIsReplaced() throws {
         try expectSameAsPlainCopies([
+            // Collected between the read and the write: only the locals hold the moved parts.
+            "local tags = state.todos[1].tags; state.todos[1] = state.todos[2]; collectgarbage(); collectgarbage(); tags[1] = 'gc'; state.todos[3].tags = tags",
             "local todos = state.todos; local t = todos[1]; state.todos = { todos[2] }; t.title = 'stale'; todos[2].done = true",
             "local s = state.settings; local l = s.limits; state.settings = { theme = 'n', limits = l }; l.max = 9; s.theme = 'old'",
             "local s = state.settings; state.settings = nil; state.settings = s; s.limits.a = 1",
@@ -114,6 +116,8 @@ struct LuaDraftAliasingTests {
             "pcall(function() state.todos[1].tags[1] = 'e'; state.todos[1].tags[nil] = 1 end); state.todos[1].tags[2] = 'f'",
             "local t = state.todos[2]; pcall(function() table.insert(state.todos, 1, t); error('x') end); t.title = 'shifted'",
             "local t = state.todos[1]; pcall(table.sort, state.todos, function(a, b) if a == t then error('s') end; return a.title < b.title end); t.done = true",
+            "for i = 4, 12 do state.todos[i] = { title = tostring(i % 5), done = false, tags = {} } end",
+            "local t = state.todos[2]; local ok = pcall(table.sort, state.todos, function() return true end); t.title = 'after ' .. tostring(ok)",
         ])
     }
 
