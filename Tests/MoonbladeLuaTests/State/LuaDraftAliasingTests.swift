@@ -90,6 +90,19 @@ struct LuaDraftAliasingTests {
         ])
     }
 
+    /// Not yet so for a kept draft or view and a part of it (`kept.tags`) put at two places: the part
+    /// gets a draft of its own, where in a plain copy it is the same table as `state.todos[1].tags`.
+    /// A kept part knows its path to the kept draft; a view, one per table, knows none.
+    @Test func aKeptDraftOrAViewAndAPartOfItPutAtTwoPlacesPartWays() throws {
+        withKnownIssue("a part of a kept draft or view put back is a draft of its own") {
+            try expectSameAsPlainCopies([
+                "kept = state.todos[3]",
+                "state.todos[1] = kept; state.todos[2].tags = kept.tags; state.todos[1].tags[1] = 'both'",
+                "local v = current_view(); state.todos[1] = v.todos[3]; state.todos[2].tags = v.todos[3].tags; state.todos[2].tags[1] = 'both'",
+            ])
+        }
+    }
+
     /// A kept draft is a snapshot (README): each one here is put back once.
     @Test func keptDraftsPutBackOnce() throws {
         try expectSameAsPlainCopies([
