@@ -16,7 +16,8 @@
 // `copy` and mark the path up to the root; assigning a key detaches the child draft handed out for it
 // (written later, it changes only itself). A kept draft or a view put back gives its key the table it
 // shows, and stands, for the rest of the updater, for that key's child draft (SHOWN): put at two
-// places, it is one table at both, as a plain table is. Finishing turns every modified
+// places, it is one table at both, as a plain table is; so is a part of a kept draft put back after
+// it (`kept.tags`), found by its path below the stand-in. Finishing turns every modified
 // draft into its `copy` with child drafts resolved, every unmodified one into its `base` (so an
 // unchanged subtree keeps its identity), and deep-copies tables the plugin created, so the resident
 // tree is owned by the host. Copies keep the kind marker of their table (LuaTableKind), so an object
@@ -452,6 +453,59 @@ static int draft_index(lua_State *L) {
 
 static void finalize(lua_State *L, int m, int r);
 
+/// Pushes the draft of this updater standing for what the kept draft at 3 shows, when that is a part
+/// of a kept draft put back in this updater (SHOWN, at `shown`): the draft the same path leads to from
+/// that one's stand-in, if it still has the same base there (else the two have parted, as a snapshot
+/// and a table written on do). Returns 0, pushing nothing, when there is none.
+static int push_shown_part(lua_State *L, int m, int shown) {
+    int top = lua_gettop(L);
+    record_of(L, 3);
+    finalize(L, m, -1);  // what it shows (it is final)
+    int final = top + 2;
+    lua_createtable(L, 4, 0);
+    int keys = top + 3, count = 0, found = 0;
+    lua_pushvalue(L, top + 1);  // the record walked up from
+    while (!((draft_record *)lua_touserdata(L, -1))->is_root && count < moonblade_state_maximum_depth) {
+        lua_getiuservalue(L, -1, R_KEY);
+        lua_rawseti(L, keys, ++count);
+        if (lua_getiuservalue(L, -1, R_PARENT) != LUA_TUSERDATA) break;  // detached: a part no more
+        lua_replace(L, -2);
+        draft_record *parent = lua_touserdata(L, -1);
+        if (parent->is_root) break;
+        lua_getiuservalue(L, -1, R_PROXY);
+        if (lua_rawget(L, shown) == LUA_TTABLE) {
+            found = 1;
+            break;
+        }
+        lua_pop(L, 1);
+    }
+    if (!found) {
+        lua_settop(L, top);
+        return 0;
+    }
+    for (int i = count; i >= 1; i--) {  // down from the stand-in, at the top
+        record_of(L, -1);
+        lua_rawgeti(L, keys, i);
+        draft_read(L, m, lua_gettop(L) - 1, lua_gettop(L));
+        if (lua_type(L, -1) != LUA_TTABLE || !has_metatable(L, m, -1, M_DRAFT_MT)) {
+            lua_settop(L, top);
+            return 0;
+        }
+        lua_replace(L, -4);
+        lua_pop(L, 2);
+    }
+    record_of(L, -1);
+    lua_getiuservalue(L, -1, R_BASE);
+    if (!lua_rawequal(L, -1, final)) {
+        lua_settop(L, top);
+        return 0;
+    }
+    lua_pop(L, 2);
+    lua_replace(L, top + 1);
+    lua_settop(L, top + 1);
+    return 1;
+}
+
 /// What `settle_stored_table` found the table value stored to be.
 enum { STORED_AS_IS, STORED_PLUGIN_TABLE, STORED_SHOWN };
 
@@ -477,7 +531,12 @@ static int settle_stored_table(lua_State *L, int m, lua_Integer live_session) {
     if (!draft && !view) return STORED_AS_IS;  // a draft of this updater, or one not final
     if (lua_getiuservalue(L, m, M_SHOWN) == LUA_TTABLE) {
         lua_pushvalue(L, 3);
-        if (lua_rawget(L, -2) == LUA_TTABLE) {
+        int stands_for = lua_rawget(L, -2) == LUA_TTABLE;
+        if (!stands_for) {
+            lua_pop(L, 1);
+            stands_for = draft && push_shown_part(L, m, 5);
+        }
+        if (stands_for) {
             lua_replace(L, 3);
             lua_settop(L, 4);
             return STORED_AS_IS;

@@ -90,14 +90,24 @@ struct LuaDraftAliasingTests {
         ])
     }
 
-    /// Not yet so for a kept draft or view and a part of it (`kept.tags`) put at two places: the part
-    /// gets a draft of its own, where in a plain copy it is the same table as `state.todos[1].tags`.
-    /// A kept part knows its path to the kept draft; a view, one per table, knows none.
-    @Test func aKeptDraftOrAViewAndAPartOfItPutAtTwoPlacesPartWays() throws {
-        withKnownIssue("a part of a kept draft or view put back is a draft of its own") {
+    /// A kept draft and a part of it (`kept.tags`) put at two places are one table there too: the
+    /// part stands for the draft at the same path below the kept draft's place.
+    @Test func aKeptDraftAndAPartOfItPutAtTwoPlacesAreOneTableThere() throws {
+        try expectSameAsPlainCopies([
+            "kept = state.todos[3]; kept_2 = state.todos[2]",
+            "state.todos[1] = kept; state.todos[2].tags = kept.tags; state.todos[1].tags[1] = 'both'",
+            "state.settings.limits = { n = #kept_2.tags }; state.todos[1] = kept_2; state.todos[1].tags[1] = 'first'; state.todos[3].tags = kept_2.tags; state.todos[3].tags[2] = 'second'",
+        ])
+    }
+
+    /// Not yet so for a part put back before the kept draft it is part of, nor for a view and a part
+    /// of it (a view is one per table and knows no path): the part gets a draft of its own, where in
+    /// a plain copy it is the same table as the whole's.
+    @Test func aPartPutBackBeforeItsWholeOrAPartOfAViewPartWays() throws {
+        withKnownIssue("a part of a kept draft put back first, or a part of a view, is a draft of its own") {
             try expectSameAsPlainCopies([
                 "kept = state.todos[3]",
-                "state.todos[1] = kept; state.todos[2].tags = kept.tags; state.todos[1].tags[1] = 'both'",
+                "state.todos[2].tags = kept.tags; state.todos[1] = kept; state.todos[1].tags[1] = 'both'",
                 "local v = current_view(); state.todos[1] = v.todos[3]; state.todos[2].tags = v.todos[3].tags; state.todos[2].tags[1] = 'both'",
             ])
         }
