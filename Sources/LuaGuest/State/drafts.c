@@ -14,7 +14,10 @@
 // differs from `base`; a sequence, so one allocation holds it), `children` (the child draft handed
 // out per key, so `d.a == d.a`) and, for a child, its `parent`, `key` and `proxy`. Writes go to
 // `copy` and mark the path up to the root; assigning a key detaches the child draft handed out for it
-// (written later, it changes only itself). Finishing turns every modified
+// (written later, it changes only itself). A kept draft or a view put back gives its key the table it
+// shows, and stands, for the rest of the updater, for that key's child draft (SHOWN): put at two
+// places, it is one table at both, as a plain table is; so is a part of a kept draft put back after
+// it (`kept.tags`), found by its path below the stand-in. Finishing turns every modified
 // draft into its `copy` with child drafts resolved, every unmodified one into its `base` (so an
 // unchanged subtree keeps its identity), and deep-copies tables the plugin created, so the resident
 // tree is owned by the host. Copies keep the kind marker of their table (LuaTableKind), so an object
@@ -22,6 +25,7 @@
 
 #include "../guest.h"
 #include <math.h>
+#include <stdint.h>
 
 const char *moonblade_state_chunk_name(void) { return "moonblade/state.lua"; }
 
@@ -59,6 +63,7 @@ enum {
     M_CHANGES,     // what one finish builds: new table -> { older table, changed keys... }; reused
     M_OWNED,       // plugin table -> its copy, during one finish
     M_BUSY,        // plugin tables being copied, during one finish (a cycle if met again)
+    M_SHOWN,       // kept draft or view put back this session -> the child draft standing for it
     M_COPY_SEQUENCE,  // the Lua function `copy(t, n)`: `{ t[1], ..., t[n] }` built in one SETLIST
     M_ROOT_CHANGES,   // the change record of the new root, kept apart from CHANGES (often the only one)
     M_SPARE_CHANGES,     // the last root change record, emptied once decoded: the next root's, made no more
@@ -70,12 +75,20 @@ typedef struct draft_record {
     lua_Integer session;
     lua_Integer listed;       // keys in `changes`
     lua_Integer base_length;  // once copied: the base's length if it is exactly a sequence, else -1
-    unsigned char has_copy, busy, finalized;
-    unsigned char final_is_copy;  // once finalized: it finished as its copy (something changed), else its base
+    // The finish (`finish_stamp`) finishing this draft, 0 when none: met again in that finish, it is
+    // a cycle. A stamp, not a flag: a finish cut short by an error (the state too deep, out of
+    // memory) leaves it set, and a later finish of this draft (a kept draft put back) is no cycle.
+    // 32 bits, so the record stays 32 bytes (a counter dispatch allocates a few).
+    uint32_t busy;
+    unsigned char has_copy;
+    unsigned char finalized;  // 0 until finished, then FINAL_BASE (nothing changed) or FINAL_COPY
     unsigned char is_root;        // the draft the updater was handed: `apply` files its change record
-    unsigned char reverted;   // a listed key was set back to its base value: `changes` may list it twice
-    unsigned char has_children;  // `children` was made: a write checks it for the child it detaches
+    unsigned char reverted : 1;      // a listed key was set back to its base value: `changes` may list it twice
+    unsigned char has_children : 1;  // `children` was made: a write checks it for the child it detaches
 } draft_record;
+
+/// What a finished draft finished as: its base (nothing in it changed) or its copy.
+enum { FINAL_BASE = 1, FINAL_COPY = 2 };
 
 /// A record's user values; a root's record has only the first `R_ROOT_COUNT`.
 enum { R_BASE = 1, R_COPY, R_CHANGES, R_CHILDREN, R_PARENT, R_KEY, R_PROXY, R_ROOT_COUNT = R_CHILDREN, R_COUNT = R_PROXY };
@@ -262,8 +275,8 @@ static void new_draft(lua_State *L, int m, int base, int parent, int key, lua_In
     draft_record *record = lua_newuserdatauv(L, sizeof *record, parent ? R_COUNT : R_ROOT_COUNT);
     record->session = session;
     record->listed = 0;
-    record->has_copy = record->busy = record->finalized = record->final_is_copy = record->reverted = 0;
-    record->has_children = 0;
+    record->busy = 0;
+    record->has_copy = record->finalized = record->reverted = record->has_children = 0;
     record->is_root = !parent;
     int r = lua_gettop(L);
     lua_pushvalue(L, base);
@@ -419,6 +432,7 @@ static void draft_read(lua_State *L, int m, int r, int key) {
 /// from the key's value, which may be the child's base again (a kept draft or a view put back). Only
 /// for a record that has children.
 static void detach_child(lua_State *L, int r, int key, int value) {
+    int top = lua_gettop(L);
     lua_getiuservalue(L, r, R_CHILDREN);
     int children = lua_gettop(L);
     lua_pushvalue(L, key);
@@ -430,7 +444,7 @@ static void detach_child(lua_State *L, int r, int key, int value) {
         lua_pushnil(L);
         lua_rawset(L, children);
     }
-    lua_settop(L, r);
+    lua_settop(L, top);
 }
 
 static int draft_index(lua_State *L) {
@@ -441,31 +455,117 @@ static int draft_index(lua_State *L) {
 
 static void finalize(lua_State *L, int m, int r);
 
+/// Pushes the draft of this updater standing for what the kept draft at 3 shows, when that is a part
+/// of a kept draft put back in this updater (SHOWN, at `shown`): the draft the same path leads to from
+/// that one's stand-in, if it still has the same base there (else the two have parted, as a snapshot
+/// and a table written on do). Returns 0, pushing nothing, when there is none.
+static int push_shown_part(lua_State *L, int m, int shown) {
+    int top = lua_gettop(L);
+    record_of(L, 3);
+    finalize(L, m, -1);  // what it shows (it is final)
+    int final = top + 2;
+    lua_createtable(L, 4, 0);
+    int keys = top + 3, count = 0, found = 0;
+    lua_pushvalue(L, top + 1);  // the record walked up from
+    while (!((draft_record *)lua_touserdata(L, -1))->is_root && count < moonblade_state_maximum_depth) {
+        lua_getiuservalue(L, -1, R_KEY);
+        lua_rawseti(L, keys, ++count);
+        if (lua_getiuservalue(L, -1, R_PARENT) != LUA_TUSERDATA) break;  // detached: a part no more
+        lua_replace(L, -2);
+        draft_record *parent = lua_touserdata(L, -1);
+        if (parent->is_root) break;
+        lua_getiuservalue(L, -1, R_PROXY);
+        if (lua_rawget(L, shown) == LUA_TTABLE) {
+            found = 1;
+            break;
+        }
+        lua_pop(L, 1);
+    }
+    if (!found) {
+        lua_settop(L, top);
+        return 0;
+    }
+    for (int i = count; i >= 1; i--) {  // down from the stand-in, at the top
+        record_of(L, -1);
+        lua_rawgeti(L, keys, i);
+        draft_read(L, m, lua_gettop(L) - 1, lua_gettop(L));
+        if (lua_type(L, -1) != LUA_TTABLE || !has_metatable(L, m, -1, M_DRAFT_MT)) {
+            lua_settop(L, top);
+            return 0;
+        }
+        lua_replace(L, -4);
+        lua_pop(L, 2);
+    }
+    record_of(L, -1);
+    lua_getiuservalue(L, -1, R_BASE);
+    if (!lua_rawequal(L, -1, final)) {
+        lua_settop(L, top);
+        return 0;
+    }
+    lua_pop(L, 2);
+    lua_replace(L, top + 1);
+    lua_settop(L, top + 1);
+    return 1;
+}
+
+/// What `settle_stored_table` found the table value stored to be.
+enum { STORED_AS_IS, STORED_PLUGIN_TABLE, STORED_SHOWN };
+
 /// Puts in place of the table value at 3 of `draft_newindex` (record at 4) what it stands for when it
 /// is a view or a draft of an earlier updater (kept in a global, an upvalue, a coroutine): the table it
 /// shows, so that reading it back gives a draft of it, written like any other part of the state (a
-/// kept draft itself stays read-only). Only when that table is final: a kept draft that was written
-/// but never finished (its updater failed, or it was detached) may hold tables the plugin can still
-/// change, so it stays itself, finished with the new state. Returns whether the value is a table the
-/// plugin made.
+/// kept draft itself stays read-only); then returns STORED_SHOWN with the view or kept draft at 5,
+/// for `stand_for_shown`. Put back a second time in this updater, it stands for the child draft made
+/// for it the first time, which is put in its place. Only when that table is final: a kept draft that
+/// was written but never finished (its updater failed, or it was detached) may hold tables the plugin
+/// can still change, so it stays itself, finished with the new state.
 static int settle_stored_table(lua_State *L, int m, lua_Integer live_session) {
-    if (!lua_getmetatable(L, 3)) return 1;
+    if (!lua_getmetatable(L, 3)) return STORED_PLUGIN_TABLE;
     lua_getiuservalue(L, m, M_DRAFT_MT);
     lua_getiuservalue(L, m, M_VIEW_MT);
     int draft = lua_rawequal(L, -2, -3), view = lua_rawequal(L, -1, -3);
     lua_settop(L, 4);
-    if (view) {
-        lookup(L, m, M_VIEW, 3);
-        lua_replace(L, 3);
-    } else if (draft) {
+    if (draft) {
         draft_record *kept = record_of(L, 3);
-        if (kept && kept->session != live_session && (kept->finalized || !kept->has_copy)) {
-            finalize(L, m, -1);  // its final table or its base: nothing to finish
+        draft = kept && kept->session != live_session && (kept->finalized || !kept->has_copy);
+        lua_settop(L, 4);
+    }
+    if (!draft && !view) return STORED_AS_IS;  // a draft of this updater, or one not final
+    if (lua_getiuservalue(L, m, M_SHOWN) == LUA_TTABLE) {
+        lua_pushvalue(L, 3);
+        int stands_for = lua_rawget(L, -2) == LUA_TTABLE;
+        if (!stands_for) {
+            lua_pop(L, 1);
+            stands_for = draft && push_shown_part(L, m, 5);
+        }
+        if (stands_for) {
             lua_replace(L, 3);
+            lua_settop(L, 4);
+            return STORED_AS_IS;
         }
     }
     lua_settop(L, 4);
-    return !draft && !view;
+    lua_pushvalue(L, 3);  // at 5
+    if (view) {
+        lookup(L, m, M_VIEW, 3);
+    } else {
+        record_of(L, 3);
+        finalize(L, m, -1);  // its final table or its base: nothing to finish
+        lua_remove(L, -2);
+    }
+    lua_replace(L, 3);
+    return STORED_SHOWN;
+}
+
+/// After key 2 of the draft whose record is at 4 was given the table the kept draft or view at 5
+/// shows: that kept draft or view stands for the key's child draft for the rest of the updater, so
+/// that put at another place too it is one table at both, as a plain table put at two places is.
+static void stand_for_shown(lua_State *L, int m) {
+    draft_read(L, m, 4, 2);  // the key holds that table (neither a draft nor the plugin's): its child
+    session_table(L, m, M_SHOWN);
+    lua_pushvalue(L, 5);
+    lua_pushvalue(L, -3);
+    lua_rawset(L, -3);
 }
 
 static int draft_newindex(lua_State *L) {
@@ -480,24 +580,31 @@ static int draft_newindex(lua_State *L) {
     if (key_type == LUA_TNUMBER && !lua_isinteger(L, 2) && isnan(lua_tonumber(L, 2))) {
         return luaL_error(L, "index is NaN");
     }
+    int stored = lua_type(L, 3) == LUA_TTABLE ? settle_stored_table(L, m, machine->live_session) : STORED_AS_IS;
     if (record->has_children) detach_child(L, 4, 2, 3);
-    int plugin_table = lua_type(L, 3) == LUA_TTABLE && settle_stored_table(L, m, machine->live_session);
+    int top = lua_gettop(L);
     if (!record->has_copy) {
-        lua_getiuservalue(L, 4, R_BASE);  // at 5
+        lua_getiuservalue(L, 4, R_BASE);  // at top + 1
         lua_pushvalue(L, 2);
-        lua_rawget(L, 5);
-        if (lua_rawequal(L, -1, 3)) return 0;  // writing back what the base holds copies nothing
+        lua_rawget(L, top + 1);
+        if (lua_rawequal(L, -1, 3)) {  // writing back what the base holds copies nothing
+            if (stored == STORED_SHOWN) stand_for_shown(L, m);
+            return 0;
+        }
         lua_pop(L, 1);
         // The first write: the new copy holds the base's value at `key`, which nothing listed yet.
-        prepare(L, m, 4);  // at 6
-        list_key(L, m, 4, 5, 2);
+        prepare(L, m, 4);  // at top + 2
+        list_key(L, m, 4, top + 1, 2);
         lua_pushvalue(L, 2);
         lua_pushvalue(L, 3);
-        lua_rawset(L, 6);
+        lua_rawset(L, top + 2);
     } else if (!draft_write(L, m, 4, 2, 3)) {
+        if (stored == STORED_SHOWN) stand_for_shown(L, m);
         return 0;
     }
-    if (plugin_table) {
+    if (stored == STORED_SHOWN) {
+        stand_for_shown(L, m);
+    } else if (stored == STORED_PLUGIN_TABLE) {
         session_table(L, m, M_FRESH);
         lua_pushvalue(L, 3);
         lua_pushboolean(L, 1);
@@ -681,24 +788,35 @@ static void file_changes(lua_State *L, int m, int copy, int list) {
     ((state_machine *)lua_touserdata(L, m))->change_count++;
 }
 
+/// The stamp of the finish under way (`apply`'s number), never 0. Two finishes 2^32 applies apart
+/// have the same one: a draft left busy by the first and finished again by the second would be
+/// taken for a cycle.
+static uint32_t finish_stamp(const state_machine *machine) {
+    uint32_t stamp = (uint32_t)machine->last_session;
+    return stamp ? stamp : 1;
+}
+
 /// Pushes what the draft whose record is at `r` finishes as: its copy with every change resolved and
 /// a change record in CHANGES, or its base when nothing in it changed.
 static void finalize(lua_State *L, int m, int r) {
     r = lua_absindex(L, r);
     draft_record *record = lua_touserdata(L, r);
     if (record->finalized) {
-        lua_getiuservalue(L, r, record->final_is_copy ? R_COPY : R_BASE);
+        lua_getiuservalue(L, r, record->finalized == FINAL_COPY ? R_COPY : R_BASE);
         return;
     }
     if (!record->has_copy) {
         lua_getiuservalue(L, r, R_BASE);
-        record->finalized = 1;
+        record->finalized = FINAL_BASE;
         return;
     }
-    if (record->busy) raise_plain(L, "the new state contains a table that contains itself (a cycle)");
     state_machine *machine = lua_touserdata(L, m);
+    uint32_t stamp = finish_stamp(machine);
+    if (record->busy == stamp) raise_plain(L, "the new state contains a table that contains itself (a cycle)");
+    // An earlier finish cut short may have listed a kept key twice while trimming `changes` in place.
+    if (record->busy) record->reverted = 1;
     enter_nested(L, machine);
-    record->busy = 1;
+    record->busy = stamp;
     int top = lua_gettop(L);
     lua_getiuservalue(L, r, R_COPY);
     int copy = top + 1;
@@ -764,8 +882,7 @@ static void finalize(lua_State *L, int m, int r) {
         lua_remove(L, copy);
     }
     // The final table is now at top + 1, alone above what the caller had.
-    record->finalized = 1;
-    record->final_is_copy = kept > 0;
+    record->finalized = kept > 0 ? FINAL_COPY : FINAL_BASE;
 }
 
 /// Pushes a copy of the table at `t` the plugin built (a payload, a returned state), with drafts,
@@ -849,7 +966,7 @@ static void end_session(lua_State *L, int m) {
     machine->fresh_count = 0;
     if (!machine->made_session_tables) return;
     machine->made_session_tables = 0;
-    for (int which = M_FRESH; which <= M_BUSY; which++) {
+    for (int which = M_FRESH; which <= M_SHOWN; which++) {
         if (which == M_CHANGES) continue;  // read by the decode that follows; emptied after it
         lua_pushnil(L);
         lua_setiuservalue(L, m, which);
@@ -904,7 +1021,7 @@ static void clear_changes(lua_State *L, int m) {
 /// finds it without a look-up), else in CHANGES like any other.
 static void file_root_changes(lua_State *L, int m, int r, int root) {
     draft_record *record = lua_touserdata(L, r);
-    if (!record->finalized || !record->final_is_copy) return;
+    if (record->finalized != FINAL_COPY) return;
     lua_getiuservalue(L, r, R_COPY);
     lua_getiuservalue(L, r, R_CHANGES);
     if (lua_rawequal(L, -2, root)) {

@@ -6,38 +6,6 @@ import Testing
 /// across dispatches, and new tables built around drafts.
 @Suite("Resident state: hostile updaters against plain copies")
 struct LuaDraftHostileTests {
-    /// Runs each dispatch on a draft of the resident state and on a plain deep copy of the last
-    /// state; both must decode to the same `Board` after every dispatch (a failed one keeps both).
-    /// The dispatches at `failing` fail on the plain copy (a raise, a state that does not decode), and
-    /// so must they on the draft, leaving the state as it was; the others succeed.
-    func expectSameAsPlainCopies(
-        _ dispatches: [String], failing: Set<Int> = [], sourceLocation: SourceLocation = #_sourceLocation
-    ) throws {
-        let harness = try ResidentStateHarness(Board.sample)
-        let vm = harness.vm
-        let plain = try PlainCopyRunner(harness, initial: Board.sample)
-        for (number, source) in dispatches.enumerated() {
-            let plainResult = try plain.run(source)
-            var residentResult: Board?
-            if let pending = try? harness.draft(source) {
-                residentResult = try? harness.resident.decode(Board.self, of: pending)
-                if residentResult != nil { harness.commit(pending) }
-            }
-            let before = try #require(harness.resident.current)
-            #expect((plainResult == nil) == failing.contains(number), "dispatch \(number) on a plain copy:\n\(source)", sourceLocation: sourceLocation)
-            #expect(residentResult == plainResult, "dispatch \(number):\n\(source)", sourceLocation: sourceLocation)
-            if residentResult == nil {
-                #expect(harness.resident.current === before, "dispatch \(number) failed but committed", sourceLocation: sourceLocation)
-            }
-            try vm.run("collectgarbage()")
-            // The committed version decodes in full (no cache, no patches) to the same board.
-            try harness.resident.pushReadOnlyView(of: #require(harness.resident.current), onto: vm.stack)
-            let full = try LuaDecoder().decode(Board.self, from: vm.stack, at: -1)
-            vm.stack.pop()
-            #expect(full == (plainResult ?? full), "dispatch \(number) in full", sourceLocation: sourceLocation)
-        }
-    }
-
     @Test func firstWritesSeveralLevelsDown() throws {
         try expectSameAsPlainCopies([
             "state.todos[3].tags[2] = 'deep'",

@@ -93,6 +93,8 @@ struct Board: Codable, Equatable {
     var todos: [Chore] = []
     var byOwner: [String: [Int]] = [:]
     var settings = Settings(theme: "light")
+    /// Four levels of tables below the root (absent from `sample`), for updaters that write deep.
+    var deep: [String: [String: [Int]]]?
 
     static let sample = Board(
         counter: 1, name: "home",
