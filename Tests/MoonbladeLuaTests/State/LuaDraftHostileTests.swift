@@ -112,7 +112,7 @@ struct LuaDraftHostileTests {
         let error = expectLuaError {
             _ = try harness.draft("state.todos = {}\nstate.todos[1] = kept\nstate.todos[1].done = true")
         }
-        #expect(error?.message == "updater.lua:4: \(LuaDraftPropertyTests.keptDraftWrite)")
+        #expect(error?.message == "updater.lua:4: \(ResidentStateHarness.keptDraftWrite)")
         #expect(harness.resident.current === before)
         let board = try harness.update(Board.self, "state.todos = { kept, { title = 'new', done = true, tags = {} } }")
         #expect(board.todos == [Board.sample.todos[0], Chore(title: "new", done: true)])

@@ -101,16 +101,7 @@ func expectSameAsPlainCopies(
     for (number, source) in dispatches.enumerated() {
         let before = try #require(harness.resident.current)
         let plainResult = try plain.run(source)
-        var residentResult: Board?
-        var wroteReadOnlyPart = false
-        do {
-            let pending = try harness.draft(source)
-            residentResult = try? harness.resident.decode(Board.self, of: pending)
-            if residentResult != nil { harness.commit(pending) }
-        } catch let error as LuaError {
-            wroteReadOnlyPart = error.message.contains(LuaDraftPropertyTests.keptDraftWrite)
-                || error.message.contains("state is read-only here")
-        } catch {}
+        let (residentResult, wroteReadOnlyPart) = harness.dispatchBoard(source)
         if acceptingReadOnlyParts && wroteReadOnlyPart && plainResult != nil {
             try plain.replace(with: harness.resident.decode(Board.self, of: #require(harness.resident.current)))
             try vm.run("forget_updater_globals()")
