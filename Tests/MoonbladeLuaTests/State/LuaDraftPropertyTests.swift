@@ -49,7 +49,7 @@ struct Mutation: CustomStringConvertible {
         case 33: "kept = state.todos[\(p)]"
         case 34: "if kept then state.todos[#state.todos + 1] = kept; kept = nil end"
         // Errors caught inside the updater, the standard library, returning a child.
-        case 35: "pcall(function() state.counter = state.counter + \(n); state.todos[1] = nil; error(\"caught\") end)"
+        case 35: "pcall(function() state.counter = state.counter + \(n); state.todos[#state.todos] = nil; error(\"caught\") end)"
         case 36: "if #state.todos >= \(p + q - 1) then table.move(state.todos, 1, \(p), \(q)) end"
         case 37: "if #state.todos > 0 then state.todos[#state.todos] = nil end"
         case 38: "do return state.settings end"  // decodes in neither copy
@@ -103,7 +103,10 @@ struct LuaDraftPropertyTests {
             // keeps the storage of what it leaves untouched, as a Swift updater's does.
             var current = try harness.resident.decode(Board.self, of: #require(harness.resident.current))
             var swiftVersion: UInt64 = 1 << 32
-            for (number, mutations) in dispatches.enumerated() {
+            for (number, generated) in dispatches.enumerated() {
+                // A hole (kind 27) ends what a dispatch does: `#` of a table with a hole is any of its
+                // borders, which a draft's copy and a plain copy, built differently, need not agree on.
+                let mutations = generated.firstIndex { $0.kind == 27 }.map { Array(generated[...$0]) } ?? generated
                 for mutation in mutations where mutation.kind == 44 {
                     SwiftChange(p: mutation.p, n: mutation.n).apply(to: &current)
                     swiftVersion += 1
