@@ -460,6 +460,8 @@ static void finalize(lua_State *L, int m, int r);
 /// that one's stand-in, if it still has the same base there (else the two have parted, as a snapshot
 /// and a table written on do). Returns 0, pushing nothing, when there is none.
 static int push_shown_part(lua_State *L, int m, int shown) {
+    // Below the metamethod's own slots: the walk's values, then `draft_read` making a child draft.
+    luaL_checkstack(L, 16, "the state is nested too deep");
     int top = lua_gettop(L);
     record_of(L, 3);
     finalize(L, m, -1);  // what it shows (it is final)
@@ -582,29 +584,28 @@ static int draft_newindex(lua_State *L) {
     }
     int stored = lua_type(L, 3) == LUA_TTABLE ? settle_stored_table(L, m, machine->live_session) : STORED_AS_IS;
     if (record->has_children) detach_child(L, 4, 2, 3);
-    int top = lua_gettop(L);
+    int top = lua_gettop(L), wrote = 1;
     if (!record->has_copy) {
         lua_getiuservalue(L, 4, R_BASE);  // at top + 1
         lua_pushvalue(L, 2);
         lua_rawget(L, top + 1);
-        if (lua_rawequal(L, -1, 3)) {  // writing back what the base holds copies nothing
-            if (stored == STORED_SHOWN) stand_for_shown(L, m);
-            return 0;
+        if (lua_rawequal(L, -1, 3)) {
+            wrote = 0;  // writing back what the base holds copies nothing
+        } else {
+            lua_pop(L, 1);
+            // The first write: the new copy holds the base's value at `key`, which nothing listed yet.
+            prepare(L, m, 4);  // at top + 2
+            list_key(L, m, 4, top + 1, 2);
+            lua_pushvalue(L, 2);
+            lua_pushvalue(L, 3);
+            lua_rawset(L, top + 2);
         }
-        lua_pop(L, 1);
-        // The first write: the new copy holds the base's value at `key`, which nothing listed yet.
-        prepare(L, m, 4);  // at top + 2
-        list_key(L, m, 4, top + 1, 2);
-        lua_pushvalue(L, 2);
-        lua_pushvalue(L, 3);
-        lua_rawset(L, top + 2);
-    } else if (!draft_write(L, m, 4, 2, 3)) {
-        if (stored == STORED_SHOWN) stand_for_shown(L, m);
-        return 0;
+    } else {
+        wrote = draft_write(L, m, 4, 2, 3);
     }
     if (stored == STORED_SHOWN) {
         stand_for_shown(L, m);
-    } else if (stored == STORED_PLUGIN_TABLE) {
+    } else if (wrote && stored == STORED_PLUGIN_TABLE) {
         session_table(L, m, M_FRESH);
         lua_pushvalue(L, 3);
         lua_pushboolean(L, 1);
