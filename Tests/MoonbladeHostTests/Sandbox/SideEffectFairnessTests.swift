@@ -23,8 +23,10 @@ struct SideEffectFairnessTests {
               while ctx.deps.clock.now() < stop do end
             end } }
             """)
-        // One more run than the pool has threads: without yields, the ticker waits for a whole run.
-        let seconds = Duration.seconds(3)
+        // One more run than the pool has threads: without yields, the ticker waits for a whole run. The
+        // runs are long and the bound three quarters of one, since other tests in the process hold the
+        // pool's threads too (a plain full run saw a 2.2 s gap with runs of 3 s).
+        let seconds = Duration.seconds(6)
         let host = try PluginHost<AppState>(
             plugins: [plugin], dependencies: dependencies, configuration: .init(sideEffectTimeLimit: seconds * 4))
         // A task that wakes every few milliseconds while the side effects poll, noting its longest wait.
@@ -46,6 +48,6 @@ struct SideEffectFairnessTests {
         for run in runs { try await run.value }
         polling.withLock { $0 = false }
         await ticker.value
-        #expect(longestGap.withLock { $0 } < seconds / 2, "the ticker waited \(longestGap.withLock { $0 })")
+        #expect(longestGap.withLock { $0 } < seconds * 3 / 4, "the ticker waited \(longestGap.withLock { $0 })")
     }
 }
