@@ -18,6 +18,24 @@ int moonblade_check_record_keys(lua_State *L, int index, int integer_keys) {
     return 0;
 }
 
+int moonblade_check_listed_keys(lua_State *L, int index, int record) {
+    index = lua_absindex(L, index);
+    record = lua_absindex(L, record);
+    lua_Integer count = (lua_Integer)lua_rawlen(L, record);
+    for (lua_Integer position = 2; position <= count; position++) {
+        if (lua_rawgeti(L, record, position) != LUA_TSTRING) {
+            lua_pushvalue(L, -1);
+            if (lua_rawget(L, index) != LUA_TNIL) {  // a key removed again is no key of the table
+                lua_pop(L, 1);  // the value: the offending key stays on top
+                return 1;
+            }
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
 long long moonblade_check_sequence(lua_State *L, int index, long long *hole) {
     index = lua_absindex(L, index);
     lua_Integer count = (lua_Integer)lua_rawlen(L, index);

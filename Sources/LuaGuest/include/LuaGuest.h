@@ -157,6 +157,12 @@ enum moonblade_sequence_failure {
 /// so; else 1, with the first other key pushed. Raw and never raises.
 int moonblade_check_record_keys(lua_State *L, int index, int integer_keys);
 
+/// `moonblade_check_record_keys` for a table whose change record at `record` (`{ older table, key,
+/// key, ... }`, see State/drafts.c) lists every key where it differs from an older table whose keys
+/// were all strings: only the listed keys are looked at, so a changed record costs its changes, not
+/// its size. 0 when every key the table holds is a string; else 1, with the first other key pushed.
+int moonblade_check_listed_keys(lua_State *L, int index, int record);
+
 /// The length n of the table at `index` when its keys are exactly 1…n; else a
 /// `moonblade_sequence_failure`. Raw and never raises.
 long long moonblade_check_sequence(lua_State *L, int index, long long *hole);

@@ -40,6 +40,10 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     /// are decoded without the cache (see ``LuaDecodingCache`` for what is cached).
     @exclusivity(unchecked) var collectionDepth = 0
     @exclusivity(unchecked) var cacheSuspension = 0
+    /// A changed table of a resident version and the stack index of its change record, which lists
+    /// every key where it differs from an older table already decoded as the same type: its keys are
+    /// checked at those keys only (``checkKeyedTable(_:at:)``). Table 0: none.
+    @exclusivity(unchecked) var vouchedKeys: (table: Int32, record: Int32) = (0, 0)
     /// The field names' Lua strings, the VM's.
     let keyStrings: LuaKeyStrings
     /// The keyed containers this root decoder has handed out (children make theirs).
@@ -66,6 +70,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
         cache = nil
         collectionDepth = 0
         cacheSuspension = 0
+        vouchedKeys = (0, 0)
     }
 
     func releaseAfterUse() {
@@ -312,14 +317,19 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
 
     /// Checks that the value at `index` is a table whose keys are all strings, for a struct or
     /// `[String: V]`, or all integers, for `[Int: V]` (in C), and returns whether they are integers.
+    /// A struct's table whose keys a change record vouches for (``vouchedKeys``) is checked at the
+    /// keys it lists.
     private func checkKeyedTable<Key: CodingKey>(_ type: Key.Type, at index: Int32) throws -> Bool {
         guard lua_type(L, index) == LUA_TTABLE else {
             throw mismatch(valueType, expected: "a table", at: index, key: nil)
         }
-        let integerKeys =
-            ObjectIdentifier(Key.self) == Self.dictionaryKeyType
-            && (valueType as? any LuaTableShape.Type)?.luaHasIntegerKeys == true
-        if moonblade_check_record_keys(L, index, integerKeys ? 1 : 0) != 0 {
+        let isDictionary = ObjectIdentifier(Key.self) == Self.dictionaryKeyType
+        let integerKeys = isDictionary && (valueType as? any LuaTableShape.Type)?.luaHasIntegerKeys == true
+        let strayKey =
+            !isDictionary && index == vouchedKeys.table
+            ? moonblade_check_listed_keys(L, index, vouchedKeys.record)
+            : moonblade_check_record_keys(L, index, integerKeys ? 1 : 0)
+        if strayKey != 0 {
             let found = LuaCoding.describeKey(L, -1)
             lua_settop(L, -2)
             throw corrupted(

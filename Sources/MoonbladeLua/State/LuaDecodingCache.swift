@@ -58,8 +58,11 @@ final class LuaDecodingCache {
 
     /// Decodes the value `root` refers to, with the change records of the `apply` numbered
     /// `changeSession` (a pending version's) to patch collections from, if the machinery still has them.
+    /// With `rootKeysChecked` (the version the root's draft was made of was a `T`), the root's change
+    /// record vouches for its keys.
     func decode<T: Decodable>(
-        _ type: T.Type, root: LuaStateVersion, changeSession: Int64?, on stack: LuaStack, options: LuaDecoder
+        _ type: T.Type, root: LuaStateVersion, changeSession: Int64?, rootKeysChecked: Bool = false, on stack: LuaStack,
+        options: LuaDecoder
     ) throws -> T {
         let base = stack.top
         defer {
@@ -90,12 +93,13 @@ final class LuaDecodingCache {
         let runtime = stack.runtime
         let decoder = runtime.decoders.take(state: stack.state, options: options)
         defer { runtime.decoders.giveBack(decoder) }
+        let rootChanges = stack.type(at: base + 5) == .table ? base + 5 : 0
         decoder.cache = Session(
             cache: self, ids: base + 2, tables: base + 3,
             changes: stack.type(at: base + 4) == .table ? base + 4 : 0,
-            rootChanges: stack.type(at: base + 5) == .table ? base + 5 : 0,
-            pendingRoot: hasChanges ? base + 6 : 0)
+            rootChanges: rootChanges, pendingRoot: hasChanges ? base + 6 : 0)
         try decoder.reserve()
+        if rootKeysChecked && rootChanges != 0 { decoder.vouchedKeys = (base + 6, rootChanges) }
         let value = try decoder.decodeValue(T.self, at: base + 6, step: nil)
         sweepIfGrown(stack, tables: base + 3)
         return value
@@ -204,6 +208,13 @@ final class LuaDecodingCache {
             else { return nil }
             cache.entries[key] = value
             return value
+        }
+
+        /// Whether a value is cached for the table `id` as a `type` (superseded or not), without
+        /// caching it again as ``value(id:type:)`` does.
+        func holdsValue(id: Int64, type: Any.Type) -> Bool {
+            let key = Key(id: id, type: ObjectIdentifier(type))
+            return cache.entries[key] != nil || cache.superseded[key] != nil || cache.supersededNow[key] != nil
         }
 
         /// Moves the entry of the table `id` out of the cache, to be kept for one more decode.

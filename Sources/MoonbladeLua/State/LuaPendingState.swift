@@ -13,6 +13,8 @@ public struct LuaPendingState {
     /// decode of it or the next `apply`; nil when no table came from an older one. Decoded after a
     /// later `apply` (or a second time), the state is read in full instead of patched.
     let changeSession: Int64?
+    /// The ``LuaStateVersion/rootType`` of the version the draft was made from.
+    let baseRootType: ObjectIdentifier?
     /// Whether the root is the very table the draft was made from: the updater changed nothing, so
     /// the state it leaves is the one it was given (no need to decode it).
     public let isUnchanged: Bool

@@ -85,7 +85,9 @@ public final class LuaResidentState {
         -> LuaStateVersion
     {
         try cache.withReusableTables(on: vm.stack) { try encoder.push(value, onto: vm.stack, reusing: $0) }
-        return LuaStateVersion(popping: vm.stack, stamp: version)
+        let pushed = LuaStateVersion(popping: vm.stack, stamp: version)
+        pushed.rootType = ObjectIdentifier(T.self)
+        return pushed
     }
 
     /// Makes `pending` the current version, stamped `version`.
@@ -95,6 +97,7 @@ public final class LuaResidentState {
         if !committed.stampOnce(version) {  // committed before: a version of its own, on the same tables
             pending.next.pushRoot(onto: vm.stack)
             committed = LuaStateVersion(popping: vm.stack, stamp: version)
+            committed.rootType = pending.next.rootType
         }
         currentVersion = committed
         return committed
@@ -152,7 +155,8 @@ public final class LuaResidentState {
         let changeSession = stack.integer(at: -2)
         stack.pop(2)
         return LuaPendingState(
-            next: LuaStateVersion(popping: stack, stamp: nil), changeSession: changeSession, isUnchanged: isUnchanged)
+            next: LuaStateVersion(popping: stack, stamp: nil), changeSession: changeSession, baseRootType: current.rootType,
+            isUnchanged: isUnchanged)
     }
 
     // MARK: Decoding
@@ -165,14 +169,20 @@ public final class LuaResidentState {
     public func decode<T: Decodable>(_ type: T.Type, of pending: LuaPendingState, decoder: LuaDecoder = LuaDecoder())
         throws -> T
     {
-        try cache.decode(T.self, root: pending.next, changeSession: pending.changeSession, on: vm.stack, options: decoder)
+        let value = try cache.decode(
+            T.self, root: pending.next, changeSession: pending.changeSession,
+            rootKeysChecked: pending.baseRootType == ObjectIdentifier(T.self), on: vm.stack, options: decoder)
+        pending.next.rootType = ObjectIdentifier(T.self)
+        return value
     }
 
     /// Decodes `version` as a `T`, reusing the values cached for its tables.
     public func decode<T: Decodable>(_ type: T.Type, of version: LuaStateVersion, decoder: LuaDecoder = LuaDecoder())
         throws -> T
     {
-        try cache.decode(T.self, root: version, changeSession: nil, on: vm.stack, options: decoder)
+        let value = try cache.decode(T.self, root: version, changeSession: nil, on: vm.stack, options: decoder)
+        version.rootType = ObjectIdentifier(T.self)
+        return value
     }
 
     /// How many decoded values the decoding cache holds (entries of collected tables are swept once

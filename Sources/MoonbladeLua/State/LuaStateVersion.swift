@@ -15,6 +15,9 @@ public final class LuaStateVersion {
     /// so a dispatch makes one object for its new version.
     private(set) var stamp: UInt64?
     private let root: LuaRegistrySlot
+    /// The type the root was pushed from or decoded as: a table of that type's keys, which a draft
+    /// made of it need not check again where it did not change them.
+    var rootType: ObjectIdentifier?
 
     /// Pops the top value of `stack`, the root, into the registry.
     init(popping stack: LuaStack, stamp: UInt64?) {

@@ -42,6 +42,12 @@ extension LuaValueDecoder {
             let patched = try patch(patchable, from: base, at: index, step: step, record: record)
         {
             value = patched as! T
+        } else if patchable == nil, let record, let baseID, cache.holdsValue(id: baseID, type: T.self) {
+            // Its older table was decoded as a `T`: its keys passed, and the record lists every other.
+            let vouched = vouchedKeys
+            vouchedKeys = (index, record)
+            defer { vouchedKeys = vouched }
+            value = try decodeNested(T.self, at: index, step: step) { try T(from: $0) }
         } else {
             value = try decodeNested(T.self, at: index, step: step) { try T(from: $0) }
         }

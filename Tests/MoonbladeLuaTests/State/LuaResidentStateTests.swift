@@ -261,6 +261,48 @@ struct LuaResidentStateTests {
         }
     }
 
+    /// A changed struct whose older table was decoded as the same type is checked at the keys its
+    /// change record lists, not walked: a key that is no string is an error there as anywhere.
+    @Test func aKeyThatIsNoStringIsAnErrorInAChangedStruct() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        try harness.update(Board.self, "state.settings.theme = 'warm'")  // `settings` is now a decoded `Settings`
+        let before = try #require(harness.resident.current)
+        for (source, message) in [
+            ("state[1] = 'x'", "state: expected a table with string keys, found key [1]"),
+            ("state.counter = 2; state[true] = 1", "state: expected a table with string keys, found key [true]"),
+            ("state.settings[2.5] = 1", "state.settings: expected a table with string keys, found key [2.5]"),
+            ("state.settings.theme = 'y'; state.settings[state.todos] = 1", "state.settings: expected a table with string keys, found key [table]"),
+            ("state.todos[1][1] = 'z'", "state.todos[1]: expected a table with string keys, found key [1]"),
+        ] {
+            let pending = try harness.draft(source)
+            do {
+                _ = try harness.resident.decode(Board.self, of: pending)
+                Issue.record("\(source) decoded")
+            } catch let error as DecodingError {
+                #expect(LuaDecoder.describe(error) == message)
+            }
+            #expect(harness.resident.current === before)
+        }
+        // Written and removed again, such a key is no key of the table.
+        #expect(try harness.update(Board.self, "state[1] = 'x'; state.counter = 5; state[1] = nil").counter == 5)
+        let settings = try harness.update(Board.self, "state.settings[1] = 'x'; state.settings.theme = 'z'; state.settings[1] = nil").settings
+        #expect(settings == Settings(theme: "z", limits: ["max": 3]))
+    }
+
+    /// A version pushed from another type vouches for nothing: decoded as a struct, a draft of it is
+    /// checked in full.
+    @Test func aDraftOfAVersionOfAnotherTypeIsCheckedInFull() throws {
+        struct Named: Decodable { var name: String }
+        let harness = try ResidentStateHarness([1: "one"] as [Int: String])
+        let pending = try harness.draft("state.name = 'x'")
+        do {
+            _ = try harness.resident.decode(Named.self, of: pending)
+            Issue.record("a table with an integer key decoded as a struct")
+        } catch let error as DecodingError {
+            #expect(LuaDecoder.describe(error) == "state: expected a table with string keys, found key [1]")
+        }
+    }
+
     @Test func readOnlyViewsReadLikeTablesAndRefuseWrites() throws {
         let harness = try ResidentStateHarness(Board.sample)
         let version = try #require(harness.resident.current)
