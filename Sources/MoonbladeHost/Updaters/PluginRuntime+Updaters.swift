@@ -58,7 +58,7 @@ extension PluginRuntime {
             } catch {
                 throw lua.code.valueError(error, item: item, root: "payload", on: stack)
             }
-            let updated: S
+            var updated: S
             if pending.isUnchanged {
                 updated = state
             } else {
@@ -71,6 +71,16 @@ extension PluginRuntime {
                     failure.kind = .invalidState
                     failure.message = "left a state that is not a \(S.self): \(failure.message)"
                     throw failure
+                }
+                // A dynamic state keeps its kind at its root (a metadata compare: free for other states).
+                if S.self == JSONValue.self {
+                    let previous = unsafeBitCast(state, to: JSONValue.self)
+                    guard let kept = unsafeBitCast(updated, to: JSONValue.self).keepingRootKind(of: previous) else {
+                        throw PluginError(
+                            .invalidState, plugin: plugin, item: item, message: JSONValue.rootKindChange(from: previous),
+                            location: lua.code.definition(of: item, on: stack))
+                    }
+                    updated = unsafeBitCast(kept, to: S.self)
                 }
             }
             // The store stores what this returns as the next generation: the resident copy follows.

@@ -1,0 +1,65 @@
+import Foundation
+import MoonbladeHost
+import Testing
+
+/// Data shapes a plugin author can make by accident, crossing Lua and the dynamic state: each either
+/// keeps its shape or fails the dispatch with a message naming the plugin's line, the state untouched.
+@Suite("The dynamic state: hostile shapes from Lua")
+struct DataShapeHostileTests {
+    static let plugin = """
+        return {
+          name = "shape",
+          updaters = {
+            wipe = function() return {} end,
+            list = function() return { 1, 2 } end,
+            first = function(state) state[1] = "x" end,
+            keyed = function() return { n = 1 } end,
+            object = function() return moonblade.object() end,
+            touch = function(state) state.touched = true end,
+            nest = function(state, p)
+              local root = moonblade.object()
+              local t = root
+              for _ = 2, p.levels do t.a = moonblade.object(); t = t.a end
+              state.deep = root
+            end,
+          },
+        }
+        """
+
+    let scratch = ScratchPlugins()
+
+    func host(_ state: JSONValue) throws -> PluginHost<JSONValue> {
+        let host = try PluginHost<JSONValue>(plugins: [try scratch.write("shape", Self.plugin)], initialState: state)
+        #expect(host.loadErrors.isEmpty)
+        return host
+    }
+
+    /// `return {}` is how a Lua author empties the state: the state is an object, so it stays one
+    /// (an unmarked `{}` elsewhere reads as `[]`), and a later dispatch goes on from there.
+    @Test func anUpdaterReturningAPlainEmptyTableEmptiesAnObjectStateWhichStaysAnObject() async throws {
+        let host = try host(["n": 1, "meta": [:]])
+        try await host.dispatch("shape.wipe").value
+        #expect(host.state == .object([:]))
+        try await host.dispatch("shape.touch").value
+        #expect(host.state == ["touched": true])
+    }
+
+    /// An array state (Swift code may start one) keeps its kind the same way.
+    @Test func anArrayStateEmptiedWithAMarkedObjectStaysAnArray() async throws {
+        let host = try host([1, 2])
+        try await host.dispatch("shape.object").value
+        #expect(host.state == .array([]))
+    }
+
+    /// A state that is an object cannot become a list: the CLI could not read it back from a saved file.
+    @Test(arguments: [("shape.list", ["n": 1]), ("shape.first", [:]), ("shape.keyed", [1])] as [(String, JSONValue)])
+    func aStateThatWouldChangeKindAtItsRootIsRefusedAndKept(_ item: String, _ state: JSONValue) async throws {
+        let host = try host(state)
+        let error = await #expect(throws: PluginError.self) { try await host.dispatch(item).value }
+        #expect(error?.kind == .invalidState)
+        #expect(error?.location?.source == "shape/plugin.lua", "\(String(describing: error))")
+        let kinds = if case .object = state { ("an array", "an object") } else { ("an object", "an array") }
+        #expect(error?.message.hasPrefix("left \(kinds.0) as the state, which is \(kinds.1)") == true, "\(String(describing: error))")
+        #expect(host.state == state)
+    }
+}
