@@ -34,6 +34,24 @@ struct DataShapeHostileCLITests {
         #expect(next.stdout == "{}\n")
     }
 
+    /// Recovery and `goto` read the journal's JSON as the state it was: `1.0` stays a float (Foundation's
+    /// decoder would make it the integer 1), `-0.0` keeps its sign.
+    @Test func aStateRecoveredFromTheJournalOrReachedByGotoKeepsItsNumberKinds() async throws {
+        let shape = try workspace.plugin("shape", Self.plugin)
+        try workspace.file("state.json", Self.kinds)
+        let expected = try JSONValue(json: Self.kinds)
+        let first = try await workspace.run(
+            "run", shape, "--state", "state.json", "--journal", "app.journal", "--dispatch", "shape.set", "1")
+        #expect(first.status == 0, "\(first.stderr)")
+        let recovered = try await workspace.run("run", shape, "--journal", "app.journal", "--dispatch", "shape.set", "2.5")
+        #expect(recovered.status == 0, "\(recovered.stderr)")
+        #expect(try JSONValue(json: recovered.stdout).jsonString() == Self.adding(["value": 2.5], to: expected).jsonString())
+
+        let repl = try await workspace.run("repl", shape, "--journal", "app.journal", input: "goto 1\nstate\n")
+        #expect(repl.status == 0, "\(repl.stderr)")
+        #expect(repl.stdout.contains(Self.adding(["value": 1], to: expected).jsonString(pretty: true)), "\(repl.stdout)")
+    }
+
     static func adding(_ members: [String: JSONValue], to value: JSONValue) -> JSONValue {
         guard case .object(let base) = value else { return value }
         return .object(base.merging(members) { $1 })
