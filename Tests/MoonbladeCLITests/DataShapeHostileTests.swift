@@ -52,6 +52,28 @@ struct DataShapeHostileCLITests {
         #expect(repl.stdout.contains(Self.adding(["value": 1], to: expected).jsonString(pretty: true)), "\(repl.stdout)")
     }
 
+    /// A spec written from a recording sets and asserts the recorded states: JSON's null is
+    /// `moonblade.null` there (`nil` would make a hole in a list and drop a key), an empty object
+    /// `moonblade.object()`.
+    @Test func aSpecWrittenFromAJournalWithNullsAndEmptyObjectsPasses() async throws {
+        let shape = try workspace.plugin("shape", Self.plugin)
+        try workspace.file("state.json", Self.kinds)
+        let recorded = try await workspace.run(
+            "run", shape, "--state", "state.json", "--journal", "app.journal",
+            "--dispatch", "shape.put", #"{"key": "list", "value": [null, {}, []]}"#,
+            "--dispatch", "shape.put", #"{"key": "record", "value": {"a": null, "b": {}}}"#)
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        let written = try await workspace.run(
+            "journal", "to-spec", "app.journal", "--plugin", "shape", "--output", "shape/spec/recorded_spec.lua")
+        #expect(written.status == 0, "\(written.stderr)")
+        let spec = try workspace.read("shape/spec/recorded_spec.lua")
+        #expect(spec.contains("l = { 1, moonblade.null, 2.0 }"), "\(spec)")
+        #expect(spec.contains("e = moonblade.object()"), "\(spec)")
+        let tested = try await workspace.run("test", shape)
+        #expect(tested.status == 0, "\(tested.stdout)\(tested.stderr)")
+        #expect(tested.stdout.contains("1 passed, 0 failed"), "\(tested.stdout)")
+    }
+
     static func adding(_ members: [String: JSONValue], to value: JSONValue) -> JSONValue {
         guard case .object(let base) = value else { return value }
         return .object(base.merging(members) { $1 })

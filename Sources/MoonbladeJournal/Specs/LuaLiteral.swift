@@ -4,9 +4,18 @@ import MoonbladeHost
 /// Lua source text for JSON values: what a generated spec writes its states and payloads as.
 enum LuaLiteral {
     /// `value` as a Lua expression; objects and arrays over one line are spread, indented from `indent`.
+    ///
+    /// Written as the host hands JSON to Lua: a null inside a table is `moonblade.null` (`nil` would
+    /// drop an object's key and make a hole in an array), an empty object `moonblade.object()` (a plain
+    /// `{}` reads as an empty array). A null on its own, a payload, is `nil`.
     static func of(_ value: JSONValue, indent: String) -> String {
+        value == .null ? "nil" : inner(value, indent: indent)
+    }
+
+    private static func inner(_ value: JSONValue, indent: String) -> String {
         switch value {
-        case .null: return "nil"
+        case .null: return "moonblade.null"
+        case .object(let members) where members.isEmpty: return "moonblade.object()"
         case .bool(let value): return value ? "true" : "false"
         case .integer(let value): return value == .min ? "math.mininteger" : String(value)
         case .double(let value):
@@ -15,11 +24,11 @@ enum LuaLiteral {
             return "\(value)"
         case .string(let value): return string(value)
         case .array(let elements):
-            return table(elements.map { of($0, indent: indent + "  ") }, indent: indent)
+            return table(elements.map { inner($0, indent: indent + "  ") }, indent: indent)
         case .object(let members):
             return table(
                 members.sorted { $0.key < $1.key }.map { key, member in
-                    "\(self.key(key)) = \(of(member, indent: indent + "  "))"
+                    "\(self.key(key)) = \(inner(member, indent: indent + "  "))"
                 }, indent: indent)
         }
     }
