@@ -11,10 +11,13 @@ struct DispatchRequest: Equatable {
         guard !name.isEmpty, !name.contains(where: \.isWhitespace) else { throw .notAName(name) }
         self.name = name
         guard let json, !json.allSatisfy(\.isWhitespace) else { return }
+        // Read as shown in an error, so its column counts in what is shown (without the space that
+        // keeps a negative number from being an option: ``NegativePayloads``).
+        let shown = json.trimmingCharacters(in: .whitespaces)
         do {
-            payload = try JSONValue(json: json)
+            payload = try JSONValue(json: shown)
         } catch {
-            throw DispatchRequestError(message: "the payload of \(name) is not valid JSON (\(json.count > 60 ? json.prefix(60) + "…" : json)): \(error)")
+            throw DispatchRequestError(message: "the payload of \(name) is not valid JSON (\(shown.count > 60 ? shown.prefix(60) + "…" : shown)): \(error)")
         }
     }
 

@@ -25,7 +25,8 @@ struct MoonbladeCommand: AsyncParsableCommand {
 }
 
 extension MoonbladeCommand {
-    /// Refuses a command line with an argument that is not UTF-8 (exit 64), then runs the command.
+    /// Refuses a command line with an argument that is not UTF-8 (exit 64), then runs the command (a
+    /// negative number after `--dispatch` or `--post` is a payload: ``NegativePayloads``).
     ///
     /// Swift hands arguments over with such bytes replaced by U+FFFD, so a payload or a path would
     /// change on its way in without a word. SIGPIPE is ignored: a closed standard output must not end
@@ -37,6 +38,6 @@ extension MoonbladeCommand {
             Console.printError("error: argument \(bad) of the command line is not valid UTF-8")
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
-        await main(nil)
+        await main(NegativePayloads.protecting(Array(CommandLine.arguments.dropFirst())))
     }
 }

@@ -74,6 +74,22 @@ struct DataShapeHostileCLITests {
         #expect(tested.stdout.contains("1 passed, 0 failed"), "\(tested.stdout)")
     }
 
+    /// A negative number is a JSON payload like any other, not an option the parser does not know.
+    @Test func aNegativeNumberIsAPayloadOnTheCommandLine() async throws {
+        let shape = try workspace.plugin("shape", Self.plugin)
+        let outcome = try await workspace.run(
+            "run", shape, "--dispatch", "shape.set", "-1", "--dispatch", "shape.put", #"{"key": "n", "value": 1}"#,
+            "--dispatch", "shape.set", "-0.5e1", "--post", "app.tick", "-2")
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(try JSONValue(json: outcome.stdout) == ["n": 1, "value": -5.0])
+        let bad = try await workspace.run("run", shape, "--dispatch", "shape.set", "-01")
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("the payload of shape.set is not valid JSON (-01): line 1, column 3: expected"), "\(bad.stderr)")
+        let option = try await workspace.run("run", shape, "--dispatch", "shape.set", "-x")
+        #expect(option.status == 64)
+        #expect(option.stderr.contains("Unknown option '-x'"), "\(option.stderr)")
+    }
+
     static func adding(_ members: [String: JSONValue], to value: JSONValue) -> JSONValue {
         guard case .object(let base) = value else { return value }
         return .object(base.merging(members) { $1 })
