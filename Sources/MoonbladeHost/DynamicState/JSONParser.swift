@@ -257,20 +257,8 @@ struct JSONParser {
         return JSONSyntaxError(reason: reason, line: line, column: position - lineStart + 1, path: pathText)
     }
 
-    /// The path as the decoders' errors write it (``LuaCodingPath``); a very deep one keeps its first
-    /// and last steps.
-    private var pathText: String {
-        var text = ""
-        let elided = path.count > 24 ? 12..<(path.count - 6) : 0..<0
-        for (number, key) in path.enumerated() {
-            if elided.contains(number) {
-                if number == elided.lowerBound { text += "…" }
-                continue
-            }
-            LuaCodingPath.append(key, to: &text)
-        }
-        return text
-    }
+    /// The path as the decoders' errors write it (``LuaCodingPath``, a very deep one cut short).
+    private var pathText: String { LuaCodingPath.render(path, root: "") }
 }
 
 extension JSONValue {

@@ -45,7 +45,13 @@ extension JSONValue: Codable {
         // probe), a table says which kind it is, empty ones too (by their marker), and an error inside
         // it (a NaN deep down, a string that is not UTF-8) comes out with its path instead of being
         // taken for the wrong kind.
-        if let kind = (decoder as? any LuaValueKindDecoding)?.valueKind {
+        if let lua = decoder as? any LuaValueKindDecoding {
+            let kind = lua.valueKind
+            // As deep as JSON text is read, so that what a plugin nests can be saved and read back.
+            if case .table = kind, lua.codingPathCount >= Self.maximumDepth {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "nested more than \(Self.maximumDepth) levels deep")
+            }
             switch kind {
             case .null: self = .null
             case .boolean: self = .bool(try container.decode(Bool.self))

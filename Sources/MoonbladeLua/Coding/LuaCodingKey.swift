@@ -48,10 +48,16 @@ public struct LuaCodingKey: CodingKey, Sendable, Hashable {
 /// Renders coding paths the way a Lua author reads them (the host's JSON reader too, for its paths).
 package enum LuaCodingPath {
     /// `root.todos[3].done`: identifiers as `.name`, integer keys and positions as `[n]`, other
-    /// strings (Lua keywords too) as `["some key"]`.
-    static func render(_ path: [any CodingKey], root: String) -> String {
+    /// strings (Lua keywords too) as `["some key"]`. A path of more than 24 steps (a state nested too
+    /// deep) keeps its first 12 and last 6, with `…` between, so that its error stays a line.
+    package static func render(_ path: [any CodingKey], root: String) -> String {
         var text = root
-        for key in path {
+        let elided = path.count > 24 ? 12..<(path.count - 6) : 0..<0
+        for (number, key) in path.enumerated() {
+            if elided.contains(number) {
+                if number == elided.lowerBound { text += "…" }
+                continue
+            }
             append(key, to: &text)
         }
         return text

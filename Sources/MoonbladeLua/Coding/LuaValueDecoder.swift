@@ -102,6 +102,8 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
 
     /// Keys from the root to the value being decoded.
     var path: [any CodingKey] { steps.codingPath(after: basePath) }
+    var basePathCount: Int { basePath.count }
+    var stepCount: Int { steps.count }
     var codingPath: [any CodingKey] { path }
     var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
 

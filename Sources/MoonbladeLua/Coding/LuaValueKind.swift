@@ -20,9 +20,14 @@ public enum LuaValueKind: Sendable, Equatable {
 public protocol LuaValueKindDecoding: Decoder {
     /// The kind of the value being decoded.
     var valueKind: LuaValueKind { get }
+    /// How many keys lead from the root to the value being decoded: `codingPath.count`, without
+    /// making the path.
+    var codingPathCount: Int { get }
 }
 
 extension LuaValueDecoder: LuaValueKindDecoding {
+    var codingPathCount: Int { basePathCount + stepCount }
+
     var valueKind: LuaValueKind {
         switch lua_type(L, index) {
         case LUA_TBOOLEAN: .boolean

@@ -62,4 +62,22 @@ struct DataShapeHostileTests {
         #expect(error?.message.hasPrefix("left \(kinds.0) as the state, which is \(kinds.1)") == true, "\(String(describing: error))")
         #expect(host.state == state)
     }
+
+    /// JSON text is read up to `JSONValue.maximumDepth` levels; a state Lua nests is held to the same
+    /// depth, so that what `--save` writes reads back, and a deeper one is refused saying that depth.
+    @Test func aStateLuaNestsIsHeldToTheDepthJSONTextIsReadTo() async throws {
+        let host = try host([:])
+        // The root and `levels` tables under it, the innermost empty.
+        try await host.dispatch("shape.nest", ["levels": .integer(Int64(JSONValue.maximumDepth - 1))] as JSONValue).value
+        #expect(try JSONValue(json: host.state.jsonString()) == host.state)
+        let before = host.state
+        let error = await #expect(throws: PluginError.self) {
+            try await host.dispatch("shape.nest", ["levels": .integer(Int64(JSONValue.maximumDepth))] as JSONValue).value
+        }
+        #expect(error?.kind == .invalidState)
+        // The path keeps its first 12 steps and its last 6: the error stays a line.
+        let path = "state.deep" + String(repeating: ".a", count: 11) + "…" + String(repeating: ".a", count: 6)
+        #expect(error?.message.hasSuffix("\(path): nested more than \(JSONValue.maximumDepth) levels deep") == true, "\(String(describing: error))")
+        #expect(host.state == before)
+    }
 }
