@@ -75,12 +75,18 @@ extension PluginRuntime {
                 // A dynamic state keeps its kind at its root (a metadata compare: free for other states).
                 if S.self == JSONValue.self {
                     let previous = unsafeBitCast(state, to: JSONValue.self)
-                    guard let kept = unsafeBitCast(updated, to: JSONValue.self).keepingRootKind(of: previous) else {
+                    let left = unsafeBitCast(updated, to: JSONValue.self)
+                    guard let kept = left.keepingRootKind(of: previous) else {
                         throw PluginError(
                             .invalidState, plugin: plugin, item: item, message: JSONValue.rootKindChange(from: previous),
                             location: lua.code.definition(of: item, on: stack))
                     }
-                    updated = unsafeBitCast(kept, to: S.self)
+                    if kept != left {
+                        // The empty root Lua keeps is marked so: `ctx.state()` shows what the store holds.
+                        // (Without stack room it stays unmarked; the store's state is right either way.)
+                        try? lua.resident.markRoot(of: pending, as: kept == .object([:]) ? .object : .array)
+                        updated = unsafeBitCast(kept, to: S.self)
+                    }
                 }
             }
             // The store stores what this returns as the next generation: the resident copy follows.

@@ -90,6 +90,18 @@ public final class LuaResidentState {
         return pushed
     }
 
+    /// Marks the root table of `pending` as `kind` (``LuaTableKind``), for a host that reads an empty
+    /// root as a kind other than its contents say (an updater's plain `{}` emptying a state that is an
+    /// object): views of the version then show it as that kind too.
+    public func markRoot(of pending: LuaPendingState, as kind: LuaTableKind) throws(LuaError) {
+        let stack = vm.stack
+        try stack.reserve(3)
+        pending.next.pushRoot(onto: stack)
+        stack.pushTableKindMarker(kind)
+        lua_setmetatable(stack.state, -2)
+        stack.pop()
+    }
+
     /// Makes `pending` the current version, stamped `version`.
     @discardableResult
     public func commit(_ pending: LuaPendingState, version: UInt64) -> LuaStateVersion {

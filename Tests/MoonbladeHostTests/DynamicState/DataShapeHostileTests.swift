@@ -23,6 +23,9 @@ struct DataShapeHostileTests {
               state.deep = root
             end,
           },
+          side_effects = {
+            view = function(ctx) return ctx.state() end,
+          },
         }
         """
 
@@ -40,6 +43,8 @@ struct DataShapeHostileTests {
         let host = try host(["n": 1, "meta": [:]])
         try await host.dispatch("shape.wipe").value
         #expect(host.state == .object([:]))
+        // Lua sees it as an object too.
+        #expect(try await host.dispatch("shape.view", returning: JSONValue.self).value == .object([:]))
         try await host.dispatch("shape.touch").value
         #expect(host.state == ["touched": true])
     }
