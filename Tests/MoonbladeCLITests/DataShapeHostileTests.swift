@@ -90,6 +90,24 @@ struct DataShapeHostileCLITests {
         #expect(option.stderr.contains("Unknown option '-x'"), "\(option.stderr)")
     }
 
+    /// `set_state({})` in a spec starts from an empty object, as `run` does: the plain `{}` read as an
+    /// empty array, which an updater writing a field then could not turn into an object.
+    @Test func aSpecThatSetsAPlainEmptyStateStartsFromAnObject() async throws {
+        let shape = try workspace.plugin("shape", Self.plugin)
+        try workspace.file("shape/spec/empty_spec.lua", """
+            describe("an empty state", function()
+              it("is an object a dispatch writes a field of", function()
+                set_state({})
+                dispatch("shape.set", 1)
+                assert.are.same({ value = 1 }, state())
+              end)
+            end)
+            """)
+        let tested = try await workspace.run("test", shape)
+        #expect(tested.status == 0, "\(tested.stdout)\(tested.stderr)")
+        #expect(tested.stdout.contains("1 passed, 0 failed"), "\(tested.stdout)")
+    }
+
     static func adding(_ members: [String: JSONValue], to value: JSONValue) -> JSONValue {
         guard case .object(let base) = value else { return value }
         return .object(base.merging(members) { $1 })

@@ -114,7 +114,10 @@ extension SpecSession {
     /// store work that replaces the current one and settles what that sets off (the prelude then
     /// yields for it, as `dispatch` does). Returns whether there is work to await.
     private func setState(_ stack: LuaStack) throws -> Int32 {
-        let state = try json(stack, at: 1, "set_state")
+        let given = try json(stack, at: 1, "set_state")
+        // A state is a table of fields, and keeps its kind at the root: a plain `{}` (which reads as
+        // an empty array) is an empty one.
+        let state = given == .array([]) ? .object([:]) : given
         guard let host else {
             initialState = state
             stack.push(false)
