@@ -104,17 +104,18 @@ extension JSONValue {
         self = try JSONValueEncoder().encode(value)
     }
 
-    /// The JSON form of a Lua value: a table with keys 1…n is an array, one with string keys an
-    /// object, and an empty one an empty array (Lua cannot tell them apart).
+    /// The JSON form of a Lua value: a table with keys 1…n is an array, one with string keys or
+    /// marked as an object an object, and an unmarked empty one an empty array.
     init(luaValue: LuaValue) throws {
         switch luaValue {
-        case .nil: self = .null
+        case .nil, .null: self = .null
         case .boolean(let value): self = .bool(value)
         case .integer(let value): self = .integer(value)
         case .number(let value): self = .double(value)
         case .string(let value): self = .string(value)
-        case .table(let entries):
-                if entries.isEmpty || (1...entries.count).allSatisfy({ entries[.integer(Int64($0))] != nil }) {
+        case .object(let entries) where entries.isEmpty: self = .object([:])
+        case .table(let entries), .object(let entries):
+            if entries.isEmpty || (1...entries.count).allSatisfy({ entries[.integer(Int64($0))] != nil }) {
                 self = .array(try (0..<entries.count).map { try JSONValue(luaValue: entries[.integer(Int64($0 + 1))]!) })
             } else {
                 var members: [String: JSONValue] = [:]

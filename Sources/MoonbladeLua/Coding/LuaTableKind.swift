@@ -65,10 +65,16 @@ extension LuaStack {
             pop(2)
             return .object
         }
-        guard lua_getmetatable(state, table) != 0 else { return .array }
-        pushTableKindMarker(.object)
+        return isMarked(.object, at: table) ? .object : .array
+    }
+
+    /// Whether the table at `index` carries the marker of `kind` (whatever its contents).
+    public func isMarked(_ kind: LuaTableKind, at index: Int32) -> Bool {
+        let table = absolute(index)
+        guard lua_getmetatable(state, table) != 0 else { return false }
+        pushTableKindMarker(kind)
         defer { pop(2) }
-        return lua_rawequal(state, -1, -2) != 0 ? .object : .array
+        return lua_rawequal(state, -1, -2) != 0
     }
 
     /// Pushes the `moonblade` library scripts see: `moonblade.array()` and `moonblade.object()` make

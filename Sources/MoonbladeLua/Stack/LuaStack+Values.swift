@@ -6,14 +6,20 @@ extension LuaStack {
         try reserve(3)
         switch value {
         case .nil: pushNil()
+        case .null: pushNull()
         case .boolean(let boolean): push(boolean)
         case .integer(let integer): push(integer)
         case .number(let number): push(number)
         case .string(let string): push(string)
-        case .table(let entries):
+        case .table(let entries), .object(let entries):
             let sequenceCount = entries.keys.count { if case .integer(let i) = $0 { i >= 1 } else { false } }
             pushTable(arrayCount: Int32(clamping: sequenceCount), fieldCount: Int32(clamping: entries.count - sequenceCount))
             let table = top
+            if case .object = value {
+                try reserve(4)
+                pushTableKindMarker(.object)
+                lua_setmetatable(state, table)
+            }
             do throws(LuaError) {
                 for (key, element) in entries where key != .nil {
                     // `lua_rawset` raises on a NaN key, and nothing here may raise (boundary rule 1).
@@ -57,7 +63,8 @@ extension LuaStack {
                 throw LuaError(.conversion, message: "a table contains itself; it has no data form")
             }
             defer { tablesBeingRead.remove(identity) }
-            try reserve(3)
+            try reserve(5)  // the marker check needs the most: the metatable and the marker's making
+            let isObject = isMarked(.object, at: index)
             var entries: [LuaValue: LuaValue] = [:]
             pushNil()
             while next(table: index) {
@@ -70,7 +77,9 @@ extension LuaStack {
                 }
                 pop()
             }
-            return .table(entries)
+            return isObject ? .object(entries) : .table(entries)
+        case .lightUserdata where lua_touserdata(state, index) == nil:
+            return .null
         case let other:
             throw LuaError(.conversion, message: "a \(other) has no data form")
         }

@@ -85,4 +85,35 @@ struct DataShapeHostileTests {
         #expect(error?.message.hasSuffix("\(path): nested more than \(JSONValue.maximumDepth) levels deep") == true, "\(String(describing: error))")
         #expect(host.state == before)
     }
+
+    /// A payload that Lua hands on (an interceptor's `next`, `ctx.dispatch`) and a result Lua gets back
+    /// keep JSON's null and their empty objects: a pass-through interceptor failed on a null ("a
+    /// userdata has no data form") and turned `{}` into `[]`.
+    @Test func valuesLuaHandsOnKeepTheirNullsAndEmptyObjects() async throws {
+        let relay = try scratch.write("relay", """
+            return {
+              name = "relay",
+              updaters = {
+                set = function(state, p) state[p.key] = p.value end,
+              },
+              side_effects = {
+                relay = function(ctx, p) ctx.dispatch("relay.set", { key = "relayed", value = p }) end,
+                made = function(ctx)
+                  ctx.dispatch("relay.set", { key = "made", value = { moonblade.object(), moonblade.null } })
+                end,
+                object = function() return moonblade.object() end,
+                result = function(ctx) ctx.dispatch("relay.set", { key = "result", value = ctx.dispatch("relay.object") }) end,
+              },
+              interceptors = { function(item, next) return next(item) end },
+            }
+            """)
+        let host = try PluginHost<JSONValue>(plugins: [relay])
+        #expect(host.loadErrors.isEmpty)
+        let value = try JSONValue(json: #"{"empty": {}, "list": [1, null, {}], "nothing": null, "object": {"a": {}}}"#)
+        try await host.dispatch("relay.set", ["key": "direct", "value": value] as JSONValue).value
+        try await host.dispatch("relay.relay", value).value
+        try await host.dispatch("relay.made").value
+        try await host.dispatch("relay.result").value
+        #expect(host.state == ["direct": value, "relayed": value, "made": [.object([:]), nil], "result": .object([:])])
+    }
 }
