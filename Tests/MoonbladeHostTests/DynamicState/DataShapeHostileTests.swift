@@ -16,6 +16,8 @@ struct DataShapeHostileTests {
             keyed = function() return { n = 1 } end,
             object = function() return moonblade.object() end,
             touch = function(state) state.touched = true end,
+            index = function(state) state.o[1] = "one" end,
+            mixed = function(state) state.list = { 1, 2, n = 3 } end,
             kinds = function(state) state.n = 1.0; state.f = 2; state.z = -0.0 end,
             nest = function(state, p)
               local root = moonblade.object()
@@ -66,6 +68,21 @@ struct DataShapeHostileTests {
         #expect(error?.location?.source == "shape/plugin.lua", "\(String(describing: error))")
         let kinds = if case .object = state { ("an array", "an object") } else { ("an object", "an array") }
         #expect(error?.message.hasPrefix("left \(kinds.0) as the state, which is \(kinds.1)") == true, "\(String(describing: error))")
+        #expect(host.state == state)
+    }
+
+    /// A table with both a `[1]` and another key is neither an array nor an object: the error says so
+    /// (it said "expected a sequence", which a plugin writing `o[1]` into an object did not ask for).
+    @Test(arguments: [("shape.index", "state.o", #""k""#), ("shape.mixed", "state.list", #""n""#)])
+    func aTableOfBothKindsIsRefusedSayingSo(_ item: String, _ path: String, _ key: String) async throws {
+        let state: JSONValue = ["o": ["k": 1]]
+        let host = try host(state)
+        let error = await #expect(throws: PluginError.self) { try await host.dispatch(item).value }
+        #expect(
+            error?.message.hasSuffix(
+                "\(path): a table with both [1] and the key \(key) is neither a JSON array (keys 1…n) nor an object (string keys)")
+                == true, "\(String(describing: error))")
+        #expect(error?.location?.source == "shape/plugin.lua")
         #expect(host.state == state)
     }
 
