@@ -108,6 +108,39 @@ struct DataShapeHostileCLITests {
         #expect(tested.stdout.contains("1 passed, 0 failed"), "\(tested.stdout)")
     }
 
+    /// A table Lua hands on (a `ctx.dispatch` payload, a result another plugin awaits) nested thousands of
+    /// levels deep is refused like a state nested too deep: reading it recursed until the host crashed.
+    @Test func aPayloadLuaNestsThousandsOfLevelsDeepIsRefusedAndTheRunGoesOn() async throws {
+        let deep = try workspace.plugin("deep", """
+            local function nest(levels)
+              local root = {}
+              local t = root
+              for _ = 2, levels do t.a = {}; t = t.a end
+              return root
+            end
+            return {
+              name = "deep",
+              updaters = { set = function(state, p) state.kind = type(p) end },
+              side_effects = {
+                relay = function(ctx, p) ctx.dispatch("deep.set", nest(p)) end,
+                make = function(ctx, p) return nest(p) end,
+                await = function(ctx, p) ctx.dispatch("deep.make", p) end,
+              },
+            }
+            """)
+        let outcome = try await workspace.run(
+            "run", deep, "--watch", input: "deep.relay 20000\ndeep.await 20000\ndeep.relay 512\n")
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let lines = outcome.stderr.split(separator: "\n")
+        #expect(lines.count == 2, "\(outcome.stderr)")
+        for line in lines {
+            #expect(line.hasPrefix("error: deep."), "\(line)")
+            #expect(line.contains("deep/plugin.lua:"), "\(line)")
+            #expect(line.hasSuffix("a table nested more than 512 levels deep has no data form"), "\(line)")
+        }
+        #expect(try JSONValue(json: outcome.stdout) == ["kind": "table"])
+    }
+
     static func adding(_ members: [String: JSONValue], to value: JSONValue) -> JSONValue {
         guard case .object(let base) = value else { return value }
         return .object(base.merging(members) { $1 })

@@ -39,7 +39,8 @@ extension LuaStack {
 
     /// Reads the value at `index` as plain data.
     ///
-    /// Functions, threads and userdata, and tables that contain themselves, are `.conversion` errors.
+    /// Functions, threads and userdata, tables that contain themselves and tables nested more than 512
+    /// levels deep are `.conversion` errors.
     public func value(at index: Int32) throws(LuaError) -> LuaValue {
         var tablesBeingRead: Set<UnsafeRawPointer> = []
         return try value(at: absolute(index), tablesBeingRead: &tablesBeingRead)
@@ -58,6 +59,11 @@ extension LuaStack {
                 // A view or draft of the resident state: its data, read from the table it shows.
                 defer { pop() }
                 return try value(at: shown, tablesBeingRead: &tablesBeingRead)
+            }
+            // The tables being read are those enclosing this one: as deep as the coders go, and no
+            // deeper than Swift's stack can follow (thousands of levels overflowed it).
+            guard tablesBeingRead.count < LuaCoding.maximumDepth else {
+                throw LuaError(.conversion, message: "a table nested more than \(LuaCoding.maximumDepth) levels deep has no data form")
             }
             guard let identity = identity(at: index), tablesBeingRead.insert(identity).inserted else {
                 throw LuaError(.conversion, message: "a table contains itself; it has no data form")
