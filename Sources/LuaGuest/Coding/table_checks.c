@@ -4,7 +4,7 @@
 
 #include "LuaGuest.h"
 
-int moonblade_check_record_keys(lua_State *L, int index, int integer_keys) {
+int moonblade_check_record_keys(lua_State *L, int index, int integer_keys, int *non_ascii) {
     index = lua_absindex(L, index);
     lua_pushnil(L);
     while (lua_next(L, index) != 0) {
@@ -12,6 +12,16 @@ int moonblade_check_record_keys(lua_State *L, int index, int integer_keys) {
         if (!valid) {
             lua_pop(L, 1);  // the value: the offending key stays on top
             return 1;
+        }
+        if (non_ascii != NULL && !*non_ascii && !integer_keys) {
+            size_t length;
+            const unsigned char *bytes = (const unsigned char *)lua_tolstring(L, -2, &length);  // a string: no conversion
+            for (size_t i = 0; i < length; i++) {
+                if (bytes[i] >= 0x80) {
+                    *non_ascii = 1;
+                    break;
+                }
+            }
         }
         lua_pop(L, 1);
     }

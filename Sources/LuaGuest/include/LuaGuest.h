@@ -154,8 +154,10 @@ enum moonblade_sequence_failure {
 };
 
 /// Whether every key of the table at `index` is a string (with `integer_keys`, a Lua integer): 0 when
-/// so; else 1, with the first other key pushed. Raw and never raises.
-int moonblade_check_record_keys(lua_State *L, int index, int integer_keys);
+/// so; else 1, with the first other key pushed. With `non_ascii` (string keys), sets it to 1 when a key
+/// has a byte of 0x80 or more (one that Swift may take for another, composed differently; left alone
+/// otherwise). Raw and never raises.
+int moonblade_check_record_keys(lua_State *L, int index, int integer_keys, int *non_ascii);
 
 /// `moonblade_check_record_keys` for a table whose change record at `record` (`{ older table, key,
 /// key, ... }`, see State/drafts.c) lists every key where it differs from an older table whose keys

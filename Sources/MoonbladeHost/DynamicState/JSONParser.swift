@@ -59,6 +59,11 @@ struct JSONParser {
             let key = try parseString()
             guard members[key] == nil else {
                 position = keyStart
+                // Swift strings compare by canonical equivalence: a key may be another one composed
+                // differently, which an object cannot hold apart, rather than the same one again.
+                if let other = members.keys.first(where: { $0 == key }), !other.utf8.elementsEqual(key.utf8) {
+                    throw error(LuaCodingPath.sameTextKeys(other.utf8, key.utf8) + ", which a JSONValue object cannot hold apart")
+                }
                 throw error("duplicate key \(JSONValue.string(key).jsonString())")
             }
             skipWhitespace()

@@ -74,6 +74,21 @@ package enum LuaCodingPath {
         }
     }
 
+    /// `the keys "e\u{301}" and "\u{e9}" are the same text composed differently`: two keys, as UTF-8,
+    /// that Swift takes for one (strings compare by canonical equivalence), each written with its
+    /// characters beyond ASCII as Lua escapes, so the two can be told apart.
+    package static func sameTextKeys(_ first: some Collection<UInt8>, _ second: some Collection<UInt8>) -> String {
+        "the keys \(escapedBeyondASCII(first)) and \(escapedBeyondASCII(second)) are the same text composed differently"
+    }
+
+    private static func escapedBeyondASCII(_ bytes: some Collection<UInt8>) -> String {
+        var text = "\""
+        for scalar in String(decoding: bytes, as: UTF8.self).unicodeScalars {
+            text += scalar.isASCII ? String(quoted(String(scalar)).dropFirst().dropLast()) : "\\u{\(String(scalar.value, radix: 16))}"
+        }
+        return text + "\""
+    }
+
     /// Prefixes `message` with the rendered path: `state.todos[3].done: expected Bool, …`.
     static func describe(_ path: [any CodingKey], root: String, message: String) -> String {
         "\(render(path, root: root)): \(message)"

@@ -327,17 +327,42 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
         }
         let isDictionary = ObjectIdentifier(Key.self) == Self.dictionaryKeyType
         let integerKeys = isDictionary && (valueType as? any LuaTableShape.Type)?.luaHasIntegerKeys == true
+        var nonASCII: Int32 = 0
         let strayKey =
-            !isDictionary && index == vouchedKeys.table
-            ? moonblade_check_listed_keys(L, index, vouchedKeys.record)
-            : moonblade_check_record_keys(L, index, integerKeys ? 1 : 0)
+            if !isDictionary && index == vouchedKeys.table {
+                moonblade_check_listed_keys(L, index, vouchedKeys.record)
+            } else if isDictionary && !integerKeys {
+                moonblade_check_record_keys(L, index, 0, &nonASCII)
+            } else {
+                moonblade_check_record_keys(L, index, integerKeys ? 1 : 0, nil)
+            }
         if strayKey != 0 {
             let found = LuaCoding.describeKey(L, -1)
             lua_settop(L, -2)
             throw corrupted(
                 key: nil, "expected a table with \(integerKeys ? "integer" : "string") keys, found key \(found)")
         }
+        if nonASCII != 0 { try checkKeysAreDistinctText(at: index) }
         return integerKeys
+    }
+
+    /// Refuses a table two of whose string keys are one key to Swift (`"\u{e9}"` and `"e\u{301}"`,
+    /// `"K"` and the Kelvin sign: Swift strings compare by canonical equivalence), which a Swift
+    /// dictionary would merge, keeping one value without a word.
+    private func checkKeysAreDistinctText(at index: Int32) throws {
+        var seen: [String: [UInt8]] = [:]
+        lua_pushnil(L)
+        while lua_next(L, index) != 0 {
+            lua_settop(L, -2)
+            let bytes = stack.withStringBytes(at: -1) { Array($0) } ?? []
+            // A key that is not UTF-8 is refused as such when the dictionary reads it.
+            guard let key = String(validating: bytes, as: UTF8.self) else { continue }
+            if let other = seen.updateValue(bytes, forKey: key), other != bytes {
+                lua_settop(L, -2)
+                let pair = [other, bytes].sorted { $0.lexicographicallyPrecedes($1) }
+                throw corrupted(key: nil, LuaCodingPath.sameTextKeys(pair[0], pair[1]) + ", which a Swift dictionary holds as one")
+            }
+        }
     }
 
     /// An unkeyed container over the table at `index`, after checking (in C) that its keys are exactly `1…n`.

@@ -18,6 +18,9 @@ struct DataShapeHostileTests {
             touch = function(state) state.touched = true end,
             index = function(state) state.o[1] = "one" end,
             mixed = function(state) state.list = { 1, 2, n = 3 } end,
+            composed = function(state) state.k = { ["\\u{e9}"] = 1, ["e\\u{301}"] = 2 } end,
+            kelvin = function(state) state.k = { K = 1, ["\\u{212A}"] = 2, ["\\u{e9}"] = 3 } end,
+            accents = function(state) state.k = { ["\\u{e9}"] = 1, ["\\u{e8}"] = 2, ["\\u{1F600}"] = 3 } end,
             kinds = function(state) state.n = 1.0; state.f = 2; state.z = -0.0 end,
             nest = function(state, p)
               local root = moonblade.object()
@@ -84,6 +87,31 @@ struct DataShapeHostileTests {
                 == true, "\(String(describing: error))")
         #expect(error?.location?.source == "shape/plugin.lua")
         #expect(host.state == state)
+    }
+
+    /// Swift's strings compare by canonical equivalence, so `"é"` and `"e\u{301}"` (or `"K"` and the
+    /// Kelvin sign) are one key of a `JSONValue` object: a table with both lost one of them without a
+    /// word, and JSON text with both was refused as having a duplicate key. Both now say what they are.
+    @Test(arguments: [
+        ("shape.composed", #"the keys "e\u{301}" and "\u{e9}" are the same text composed differently"#),
+        ("shape.kelvin", #"the keys "K" and "\u{212a}" are the same text composed differently"#),
+    ])
+    func keysThatAreTheSameTextComposedDifferentlyAreRefusedNotMerged(_ item: String, _ says: String) async throws {
+        let host = try host([:])
+        let error = await #expect(throws: PluginError.self) { try await host.dispatch(item).value }
+        #expect(error?.message.contains("state.k: \(says)") == true, "\(String(describing: error))")
+        #expect(host.state == [:])
+        try await host.dispatch("shape.accents").value
+        #expect(host.state["k"] == ["\u{e9}": 1, "\u{e8}": 2, "\u{1F600}": 3])
+    }
+
+    @Test func jsonTextWithKeysThatAreTheSameTextComposedDifferentlySaysSo() {
+        #expect {
+            try JSONValue(json: #"{"a": {"\u00e9": 1, "e\u0301": 2}}"#)
+        } throws: { error in
+            "\(error)" == #"line 1, column 21 (at a): the keys "\u{e9}" and "e\u{301}" are the same text composed differently, "#
+                + "which a JSONValue object cannot hold apart"
+        }
     }
 
     /// JSON text is read up to `JSONValue.maximumDepth` levels; a state Lua nests is held to the same
