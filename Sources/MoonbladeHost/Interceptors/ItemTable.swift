@@ -23,7 +23,7 @@ extension PluginRuntime {
                 try item.payload.push(onto: stack, encoder: lua.encoder)
             } else {
                 try PluginValue(result: dispatchable).push(onto: stack, encoder: lua.encoder)
-                if keepingPayload { swiftPayload = try stack.value(at: -1) }
+                if keepingPayload { swiftPayload = try stack.value(at: -1, requiringUTF8: true) }
             }
             stack.rawSet(table: -2, field: "payload")
             return swiftPayload

@@ -97,7 +97,7 @@ extension PluginRuntime {
         _ name: String, payloadAt index: Int32, of stack: LuaStack, _ interception: Interception
     ) throws(ItemError) -> any Dispatchable {
         if let payload = interception.swiftPayload, name == interception.name,
-            (try? stack.value(at: index)) == payload
+            (try? stack.value(at: index, requiringUTF8: true)) == payload
         {
             return interception.original
         }

@@ -86,7 +86,7 @@ extension PluginRuntime {
             return .none
         default:
             do {
-                return .lua(try stack.value(at: index))
+                return .lua(try stack.value(at: index, requiringUTF8: true))
             } catch {
                 throw ItemError(message: "\(name) payload: \(error.message)")
             }

@@ -151,7 +151,7 @@ extension PluginShapeChecker {
                 payload = .function(stack.popReference())
             default:
                 do throws(LuaError) {
-                    payload = .value(try stack.value(at: -1))
+                    payload = .value(try stack.value(at: -1, requiringUTF8: true))
                 } catch {
                     throw failure("\(what)[\(position)] payload: \(error.message)", line: line)
                 }

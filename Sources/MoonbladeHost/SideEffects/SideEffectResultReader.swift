@@ -17,7 +17,7 @@ enum SideEffectResultReader: Sendable {
     func read(_ stack: LuaStack, at index: Int32, with decoder: LuaDecoder) throws -> any Sendable {
         switch self {
         case .decoding(let type): try decoder.decode(type, from: stack, at: index)
-        case .luaValue: try stack.value(at: index)
+        case .luaValue: try stack.value(at: index, requiringUTF8: true)
         case .nothing: ()
         }
     }

@@ -41,24 +41,35 @@ extension LuaStack {
     ///
     /// Functions, threads and userdata, tables that contain themselves and tables nested more than 512
     /// levels deep are `.conversion` errors.
-    public func value(at index: Int32) throws(LuaError) -> LuaValue {
+    ///
+    /// - Parameter requiringUTF8: refuse a string (or key) that is not valid UTF-8 with a `.conversion`
+    ///   error, as the host does for a value Lua hands on: otherwise it is read with each bad byte
+    ///   replaced by U+FFFD.
+    public func value(at index: Int32, requiringUTF8: Bool = false) throws(LuaError) -> LuaValue {
         var tablesBeingRead: Set<UnsafeRawPointer> = []
-        return try value(at: absolute(index), tablesBeingRead: &tablesBeingRead)
+        return try value(at: absolute(index), tablesBeingRead: &tablesBeingRead, requiringUTF8: requiringUTF8)
     }
 
-    private func value(at index: Int32, tablesBeingRead: inout Set<UnsafeRawPointer>) throws(LuaError) -> LuaValue {
+    private func value(
+        at index: Int32, tablesBeingRead: inout Set<UnsafeRawPointer>, requiringUTF8: Bool
+    ) throws(LuaError) -> LuaValue {
         switch type(at: index) {
         case .none, .nil: return .nil
         case .boolean: return .boolean(lua_toboolean(state, index) != 0)
         case .number:
             return isInteger(at: index) ? .integer(lua_tointegerx(state, index, nil)) : .number(lua_tonumberx(state, index, nil))
-        case .string: return .string(string(at: index)!)
+        case .string:
+            guard requiringUTF8 else { return .string(string(at: index)!) }
+            guard let text = withStringBytes(at: index, { LuaCoding.string(validatingUTF8: $0) }) ?? nil else {
+                throw LuaError(.conversion, message: "a string that is not valid UTF-8 has no data form")
+            }
+            return .string(text)
         case .table:
             let shown = resolveStateProxy(at: index)
             if shown != index {
                 // A view or draft of the resident state: its data, read from the table it shows.
                 defer { pop() }
-                return try value(at: shown, tablesBeingRead: &tablesBeingRead)
+                return try value(at: shown, tablesBeingRead: &tablesBeingRead, requiringUTF8: requiringUTF8)
             }
             // The tables being read are those enclosing this one: as deep as the coders go, and no
             // deeper than Swift's stack can follow (thousands of levels overflowed it).
@@ -74,9 +85,15 @@ extension LuaStack {
             var entries: [LuaValue: LuaValue] = [:]
             pushNil()
             while next(table: index) {
-                do {
-                    let key = try value(at: top - 1, tablesBeingRead: &tablesBeingRead)
-                    entries[key] = try value(at: top, tablesBeingRead: &tablesBeingRead)
+                do throws(LuaError) {
+                    let key = try value(at: top - 1, tablesBeingRead: &tablesBeingRead, requiringUTF8: requiringUTF8)
+                    let element = try value(at: top, tablesBeingRead: &tablesBeingRead, requiringUTF8: requiringUTF8)
+                    // Lua's keys differ; as data two may not (Swift strings compare by canonical
+                    // equivalence, tables by contents): one would be dropped without a word.
+                    if let earlier = entries.index(forKey: key) {
+                        throw LuaError(.conversion, message: Self.sameKeys(entries[earlier].key, key))
+                    }
+                    entries[key] = element
                 } catch {
                     pop(2)
                     throw error
@@ -89,6 +106,15 @@ extension LuaStack {
         case let other:
             throw LuaError(.conversion, message: "a \(other) has no data form")
         }
+    }
+
+    /// The error for two keys of one table that are one key as data.
+    private static func sameKeys(_ first: LuaValue, _ second: LuaValue) -> String {
+        guard case .string(let one) = first, case .string(let other) = second else {
+            return "a table has two keys that are the same data (\(first)); it has no data form"
+        }
+        let pair = [Array(one.utf8), Array(other.utf8)].sorted { $0.lexicographicallyPrecedes($1) }
+        return LuaCodingPath.sameTextKeys(pair[0], pair[1]) + "; a table with both has no data form"
     }
 
     /// Pops `count` values and returns them bottom first.

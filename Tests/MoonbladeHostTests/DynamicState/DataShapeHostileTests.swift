@@ -89,6 +89,37 @@ struct DataShapeHostileTests {
         #expect(host.state == state)
     }
 
+    /// Bytes that are not UTF-8, handed on by Lua, are refused as they are in a state: they were read
+    /// with each bad byte replaced by U+FFFD, so `string.char(255, 254)` arrived as six other bytes.
+    /// Keys that are the same text composed differently are refused there too, not merged.
+    @Test func valuesLuaHandsOnAreRefusedRatherThanChanged() async throws {
+        let bytes = try scratch.write("bytes", """
+            return {
+              name = "bytes",
+              updaters = { set = function(state, p) state.value = p end },
+              side_effects = {
+                text = function(ctx) ctx.dispatch("bytes.set", { string.char(255, 254) }) end,
+                key = function(ctx) ctx.dispatch("bytes.set", { [string.char(255)] = 1 }) end,
+                result = function() return string.char(200) end,
+                await = function(ctx) ctx.dispatch("bytes.set", ctx.dispatch("bytes.result")) end,
+                composed = function(ctx) ctx.dispatch("bytes.set", { ["\\u{e9}"] = 1, ["e\\u{301}"] = 2 }) end,
+              },
+            }
+            """)
+        let host = try PluginHost<JSONValue>(plugins: [bytes])
+        for (item, says) in [
+            ("bytes.text", "a string that is not valid UTF-8 has no data form"),
+            ("bytes.key", "a string that is not valid UTF-8 has no data form"),
+            ("bytes.await", "a string that is not valid UTF-8 has no data form"),
+            ("bytes.composed", #"the keys "e\u{301}" and "\u{e9}" are the same text composed differently"#),
+        ] {
+            let error = await #expect(throws: PluginError.self) { try await host.dispatch(item).value }
+            #expect(error?.description.contains(says) == true, "\(item): \(String(describing: error))")
+            #expect(error?.description.contains("bytes/plugin.lua:") == true, "\(String(describing: error))")
+        }
+        #expect(host.state == [:])
+    }
+
     /// Swift's strings compare by canonical equivalence, so `"é"` and `"e\u{301}"` (or `"K"` and the
     /// Kelvin sign) are one key of a `JSONValue` object: a table with both lost one of them without a
     /// word, and JSON text with both was refused as having a duplicate key. Both now say what they are.
