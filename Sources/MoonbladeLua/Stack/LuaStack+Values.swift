@@ -114,6 +114,9 @@ extension LuaStack {
             return "a table has two keys that are the same data (\(first)); it has no data form"
         }
         let pair = [Array(one.utf8), Array(other.utf8)].sorted { $0.lexicographicallyPrecedes($1) }
+        if pair[0] == pair[1] {  // read leniently: keys that are not UTF-8, repaired alike
+            return "a table has two keys that are not UTF-8 and read as the same text; it has no data form"
+        }
         return LuaCodingPath.sameTextKeys(pair[0], pair[1]) + "; a table with both has no data form"
     }
 
