@@ -120,6 +120,31 @@ struct DataShapeHostileTests {
         #expect(host.state == [:])
     }
 
+    /// An interceptor that hands on a payload with no data form is the one at fault: its
+    /// `return next(item)` is a tail call, which leaves no line of its own, and the error was placed
+    /// at the updater the item names, a line that did nothing wrong.
+    @Test func aPayloadAnInterceptorSpoilsIsPlacedAtTheInterceptor() async throws {
+        let spoiler = try scratch.write("spoiler", """
+            return {
+              name = "spoiler",
+              updaters = {
+                set = function(state, p) state.value = p end,
+              },
+              interceptors = {
+                function(item, next)
+                  item.payload = { print }
+                  return next(item)
+                end,
+              },
+            }
+            """)
+        let host = try PluginHost<JSONValue>(plugins: [spoiler])
+        let error = await #expect(throws: PluginError.self) { try await host.dispatch("spoiler.set", 1).value }
+        #expect(error?.location?.description == "spoiler/plugin.lua:7", "\(String(describing: error))")
+        #expect(error?.message.contains("next: spoiler.set payload: a function has no data form") == true, "\(String(describing: error))")
+        #expect(host.state == [:])
+    }
+
     /// Swift's strings compare by canonical equivalence, so `"é"` and `"e\u{301}"` (or `"K"` and the
     /// Kelvin sign) are one key of a `JSONValue` object: a table with both lost one of them without a
     /// word, and JSON text with both was refused as having a duplicate key. Both now say what they are.
