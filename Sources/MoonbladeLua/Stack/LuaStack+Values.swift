@@ -12,11 +12,12 @@ extension LuaStack {
         case .number(let number): push(number)
         case .string(let string): push(string)
         case .table(let entries), .object(let entries):
+            let isObject = if case .object = value { true } else { false }
+            if isObject { try reserve(5) }  // the table, and the marker's making above it
             let sequenceCount = entries.keys.count { if case .integer(let i) = $0 { i >= 1 } else { false } }
             pushTable(arrayCount: Int32(clamping: sequenceCount), fieldCount: Int32(clamping: entries.count - sequenceCount))
             let table = top
-            if case .object = value {
-                try reserve(4)
+            if isObject {
                 pushTableKindMarker(.object)
                 lua_setmetatable(state, table)
             }
