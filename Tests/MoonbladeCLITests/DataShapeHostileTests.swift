@@ -141,6 +141,29 @@ struct DataShapeHostileCLITests {
         #expect(try JSONValue(json: outcome.stdout) == ["kind": "table"])
     }
 
+    /// A payload Lua dispatched that JSON cannot hold is journaled with the reason: it said "a table
+    /// mixes string keys with integer(3) keys" of a sparse list, which has no string key.
+    @Test func aJournaledPayloadWithNoJSONFormSaysWhy() async throws {
+        let odd = try workspace.plugin("odd", """
+            return {
+              name = "odd",
+              updaters = { set = function(state, p) state.n = 1 end },
+              side_effects = {
+                sparse = function(ctx) ctx.dispatch("odd.set", { [1] = 1, [3] = 3 }) end,
+                mixed = function(ctx) ctx.dispatch("odd.set", { 1, 2, x = 3 }) end,
+                float = function(ctx) ctx.dispatch("odd.set", { [1.5] = 1 }) end,
+              },
+            }
+            """)
+        let outcome = try await workspace.run("repl", odd, input: "odd.sparse\nodd.mixed\nodd.float\nhistory\n")
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        for reason in [
+            "a list with a hole at [2]", #"a table with both [1] and the key \"x\""#, "a table with the key [1.5] (JSON has string keys, or positions 1…n)",
+        ] {
+            #expect(outcome.stdout.contains("odd.set \"(no JSON form: \(reason))\""), "\(reason)\n\(outcome.stdout)")
+        }
+    }
+
     static func adding(_ members: [String: JSONValue], to value: JSONValue) -> JSONValue {
         guard case .object(let base) = value else { return value }
         return .object(base.merging(members) { $1 })

@@ -115,19 +115,43 @@ extension JSONValue {
         case .string(let value): self = .string(value)
         case .object(let entries) where entries.isEmpty: self = .object([:])
         case .table(let entries), .object(let entries):
-            if entries.isEmpty || (1...entries.count).allSatisfy({ entries[.integer(Int64($0))] != nil }) {
+            if entries.isEmpty {
+                self = .array([])
+            } else if entries.keys.allSatisfy({ if case .string = $0 { true } else { false } }) {
+                var members: [String: JSONValue] = [:]
+                for case (.string(let name), let value) in entries { members[name] = try JSONValue(luaValue: value) }
+                self = .object(members)
+            } else if entries.isEmpty || (1...entries.count).allSatisfy({ entries[.integer(Int64($0))] != nil }) {
                 self = .array(try (0..<entries.count).map { try JSONValue(luaValue: entries[.integer(Int64($0 + 1))]!) })
             } else {
-                var members: [String: JSONValue] = [:]
-                for (key, value) in entries {
-                    guard case .string(let name) = key else {
-                        throw RecordingError(message: "a table mixes string keys with \(key) keys")
-                    }
-                    members[name] = try JSONValue(luaValue: value)
-                }
-                self = .object(members)
+                throw RecordingError(message: Self.noJSONForm(entries))
             }
         }
+    }
+
+    /// Why a table whose keys are neither all strings nor exactly `1…n` has no JSON form.
+    private static func noJSONForm(_ entries: [LuaValue: LuaValue]) -> String {
+        func shown(_ key: LuaValue) -> String {
+            switch key {
+            case .string(let name): JSONValue.string(name).jsonString()
+            case .integer(let value): "[\(value)]"
+            case .number(let value): "[\(value)]"
+            case .boolean(let value): "[\(value)]"
+            default: "[\(key.type)]"
+            }
+        }
+        var names: [String] = [], positions: [Int64] = [], others: [String] = []
+        for key in entries.keys {
+            switch key {
+            case .string: names.append(shown(key))
+            case .integer(let position) where position >= 1: positions.append(position)
+            default: others.append(shown(key))
+            }
+        }
+        if let other = others.min() { return "a table with the key \(other) (JSON has string keys, or positions 1…n)" }
+        if let name = names.min(), let position = positions.min() { return "a table with both [\(position)] and the key \(name)" }
+        let hole = (1...).first { entries[.integer(Int64($0))] == nil }!
+        return "a list with a hole at [\(hole)]"
     }
 }
 
