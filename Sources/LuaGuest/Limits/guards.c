@@ -435,6 +435,7 @@ static void moonblade_size_library_functions(lua_State *L, int globals) {
         {LUA_STRLIBNAME, "reverse", moonblade_sized_by_strings, moonblade_bytes_per_step},
         {LUA_UTF8LIBNAME, "codes", moonblade_sized_by_strings, moonblade_bytes_per_step},
         {LUA_GNAME, "tonumber", moonblade_sized_by_strings, moonblade_bytes_per_step},
+        {LUA_GNAME, "print", moonblade_sized_by_strings, moonblade_bytes_per_step},
         {LUA_STRLIBNAME, "byte", moonblade_sized_by_span, 1},
         {LUA_UTF8LIBNAME, "codepoint", moonblade_sized_by_span, 1},
         {LUA_UTF8LIBNAME, "len", moonblade_sized_by_span, moonblade_bytes_per_step},

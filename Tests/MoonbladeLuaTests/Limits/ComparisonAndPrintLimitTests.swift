@@ -2,9 +2,9 @@ import MoonbladeLua
 import MoonbladeTestSupport
 import Testing
 
-/// Sorting compares in C, where the count hook never fires: it is charged by the work it does, as
-/// the other library functions that work in C are.
-@Suite("Limits on sorting", .serialized)
+/// Sorting compares in C, where the count hook never fires, and `print` writes its arguments in C:
+/// both are charged by the work they do, as the other library functions that work in C are.
+@Suite("Limits on sorting and printing", .serialized)
 struct ComparisonAndPrintLimitTests {
     static let budget = 1_000_000
     static let budgetExceeded = "instruction budget of 1000000 instructions exceeded"
@@ -59,5 +59,12 @@ struct ComparisonAndPrintLimitTests {
         #expect(notAFunction?.message.contains("bad argument #2") == true, "\(String(describing: notAFunction))")
         let unlimited = try LuaVM()
         #expect(try unlimited.run(Self.numbers + "table.sort(t, math.ult) return t[1], t[100000]") == [1, 100_002])
+    }
+
+    /// `print` writes its arguments out in C: a string larger than the budget allows is refused before
+    /// anything is written (it was written whole, and a loop of such prints ran on between hooks).
+    @Test func printingMoreThanTheBudgetAllowsIsRefused() async throws {
+        let stop = GuestStop(name: "print", source: "local s = ('x'):rep(1e7)\nprint(s)", line: 2)
+        try await stop.expectStopped(with: Self.limited, kind: .limit, says: Self.budgetExceeded)
     }
 }
