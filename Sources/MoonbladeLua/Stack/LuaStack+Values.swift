@@ -33,7 +33,10 @@ extension LuaStack {
 
     /// Reads the value at `index` as plain data.
     ///
-    /// Functions, threads and userdata, and tables that contain themselves, are `.conversion` errors.
+    /// Functions, threads and userdata, tables that contain themselves and tables nested more than
+    /// `LuaCoding.maximumDepth` levels deep are `.conversion` errors. (The nesting is limited as the
+    /// coders limit it: a plugin's `ctx.dispatch` payload a million tables deep overflowed the thread's
+    /// stack here and crashed the process.)
     public func value(at index: Int32) throws(LuaError) -> LuaValue {
         var tablesBeingRead: Set<UnsafeRawPointer> = []
         return try value(at: absolute(index), tablesBeingRead: &tablesBeingRead)
@@ -52,6 +55,10 @@ extension LuaStack {
                 // A view or draft of the resident state: its data, read from the table it shows.
                 defer { pop() }
                 return try value(at: shown, tablesBeingRead: &tablesBeingRead)
+            }
+            // The tables being read are the ones on the way down: their count is the depth.
+            guard tablesBeingRead.count < LuaCoding.maximumDepth else {
+                throw LuaError(.conversion, message: "tables nested more than \(LuaCoding.maximumDepth) levels deep")
             }
             guard let identity = identity(at: index), tablesBeingRead.insert(identity).inserted else {
                 throw LuaError(.conversion, message: "a table contains itself; it has no data form")

@@ -26,3 +26,14 @@ extension HostileCorpus {
             body: "local s = ('x'):rep(12e6)\nprint(s, s, s, s)", kind: .limit, says: budgetExceeded, line: 6),
     ]
 }
+
+/// Data a plugin hands the host nested a million tables deep: read as a `LuaValue`, it overflowed the
+/// thread's stack and crashed the process (`moonblade run` died of a segmentation fault).
+extension HostileCorpus {
+    static let deepData = [
+        HostileCase(
+            name: "side effect: dispatches a payload a hundred thousand tables deep", item: .sideEffect,
+            body: "local t = {} for i = 1, 1e5 do t = { t } end ctx.dispatch('hostile.bump', t)", kind: .runtime,
+            says: "hostile.bump payload: tables nested more than 512 levels deep", line: 5),
+    ]
+}
