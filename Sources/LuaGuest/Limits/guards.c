@@ -216,11 +216,15 @@ static long long moonblade_comparison_steps(lua_State *L) {
     size_t length_a = 0, length_b = 0;
     const char *a = lua_tolstring(L, 1, &length_a), *b = lua_tolstring(L, 2, &length_b);
     size_t shorter = length_a < length_b ? length_a : length_b;
+    // The shared prefix a block at a time with memcmp, then its zero bytes with memchr: both run at
+    // the speed of Lua's own comparison of plain text, so a sort pays little for what it is charged.
+    enum { block = 256 };
     size_t shared = 0;
+    while (shorter - shared >= block && memcmp(a + shared, b + shared, block) == 0) shared += block;
+    while (shared < shorter && a[shared] == b[shared]) shared++;
     long long zeros = 0;
-    while (shared < shorter && a[shared] == b[shared]) {
-        zeros += a[shared] == 0;
-        shared++;
+    for (const char *zero = memchr(a, 0, shared); zero != NULL; zero = memchr(zero + 1, 0, (size_t)(a + shared - zero - 1))) {
+        zeros++;
     }
     return 1 + (long long)(shared / moonblade_bytes_per_step) + zeros * moonblade_steps_per_zero_byte;
 }

@@ -61,6 +61,16 @@ struct ComparisonAndPrintLimitTests {
         #expect(try unlimited.run(Self.numbers + "table.sort(t, math.ult) return t[1], t[100000]") == [1, 100_002])
     }
 
+    /// Lua compares strings a zero-terminated piece at a time, 50 times slower per byte than plain text:
+    /// a shared prefix of zero bytes is charged for it, one of text by its bytes.
+    @Test func zeroBytesCostWhatLuaSpendsOnThem() async throws {
+        let vm = try LuaVM(configuration: Self.limited)
+        #expect(try vm.run("local s = ('x'):rep(1 << 20) local t = { s, s, s } table.sort(t) return #t[1]") == [.integer(1 << 20)])
+        let zeros = GuestStop(
+            name: "zero bytes", source: "local s = ('\\0'):rep(1 << 20) local t = { s, s, s } table.sort(t)", line: 1)
+        try await zeros.expectStopped(with: Self.limited, kind: .limit, says: Self.budgetExceeded)
+    }
+
     /// `print` writes its arguments out in C: a string larger than the budget allows is refused before
     /// anything is written (it was written whole, and a loop of such prints ran on between hooks).
     @Test func printingMoreThanTheBudgetAllowsIsRefused() async throws {
