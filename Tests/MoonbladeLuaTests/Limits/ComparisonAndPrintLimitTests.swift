@@ -73,8 +73,14 @@ struct ComparisonAndPrintLimitTests {
 
     /// `print` writes its arguments out in C: a string larger than the budget allows is refused before
     /// anything is written (it was written whole, and a loop of such prints ran on between hooks).
-    @Test func printingMoreThanTheBudgetAllowsIsRefused() async throws {
-        let stop = GuestStop(name: "print", source: "local s = ('x'):rep(1e7)\nprint(s)", line: 2)
+    /// What a `__tostring` returns counts too: a few instructions may hand over megabytes.
+    @Test(arguments: [
+        GuestStop(name: "a string", source: "local s = ('x'):rep(1e7)\nprint(s)", line: 2),
+        GuestStop(
+            name: "an object whose __tostring returns a string",
+            source: "local s = ('x'):rep(1e7)\nprint(setmetatable({}, { __tostring = function() return s end }))", line: 2),
+    ])
+    func printingMoreThanTheBudgetAllowsIsRefused(_ stop: GuestStop) async throws {
         try await stop.expectStopped(with: Self.limited, kind: .limit, says: Self.budgetExceeded)
     }
 }
