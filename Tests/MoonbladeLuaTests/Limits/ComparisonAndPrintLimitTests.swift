@@ -71,6 +71,15 @@ struct ComparisonAndPrintLimitTests {
         try await zeros.expectStopped(with: Self.limited, kind: .limit, says: Self.budgetExceeded)
     }
 
+    /// `os.date` hands each conversion of its format to `strftime`, 50 times what a byte of plain text
+    /// costs: 100,000 of them (a 200 KB format, charged 200,000 steps by its bytes) are charged for each.
+    @Test func dateConversionsAreChargedEach() async throws {
+        let vm = try LuaVM(configuration: Self.limited)
+        #expect(try vm.run("return #os.date(('x'):rep(2e5)), #os.date(('%Y'):rep(1000))") == [200_000, 4000])
+        let conversions = GuestStop(name: "os.date", source: "local s = os.date(('%%'):rep(1e5))", line: 1)
+        try await conversions.expectStopped(with: Self.limited, kind: .limit, says: Self.budgetExceeded)
+    }
+
     /// `print` writes its arguments out in C: a string larger than the budget allows is refused before
     /// anything is written (it was written whole, and a loop of such prints ran on between hooks).
     /// What a `__tostring` returns counts too: a few instructions may hand over megabytes.
