@@ -2,9 +2,9 @@ import MoonbladeLua
 import MoonbladeTestSupport
 import Testing
 
-/// Sorting compares in C, where the count hook never fires, and `print` writes its arguments in C:
-/// both are charged by the work they do, as the other library functions that work in C are.
-@Suite("Limits on sorting and printing", .serialized)
+/// Sorting compares in C, where the count hook never fires, `print` writes in C and `os.date` converts
+/// in C: each is charged by the work it does, as the other library functions that work in C are.
+@Suite("Limits on sorting, printing and dates", .serialized)
 struct ComparisonAndPrintLimitTests {
     static let budget = 1_000_000
     static let budgetExceeded = "instruction budget of 1000000 instructions exceeded"
