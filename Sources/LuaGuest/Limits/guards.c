@@ -8,8 +8,9 @@
 //   `__close` handlers of a coroutine the hook killed when `coroutine.close` or a `coroutine.wrap`
 //   function resets it (a dead coroutine is never restored). The stand-ins do not run them.
 // - `string.rep` with an empty string and separator loops `n` times producing nothing, `table.move`
-//   loops over its range whatever the table holds, and `table.sort` without a comparison function
-//   compares in C: none runs a Lua instruction, so they count their work against the budget.
+//   loops over its range whatever the table holds, and `table.sort` without a comparison function (or
+//   with a C one) compares in C: none runs a Lua instruction, so they count their work against the
+//   budget (a sort, comparison by comparison, by the bytes two strings share).
 // - Library functions that scan or copy their input in C (`string.format`, `string.pack`,
 //   `utf8.len`, `table.concat`, `table.insert` at a position, ...) are charged by what they read (the
 //   whole input, its format, or the range they are given) before they start, which also checks the deadline: the hook alone would let a loop of such calls run
@@ -17,6 +18,7 @@
 
 #include "../guest.h"
 #include <limits.h>
+#include <stdio.h>
 #include <lua5.4/lualib.h>
 #include <string.h>
 
@@ -201,19 +203,67 @@ static int moonblade_counted_move(lua_State *L) {
     return 1;
 }
 
-/// `table.sort` (upvalue 1). Without a comparison function, sorting a plain table runs in C only: the
-/// comparisons it will make, about n·log2(n), are charged to the budget before it starts.
-static int moonblade_counted_sort(lua_State *L) {
-    int plain = lua_type(L, 1) == LUA_TTABLE && lua_isnoneornil(L, 2);
-    if (plain && lua_getmetatable(L, 1)) {  // its metamethods may run Lua code, which the hook counts
-        lua_pop(L, 1);
-        plain = 0;
+/// Steps of the budget a comparison made in C costs at least, and per zero byte of the prefix two
+/// strings share: Lua compares strings a zero-terminated piece at a time (`strcoll`, then `strlen`
+/// of each), about 6 ns a piece, so two 8 MB strings of zero bytes took 50 ms to compare.
+enum { moonblade_steps_per_zero_byte = 2 };
+/// Steps a sort's comparisons may run up before the limits are checked (the check reads the clock).
+enum { moonblade_comparison_check = 1024 };
+
+/// What comparing the values at 1 and 2 costs: a step, plus, for two strings, the prefix they share,
+/// which is what Lua's comparison (and `rawequal`'s) reads before it finds a difference.
+static long long moonblade_comparison_steps(lua_State *L) {
+    if (lua_type(L, 1) != LUA_TSTRING || lua_type(L, 2) != LUA_TSTRING) return 1;
+    size_t length_a = 0, length_b = 0;
+    const char *a = lua_tolstring(L, 1, &length_a), *b = lua_tolstring(L, 2, &length_b);
+    size_t shorter = length_a < length_b ? length_a : length_b;
+    // The shared prefix a block at a time with memcmp, then its zero bytes with memchr: both run at
+    // the speed of Lua's own comparison of plain text, so a sort pays little for what it is charged.
+    enum { block = 256 };
+    size_t shared = 0;
+    while (shorter - shared >= block && memcmp(a + shared, b + shared, block) == 0) shared += block;
+    while (shared < shorter && a[shared] == b[shared]) shared++;
+    long long zeros = 0;
+    for (const char *zero = memchr(a, 0, shared); zero != NULL; zero = memchr(zero + 1, 0, (size_t)(a + shared - zero - 1))) {
+        zeros++;
     }
-    if (plain) {
-        long long count = (long long)lua_rawlen(L, 1);
-        long long comparisons = count;
-        for (long long halves = count; halves > 1; halves >>= 1) comparisons += count;
-        moonblade_charge_steps(L, comparisons);
+    return 1 + (long long)(shared / moonblade_bytes_per_step) + zeros * moonblade_steps_per_zero_byte;
+}
+
+/// The comparison `table.sort` gets when it would otherwise compare in C (upvalue 1: the script's C
+/// function, or nil for `<`; upvalue 2: steps counted since the last check). Each comparison is
+/// charged (`moonblade_comparison_steps`) and the limits are checked every
+/// `moonblade_comparison_check` steps, in the middle of a sort if need be.
+static int moonblade_charged_comparison(lua_State *L) {
+    long long steps = moonblade_comparison_steps(L);
+    moonblade_count_steps(L, steps);
+    lua_Integer pending = lua_tointeger(L, lua_upvalueindex(2)) + steps;
+    if (pending >= moonblade_comparison_check) {
+        pending = 0;
+        moonblade_charge_steps(L, 0);
+    }
+    lua_pushinteger(L, pending);
+    lua_replace(L, lua_upvalueindex(2));
+    if (lua_isnil(L, lua_upvalueindex(1))) {
+        lua_pushboolean(L, lua_compare(L, 1, 2, LUA_OPLT));
+        return 1;
+    }
+    lua_settop(L, 2);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, 2, 1);
+    return 1;
+}
+
+/// `table.sort` (upvalue 1). A sort without a comparison function, or with a C function (`math.ult`,
+/// `rawequal`), runs no Lua instruction between its comparisons, whatever the table's metatable:
+/// it is given `moonblade_charged_comparison` instead, so each comparison is charged as it is made.
+/// A Lua comparison function is left as it is: the hook counts its instructions.
+static int moonblade_counted_sort(lua_State *L) {
+    if (lua_type(L, 1) == LUA_TTABLE && (lua_isnoneornil(L, 2) || lua_iscfunction(L, 2))) {
+        lua_settop(L, 2);
+        lua_pushinteger(L, 0);
+        lua_pushcclosure(L, moonblade_charged_comparison, 2);
     }
     moonblade_call_original(L, 0);
     return 0;
@@ -246,7 +296,7 @@ static int moonblade_sized_by_strings(lua_State *L) {
     return moonblade_call_in_place(L);
 }
 
-/// `string.pack`, `unpack`, `packsize` and `os.date` (upvalue 1), charged one step per byte of their
+/// `string.pack`, `unpack` and `packsize` (upvalue 1), charged one step per byte of their
 /// format (argument 1), each an option to parse: the data they read or write is charged as it is
 /// allocated, so unpacking a little from a big blob costs what it reads. The one read that allocates
 /// nothing is `unpack`'s `z` (upvalue 2: 1) meeting no zero byte: it scans the rest of the data, then
@@ -266,6 +316,27 @@ static int moonblade_sized_by_format(lua_State *L) {
                 moonblade_charge_steps(L, (long long)(rest / moonblade_bytes_per_step));
             }
         }
+    }
+    return moonblade_call_in_place(L);
+}
+
+/// Steps of the budget a conversion (`%` and its letter) of an `os.date` format costs: Lua hands each
+/// to `strftime` on its own, 40 to 80 ns apiece against about 1 ns an instruction.
+enum { moonblade_steps_per_date_conversion = 64 };
+
+/// `os.date` (upvalue 1), charged a step per byte of its format and `moonblade_steps_per_date_conversion`
+/// per `%` in it, before it starts: charged by bytes alone, a format of 40 million `%%` (80 MB, under the
+/// default budget) ran 6 s in one call.
+static int moonblade_sized_by_date_format(lua_State *L) {
+    size_t bytes = lua_type(L, 1) == LUA_TSTRING ? lua_rawlen(L, 1) : 0;
+    if (bytes >= moonblade_charged_input) {
+        const char *format = lua_tostring(L, 1);
+        long long conversions = 0;
+        for (const char *percent = memchr(format, '%', bytes); percent != NULL;
+             percent = memchr(percent + 1, '%', (size_t)(format + bytes - percent - 1))) {
+            conversions++;
+        }
+        moonblade_charge_steps(L, (long long)bytes + conversions * moonblade_steps_per_date_conversion);
     }
     return moonblade_call_in_place(L);
 }
@@ -363,6 +434,29 @@ static int moonblade_sized_by_offset(lua_State *L) {
     return results;
 }
 
+/// `print`, as Lua's own (each argument through `tostring`, tab-separated, a new line), except that what
+/// it is about to write is charged before it writes anything, one step per `moonblade_bytes_per_step`
+/// bytes: writing in C runs no Lua instruction, and a `__tostring` may hand over megabytes in a few.
+static int moonblade_charged_print(lua_State *L) {
+    int arguments = lua_gettop(L);
+    luaL_checkstack(L, arguments, "too many arguments to print");
+    size_t bytes = 0;
+    for (int argument = 1; argument <= arguments; argument++) {
+        size_t length = 0;
+        luaL_tolstring(L, argument, &length);
+        bytes += length;
+    }
+    if (bytes >= moonblade_charged_input) moonblade_charge_steps(L, (long long)(bytes / moonblade_bytes_per_step));
+    for (int argument = 1; argument <= arguments; argument++) {
+        size_t length = 0;
+        const char *text = lua_tolstring(L, arguments + argument, &length);
+        if (argument > 1) lua_writestring("\t", 1);
+        lua_writestring(text, length);
+    }
+    lua_writeline();
+    return 0;
+}
+
 /// Replaces `table[name]` with `function` (a stand-in above) wrapping it, with `parameter` as its upvalue 2.
 static void moonblade_size_field(lua_State *L, int table, const char *name, lua_CFunction function, lua_Integer parameter) {
     table = lua_absindex(L, table);
@@ -383,7 +477,7 @@ static void moonblade_size_library_functions(lua_State *L, int globals) {
         {LUA_STRLIBNAME, "packsize", moonblade_sized_by_format, 0},
         {LUA_STRLIBNAME, "pack", moonblade_sized_by_format, 0},
         {LUA_STRLIBNAME, "unpack", moonblade_sized_by_format, 1},
-        {LUA_OSLIBNAME, "date", moonblade_sized_by_format, 0},
+        {LUA_OSLIBNAME, "date", moonblade_sized_by_date_format, 0},
         {LUA_STRLIBNAME, "format", moonblade_sized_by_strings, moonblade_bytes_per_step},
         {LUA_STRLIBNAME, "upper", moonblade_sized_by_strings, moonblade_bytes_per_step},
         {LUA_STRLIBNAME, "lower", moonblade_sized_by_strings, moonblade_bytes_per_step},
@@ -404,6 +498,8 @@ static void moonblade_size_library_functions(lua_State *L, int globals) {
         moonblade_size_field(L, -1, scanning[index].name, scanning[index].standIn, scanning[index].parameter);
         lua_pop(L, 1);
     }
+    lua_pushcfunction(L, moonblade_charged_print);
+    lua_setfield(L, globals, "print");
     lua_getfield(L, globals, LUA_TABLIBNAME);
     moonblade_size_field(L, -1, "concat", moonblade_sized_by_range, 3);
     moonblade_size_field(L, -1, "unpack", moonblade_sized_by_range, 2);

@@ -21,6 +21,7 @@ enum HostileCorpus {
 
     /// The cases that do megabytes of work or fill the memory limit before they are stopped.
     static let casesAtScale = sizedWorkInC + patternsAtScale + limitsCaught + memoryMore + interceptors + sideEffectsAtScale
+        + workInCMore + deepData
 
     static let syntaxAndLoading = [
         HostileCase(
