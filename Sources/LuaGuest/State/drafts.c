@@ -130,6 +130,17 @@ static void session_table(lua_State *L, int m, int which) {
     lua_setiuservalue(L, m, which);
 }
 
+/// Whether the values at `a` and `b` are one value of the state: raw-equal, and numbers of one subtype
+/// and sign (`1` and `1.0`, `0.0` and `-0.0` are raw-equal in Lua but are other values in JSON: writing
+/// one over the other is a change).
+static int same_value(lua_State *L, int a, int b) {
+    if (!lua_rawequal(L, a, b)) return 0;
+    if (lua_type(L, a) != LUA_TNUMBER) return 1;
+    int integer = lua_isinteger(L, a);
+    if (integer != lua_isinteger(L, b)) return 0;
+    return integer || signbit(lua_tonumber(L, a)) == signbit(lua_tonumber(L, b));
+}
+
 /// Whether the value at `index` has the machinery table `which` (M_DRAFT_MT, M_VIEW_MT) as metatable.
 static int has_metatable(lua_State *L, int m, int index, int which) {
     if (!lua_getmetatable(L, index)) return 0;
@@ -337,14 +348,14 @@ static int draft_write(lua_State *L, int m, int r, int key, int value) {
     lua_rawget(L, -2);  // base[key]
     lua_pushvalue(L, key);
     lua_rawget(L, copy);  // copy[key]
-    if (lua_rawequal(L, -1, value)) {
+    if (same_value(L, -1, value)) {
         lua_settop(L, top);
         return 0;
     }
     // A key is listed from its first write on; until then its copy still holds the base's value.
-    if (lua_rawequal(L, -1, -2)) {
+    if (same_value(L, -1, -2)) {
         list_key(L, m, r, top + 2, key);
-    } else if (lua_rawequal(L, value, -2)) {
+    } else if (same_value(L, value, -2)) {
         ((draft_record *)lua_touserdata(L, r))->reverted = 1;
     }
     lua_settop(L, copy);
@@ -589,7 +600,7 @@ static int draft_newindex(lua_State *L) {
         lua_getiuservalue(L, 4, R_BASE);  // at top + 1
         lua_pushvalue(L, 2);
         lua_rawget(L, top + 1);
-        if (lua_rawequal(L, -1, 3)) {
+        if (same_value(L, -1, 3)) {
             wrote = 0;  // writing back what the base holds copies nothing
         } else {
             lua_pop(L, 1);
@@ -858,7 +869,7 @@ static void finalize(lua_State *L, int m, int r) {
         lua_pushvalue(L, key);
         lua_rawget(L, base);
         // The record keeps only the keys whose value differs from the base's.
-        if (!lua_rawequal(L, value, -1)) {
+        if (!same_value(L, value, -1)) {
             lua_pushvalue(L, key);
             lua_rawseti(L, list, 1 + ++kept);
         }
