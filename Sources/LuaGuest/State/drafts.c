@@ -808,21 +808,23 @@ static int draft_pairs(lua_State *L) {
 // MARK: - Views
 
 /// Pushes the read-only view of the resident table at `t` (one per table, made on first use), read at
-/// `key` from the view at `parent` (0 for none): a view made so remembers where (VIEW_UP, VIEW_KEY),
-/// so that put back after the view it was read from, it is found below that one (`push_view_node`).
+/// `key` from the view at `parent` (0 for none), which the view remembers (VIEW_UP, VIEW_KEY): put back
+/// after the view it was last read from, it is found below that one (`push_view_node`). The last, not
+/// the first: a table the state keeps is read from the views of the newer tables holding it.
 static void push_view(lua_State *L, int m, int t, int parent, int key) {
     t = lua_absindex(L, t);
     if (parent) {
         parent = lua_absindex(L, parent);
         key = lua_absindex(L, key);
     }
-    if (lookup(L, m, M_VIEWOF, t) == LUA_TTABLE) return;
-    lua_pop(L, 1);
-    lua_createtable(L, 0, 0);
-    lua_getiuservalue(L, m, M_VIEW_MT);
-    lua_setmetatable(L, -2);
-    store(L, m, M_VIEW, -1, t);
-    store(L, m, M_VIEWOF, t, -1);
+    if (lookup(L, m, M_VIEWOF, t) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 0, 0);
+        lua_getiuservalue(L, m, M_VIEW_MT);
+        lua_setmetatable(L, -2);
+        store(L, m, M_VIEW, -1, t);
+        store(L, m, M_VIEWOF, t, -1);
+    }
     if (parent) {
         store(L, m, M_VIEW_UP, -1, parent);
         store(L, m, M_VIEW_KEY, -1, key);

@@ -177,6 +177,10 @@ struct LuaDraftAliasingTests {
             "local v = current_view(); state.deep.b.z = v.deep.a.x; state.deep.c = v.deep.a; state.deep.c.x[3] = 3; state.deep.b.y = v.deep.a.y; state.deep.c.y[2] = 4",
             "local v = current_view(); local x = v.deep.c.x; state.deep.a = v.deep.c; state.deep.b.z = x; state.deep.b.z[1] = 0; state.deep.a.y[1] = 1",
             "local v = current_view(); state.deep.b.z = v.deep.a.x; state.deep = v.deep; state.deep.a.x[2] = 22",
+            // A part read from a view of an older table holding it, then from the newer one.
+            "local v = current_view(); seen = #v.todos[3].tags",
+            "state.todos[3].title = 'newer'",
+            "local v = current_view(); state.todos[1] = v.todos[3]; state.todos[2].tags = v.todos[3].tags; state.todos[2].tags[1] = 'newer both'",
         ])
     }
 
@@ -361,7 +365,7 @@ struct AliasingStep: CustomStringConvertible {
         // places, which a plain copy does not; never into a table the updater made (README: it
         // stays a view, and the state gets what it shows).
         case 28: "kept = \(todo); kept_tags = nil"
-        case 29: "if kept and \(p) <= #state.todos + 1 then \(todo) = kept; kept = nil end"
+        case 29: "if kept and \(p) <= #state.todos + 1 then \(todo) = kept; kept, kept_tags = nil, nil end"
         case 30: "if not viewed and not made_todos and \(q) <= #state.todos and \(p) <= #state.todos + 1 then viewed = true; \(todo) = current_view().todos[\(q)] end"
         case 31: "if not viewed then viewed = true; state.settings = current_view().settings end"
         // Errors caught midway, and returning a new table.
@@ -374,7 +378,7 @@ struct AliasingStep: CustomStringConvertible {
         case 35: "\(ref) = state.deep"
         case 36: "if not viewed then viewed = true; local v = current_view(); state.byOwner[\"\(s)\"] = v.byOwner.ann; state.byOwner.bob = v.byOwner.ann end"
         case 37: "kept_tags = \(todo) and \(todo).tags; kept = nil"
-        case 38: "if kept_tags and \(todo) then \(todo).tags = kept_tags; kept_tags = nil end"
+        case 38: "if kept_tags and \(todo) then \(todo).tags = kept_tags; kept, kept_tags = nil, nil end"
         case 39: Self.caught("if \(p) <= #state.todos then local t = table.remove(state.todos, \(p)); t.title = \"\(s)\"; state.todos[#state.todos + 1] = t end")
         case 40: "if \(ref) ~= nil then return { counter = \(n), todos = { \(ref), \(todo) }, byOwner = state.byOwner, settings = state.settings } end"
         case 41: "for k, t in pairs(state.todos) do if k == \(p) then state.todos[k] = state.todos[\(q)] or t end; t.done = not t.done end"
@@ -389,6 +393,12 @@ struct AliasingStep: CustomStringConvertible {
         case 49: "if type(\(ref)) == 'table' and \(ref).done == nil and \(ref)[1] == nil then \(ref).x = \(ref).y or { \(n) } end"
         case 50: "if state.deep and state.deep.a and state.deep.a.x then table.insert(state.deep.a.x, 1, \(n)) end"
         case 51: "if state.deep and state.deep[\"\(s)\"] and state.deep[\"\(s)\"].x then state.deep[\"\(s)\"].y = state.deep[\"\(s)\"].x end"
+        // A kept draft and its tags, or a view and its tags, put back in one updater, in either order.
+        case 52: "kept = \(todo); kept_tags = kept and kept.tags"
+        case 53: "if kept and kept_tags and \(q) <= #state.todos + 1 and \(todo) then \(todo).tags = kept_tags; state.todos[\(q)] = kept; kept, kept_tags = nil, nil end"
+        case 54: "if kept and kept_tags and \(q) <= #state.todos + 1 then state.todos[\(q)] = kept; if \(todo) then \(todo).tags = kept_tags end; kept, kept_tags = nil, nil end"
+        case 55: "if not viewed and not made_todos and \(q) <= #state.todos and \(todo) then viewed = true; local v = current_view(); \(todo).tags = v.todos[\(q)].tags; state.todos[\(q)] = v.todos[\(q)] end"
+        case 56: "if not viewed and not made_todos and \(q) <= #state.todos and \(todo) then viewed = true; local v = current_view(); state.todos[\(q)] = v.todos[\(q)]; \(todo).tags = v.todos[\(q)].tags end"
         default: "state.counter = state.counter + \(n)"
         }
     }
@@ -400,7 +410,7 @@ struct AliasingStep: CustomStringConvertible {
     }
 
     static let gen = zip(
-        Gen.int(in: 0...52), Gen.int(in: 1...4), Gen.int(in: 1...4), Gen.int(in: 1...3),
+        Gen.int(in: 0...57), Gen.int(in: 1...4), Gen.int(in: 1...4), Gen.int(in: 1...3),
         Gen.element(of: ["a", "b", "ann"]).map { $0! }, Gen.int(in: 0...9)
     ).map { AliasingStep(kind: $0, p: $1, q: $2, i: $3, s: $4, n: $5) }
 }
