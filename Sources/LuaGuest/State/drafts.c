@@ -66,6 +66,7 @@ enum {
     M_STANDS,      // place shown by a kept draft or a view (a node) -> the draft standing for it this session
     M_NODE_OF,     // record of a draft standing for a place of a kept draft's state -> that place's node
     M_TRIE,        // record of a kept draft at the top of its path -> the node of its place (see `push_kept_node`)
+    M_VIEW_PARTS,  // the views put back this session, a sequence (see `link_parts`)
     M_COPY_SEQUENCE,  // the Lua function `copy(t, n)`: `{ t[1], ..., t[n] }` built in one SETLIST
     M_ROOT_CHANGES,   // the change record of the new root, kept apart from CHANGES (often the only one)
     M_SPARE_CHANGES,     // the last root change record, emptied once decoded: the next root's, made no more
@@ -557,7 +558,6 @@ static int draft_index(lua_State *L) {
     return 1;
 }
 
-static void finalize(lua_State *L, int m, int r);
 
 /// Pushes what the draft of an earlier updater whose record is at `r` shows, and returns 1: its final
 /// table, or its base when it was never written. Returns 0, pushing nothing, when it was written but
@@ -569,10 +569,12 @@ static int push_shown(lua_State *L, int r) {
     return 1;
 }
 
-/// Reads `keys[from]`, ..., `keys[1]` down from the draft on top, as the plugin would, and pops it:
-/// below a draft standing for a place, `draft_read` makes the drafts standing for the places below.
-static void read_down(lua_State *L, int m, int keys, int from) {
-    for (int i = from; i >= 1 && has_metatable(L, m, -1, M_DRAFT_MT); i--) {
+/// Reads `keys[from]`, ..., `keys[to]` (either way) down from the draft on top, as the plugin would, and
+/// pops it: below a draft standing for a place, `draft_read` makes the drafts standing for the places
+/// below, or hands out the ones that do already.
+static void read_down(lua_State *L, int m, int keys, int from, int to) {
+    int step = from <= to ? 1 : -1;
+    for (int i = from; i != to + step && has_metatable(L, m, -1, M_DRAFT_MT); i += step) {
         record_of(L, -1);
         lua_rawgeti(L, keys, i);
         draft_read(L, m, lua_gettop(L) - 1, lua_gettop(L), 1);
@@ -629,7 +631,7 @@ static void push_kept_node(lua_State *L, int m, int x, int shown) {
         lua_pop(L, 1);
     }
     lua_settop(L, top + 3);
-    if (from) read_down(L, m, keys, from); else lua_pop(L, 1);
+    if (from) read_down(L, m, keys, from, 1); else lua_pop(L, 1);
     lua_replace(L, top + 1);  // the node, in place of the keys
 }
 
@@ -657,7 +659,7 @@ static void push_view_node(lua_State *L, int m, int x, int shown) {
         lua_replace(L, top + 4);
         lookup(L, m, M_VIEW, top + 4);
         if (lua_rawget(L, stands) == LUA_TTABLE) {
-            read_down(L, m, keys, count);
+            read_down(L, m, keys, count, 1);
             break;
         }
         lua_pop(L, 1);
@@ -674,7 +676,7 @@ enum { STORED_AS_IS, STORED_PLUGIN_TABLE, STORED_KEPT, STORED_VIEW };
 /// part of, was put back before: one table there, as a plain table put at two places is); else the
 /// table it shows, so that reading it back gives a draft of it, written like any other part of the
 /// state (a kept draft itself stays read-only), and returns STORED_KEPT or STORED_VIEW with the node
-/// of its place at 5, for `stand_for_shown`. Only when that table is final: a kept draft that was
+/// of its place at 5 and the kept draft or view at 6, for `stand_for_shown`. Only when that table is final: a kept draft that was
 /// written but never finished (its updater failed, or it was detached) may hold tables the plugin can
 /// still change, so it stays itself, finished with the new state.
 static int settle_stored_table(lua_State *L, int m, lua_Integer live_session) {
@@ -703,22 +705,98 @@ static int settle_stored_table(lua_State *L, int m, lua_Integer live_session) {
         return STORED_AS_IS;
     }
     lua_pop(L, 1);
-    lua_pushvalue(L, shown);
-    lua_replace(L, 3);
-    lua_replace(L, 5);  // the node
-    lua_settop(L, 5);
+    int node = lua_gettop(L);
+    lua_pushvalue(L, 3);
+    lua_copy(L, shown, 3);
+    lua_copy(L, node, 5);
+    lua_copy(L, node + 1, 6);  // the kept draft or view
+    lua_settop(L, 6);
     return view ? STORED_VIEW : STORED_KEPT;
 }
 
+/// Appends to the sequence at `found` the paths (sequences of keys, from the trie node at `node` down)
+/// of the places below `node` that a draft stands for. `path` holds the keys down to `node` (`depth`).
+static void find_standing_below(lua_State *L, int m, int node, int path, int depth, int found) {
+    luaL_checkstack(L, 8, "the state is nested too deep");
+    lua_pushnil(L);
+    while (lua_next(L, node)) {
+        int child = lua_gettop(L);
+        lua_pushvalue(L, child - 1);
+        lua_rawseti(L, path, depth + 1);
+        if (lookup(L, m, M_STANDS, child) != LUA_TNIL) {
+            lua_createtable(L, depth + 1, 0);
+            for (int i = 1; i <= depth + 1; i++) {
+                lua_rawgeti(L, path, i);
+                lua_rawseti(L, -2, i);
+            }
+            lua_rawseti(L, found, (lua_Integer)lua_rawlen(L, found) + 1);
+        }
+        lua_pop(L, 1);
+        if (depth + 1 < moonblade_state_maximum_depth) find_standing_below(L, m, child, path, depth + 1, found);
+        lua_pop(L, 1);
+    }
+}
+
+/// After the draft at `s` came to stand for the place at `node` (`origin` tells whose): the parts of
+/// it put back before it, which drafts stand for, become its parts, as in a plain table put back
+/// after its parts: reading down to each from `s` hands it out there (its proxy stored on the path),
+/// so that written through either place, it is written at both. A kept draft's parts are the places
+/// below its node in TRIE; a view's, the views put back this session read (last) from it or below it.
+static void link_parts(lua_State *L, int m, int s, int node, int origin) {
+    int top = lua_gettop(L);
+    lua_createtable(L, 8, 0);  // the keys of a path, at top + 1
+    int keys = top + 1;
+    if (origin == ORIGIN_KEPT) {
+        lua_createtable(L, 4, 0);  // the paths, at top + 2
+        find_standing_below(L, m, node, keys, 0, top + 2);
+        lua_Integer count = (lua_Integer)lua_rawlen(L, top + 2);
+        for (lua_Integer i = 1; i <= count; i++) {
+            lua_rawgeti(L, top + 2, i);
+            lua_pushvalue(L, s);
+            read_down(L, m, top + 3, 1, (int)lua_rawlen(L, top + 3));
+            lua_pop(L, 1);
+        }
+    } else if (lua_getiuservalue(L, m, M_VIEW_PARTS) == LUA_TTABLE) {  // at top + 2
+        lua_Integer parts = (lua_Integer)lua_rawlen(L, top + 2);
+        for (lua_Integer i = 1; i <= parts; i++) {
+            lua_rawgeti(L, top + 2, i);  // the walker, at top + 3
+            int count = 0;
+            while (count < moonblade_state_maximum_depth && lookup(L, m, M_VIEW_UP, top + 3) == LUA_TTABLE) {
+                lookup(L, m, M_VIEW_KEY, top + 3);
+                lua_rawseti(L, keys, ++count);
+                lua_replace(L, top + 3);
+                lookup(L, m, M_VIEW, top + 3);
+                int below = lua_rawequal(L, -1, node);
+                lua_pop(L, 1);
+                if (below) {
+                    lua_pushvalue(L, s);
+                    read_down(L, m, keys, count, 1);
+                    break;
+                }
+            }
+            lua_settop(L, top + 2);
+        }
+    }
+    lua_settop(L, top);
+}
+
 /// After key 2 of the draft whose record is at 4 was given the table a kept draft or view shows, its
-/// place's node at 5: the key's child draft stands for that place for the rest of the updater.
+/// place's node at 5, the kept draft or view at 6: the key's child draft stands for that place for
+/// the rest of the updater, and the parts of it put back before are its parts (`link_parts`).
 static void stand_for_shown(lua_State *L, int m, int origin) {
+    luaL_checkstack(L, 16, "the state is nested too deep");
     // The key holds that table (neither a draft nor the plugin's): its child. Not one standing for the
     // place the key had in what the draft at 4 may stand for: another table is there now.
     draft_read(L, m, 4, 2, 0);
-    if (!record_of(L, -1)) return;
-    stands_for(L, m, -1, 5, origin);
-    lua_pop(L, 2);
+    int child = lua_gettop(L);
+    if (!record_of(L, child)) return;
+    stands_for(L, m, child + 1, 5, origin);
+    link_parts(L, m, child, 5, origin);
+    if (origin == ORIGIN_VIEW) {
+        session_table(L, m, M_VIEW_PARTS);
+        lua_pushvalue(L, 6);
+        lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    }
 }
 
 static int draft_newindex(lua_State *L) {
@@ -1130,7 +1208,7 @@ static void end_session(lua_State *L, int m) {
     machine->fresh_count = 0;
     if (!machine->made_session_tables) return;
     machine->made_session_tables = 0;
-    for (int which = M_FRESH; which <= M_TRIE; which++) {
+    for (int which = M_FRESH; which <= M_VIEW_PARTS; which++) {
         if (which == M_CHANGES) continue;  // read by the decode that follows; emptied after it
         lua_pushnil(L);
         lua_setiuservalue(L, m, which);

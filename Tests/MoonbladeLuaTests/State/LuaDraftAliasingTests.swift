@@ -123,6 +123,9 @@ struct LuaDraftAliasingTests {
             "kept_root = state",
             // A part of a part first, then the part: one table with the part's part.
             "state.deep.b.z = kept_root.deep.a.x; state.deep.c = kept_root.deep.a; state.deep.c.x[1] = 10; state.todos[1].tags = kept_root.todos[3].tags; state.todos[2] = kept_root.todos[3]; state.todos[2].tags[1] = 'root'",
+            // Written through the part only: the whole, never read, still holds it.
+            "kept = state.todos[1]",
+            "state.todos[2].tags = kept.tags; state.todos[3] = kept; state.todos[2].tags[1] = 'through the part'",
         ])
     }
 
@@ -177,6 +180,10 @@ struct LuaDraftAliasingTests {
             "local v = current_view(); state.deep.b.z = v.deep.a.x; state.deep.c = v.deep.a; state.deep.c.x[3] = 3; state.deep.b.y = v.deep.a.y; state.deep.c.y[2] = 4",
             "local v = current_view(); local x = v.deep.c.x; state.deep.a = v.deep.c; state.deep.b.z = x; state.deep.b.z[1] = 0; state.deep.a.y[1] = 1",
             "local v = current_view(); state.deep.b.z = v.deep.a.x; state.deep = v.deep; state.deep.a.x[2] = 22",
+            // Written through the part only, the whole never read; then the part put into a draft moved
+            // away before the view's whole takes its key.
+            "local v = current_view(); state.todos[2].tags = v.todos[1].tags; state.todos[3] = v.todos[1]; state.todos[2].tags[1] = 'through the part'",
+            "state.todos[3] = state.todos[1]; local v = current_view(); state.todos[1].tags = v.todos[1].tags; state.todos[1] = v.todos[1]; state.todos[3].tags[2] = 'moved'",
             // A part read from a view of an older table holding it, then from the newer one.
             "local v = current_view(); seen = #v.todos[3].tags",
             "state.todos[3].title = 'newer'",
