@@ -15,13 +15,16 @@
 // out per key, so `d.a == d.a`) and, for a child, its `parent`, `key` and `proxy`. Writes go to
 // `copy` and mark the path up to the root; assigning a key detaches the child draft handed out for it
 // (written later, it changes only itself). A kept draft or a view put back gives its key the table it
-// shows, and stands, for the rest of the updater, for that key's child draft (SHOWN): put at two
-// places, it is one table at both, as a plain table is; so is a part of a kept draft put back after
-// it (`kept.tags`), found by its path below the stand-in. Finishing turns every modified
-// draft into its `copy` with child drafts resolved, every unmodified one into its `base` (so an
-// unchanged subtree keeps its identity), and deep-copies tables the plugin created, so the resident
-// tree is owned by the host. Copies keep the kind marker of their table (LuaTableKind), so an object
-// stays one when emptied.
+// shows, and that key's child draft stands, for the rest of the updater, for the place it shows
+// (STANDS): a kept draft's place is its path in the state its updater left (a node of TRIE), a view's
+// its resident table (a view is one per table). Drafts read below a stand-in stand for the places
+// below, so a kept draft or view put at two places, or a whole and its part put back in either
+// order, are one table, as a plain table is: a part put back finds the draft standing for its place,
+// or reads down to it from one standing for a place above; a whole put back takes in the parts put
+// back before it (`link_parts`). Finishing turns every modified draft into its `copy` with child
+// drafts resolved, every unmodified one into its `base` (so an unchanged subtree keeps its identity),
+// and deep-copies tables the plugin created, so the resident tree is owned by the host. Copies keep
+// the kind marker of their table (LuaTableKind), so an object stays one when emptied.
 
 #include "../guest.h"
 #include <math.h>
@@ -70,8 +73,8 @@ enum {
     M_COPY_SEQUENCE,  // the Lua function `copy(t, n)`: `{ t[1], ..., t[n] }` built in one SETLIST
     M_ROOT_CHANGES,   // the change record of the new root, kept apart from CHANGES (often the only one)
     M_SPARE_CHANGES,     // the last root change record, emptied once decoded: the next root's, made no more
-    M_VIEW_UP,     // view proxy -> the view it was first read from (weak keys and values)
-    M_VIEW_KEY,    // view proxy -> the key it was read at there (weak keys)
+    M_VIEW_UP,     // view proxy -> the view it was last read from (weak keys and values; made on first use,
+    M_VIEW_KEY,    // view proxy -> the key it was read at there (weak keys)     weak tables cost every GC cycle)
     M_COUNT = M_VIEW_KEY
 };
 
@@ -559,6 +562,13 @@ static int draft_index(lua_State *L) {
 }
 
 
+/// Whether a view was read from another one yet (VIEW_UP and VIEW_KEY are made then).
+static int has_view_parents(lua_State *L, int m) {
+    int made = lua_getiuservalue(L, m, M_VIEW_UP) == LUA_TTABLE;
+    lua_pop(L, 1);
+    return made;
+}
+
 /// Pushes what the draft of an earlier updater whose record is at `r` shows, and returns 1: its final
 /// table, or its base when it was never written. Returns 0, pushing nothing, when it was written but
 /// never finished (its updater failed, or it was detached): it may hold tables the plugin can change.
@@ -652,7 +662,7 @@ static void push_view_node(lua_State *L, int m, int x, int shown) {
     lua_createtable(L, 8, 0);  // the keys up from `x`
     int keys = top + 3, count = 0;
     lua_pushvalue(L, x);  // the walker, at top + 4
-    while (count < moonblade_state_maximum_depth) {
+    while (count < moonblade_state_maximum_depth && has_view_parents(L, m)) {
         if (lookup(L, m, M_VIEW_UP, top + 4) != LUA_TTABLE) break;
         lookup(L, m, M_VIEW_KEY, top + 4);
         lua_rawseti(L, keys, ++count);
@@ -756,7 +766,7 @@ static void link_parts(lua_State *L, int m, int s, int node, int origin) {
             read_down(L, m, top + 3, 1, (int)lua_rawlen(L, top + 3));
             lua_pop(L, 1);
         }
-    } else if (lua_getiuservalue(L, m, M_VIEW_PARTS) == LUA_TTABLE) {  // at top + 2
+    } else if (lua_getiuservalue(L, m, M_VIEW_PARTS) == LUA_TTABLE && has_view_parents(L, m)) {  // at top + 2
         lua_Integer parts = (lua_Integer)lua_rawlen(L, top + 2);
         for (lua_Integer i = 1; i <= parts; i++) {
             lua_rawgeti(L, top + 2, i);  // the walker, at top + 3
@@ -889,6 +899,8 @@ static int draft_pairs(lua_State *L) {
 /// `key` from the view at `parent` (0 for none), which the view remembers (VIEW_UP, VIEW_KEY): put back
 /// after the view it was last read from, it is found below that one (`push_view_node`). The last, not
 /// the first: a table the state keeps is read from the views of the newer tables holding it.
+static void weak_table(lua_State *L, int m, int which, const char *mode);
+
 static void push_view(lua_State *L, int m, int t, int parent, int key) {
     t = lua_absindex(L, t);
     if (parent) {
@@ -904,6 +916,10 @@ static void push_view(lua_State *L, int m, int t, int parent, int key) {
         store(L, m, M_VIEWOF, t, -1);
     }
     if (parent) {
+        if (!has_view_parents(L, m)) {
+            weak_table(L, m, M_VIEW_UP, "kv");
+            weak_table(L, m, M_VIEW_KEY, "k");
+        }
         store(L, m, M_VIEW_UP, -1, parent);
         store(L, m, M_VIEW_KEY, -1, key);
     }
@@ -1378,8 +1394,6 @@ int moonblade_open_state_machinery(lua_State *L) {
     weak_table(L, m, M_IDS, "k");
     weak_table(L, m, M_TABLES, "v");
     weak_table(L, m, M_SEQ, "k");
-    weak_table(L, m, M_VIEW_UP, "kv");
-    weak_table(L, m, M_VIEW_KEY, "k");
     static const luaL_Reg draft_methods[] = {
         {"__index", draft_index}, {"__newindex", draft_newindex}, {"__len", draft_len}, {"__pairs", draft_pairs},
         {NULL, NULL}};

@@ -362,9 +362,9 @@ struct AliasingStep: CustomStringConvertible {
         case 22: "state.byOwner[\"\(s)\"] = nil"
         // Replace a parent or grandparent of what the locals hold; tables the updater makes around drafts.
         case 23: "local l = {}; for k = #state.todos, 1, -1 do l[#l + 1] = state.todos[k] end; state.todos = l; made_todos = true"
-        case 24: "if \(todo) then \(todo) = { title = \"\(s)\", done = \(todo).done, tags = \(todo).tags } end"
+        case 24: "if \(todo) then \(todo) = { title = \"\(s)\", done = \(todo).done, tags = \(todo).tags }; made_todo = true end"
         case 25: "state.settings = { theme = \"\(s)\", limits = state.settings.limits }"
-        case 26: "if \(p) <= #state.todos + 1 then \(todo) = { title = \"\(s)\", done = false, tags = { \"\(s)\" } } end"
+        case 26: "if \(p) <= #state.todos + 1 then \(todo) = { title = \"\(s)\", done = false, tags = { \"\(s)\" } }; made_todo = true end"
         case 27: "state.todos = { table.unpack(state.todos) }; made_todos = true"
         // Kept drafts and views: put back once (a kept draft is a snapshot, README), at a position;
         // one kept at a time (`kept.tags` is `kept_tags` in a plain copy, not in the snapshot). One
@@ -390,7 +390,7 @@ struct AliasingStep: CustomStringConvertible {
         case 40: "if \(ref) ~= nil then return { counter = \(n), todos = { \(ref), \(todo) }, byOwner = state.byOwner, settings = state.settings } end"
         case 41: "for k, t in pairs(state.todos) do if k == \(p) then state.todos[k] = state.todos[\(q)] or t end; t.done = not t.done end"
         case 42: "local t = \(todo); if t then \(todo) = nil; \(todo) = t; t.tags[#t.tags + 1] = \"\(s)\" end"
-        case 43: "\(ref) = \(todo) and \(todo).tags; if \(todo) then \(todo) = { title = \"\(s)\", done = true, tags = { \"\(s)\" } } end"
+        case 43: "\(ref) = \(todo) and \(todo).tags; if \(todo) then \(todo) = { title = \"\(s)\", done = true, tags = { \"\(s)\" } }; made_todo = true end"
         // Four levels deep: `deep[s].x` is an array of numbers; branches swapped, aliased, replaced.
         case 44: "state.deep = state.deep or { a = { x = { \(n) } }, b = { x = {}, y = { 1 } } }"
         case 45: "\(ref) = state.deep and state.deep[\"\(s)\"]"
@@ -400,12 +400,14 @@ struct AliasingStep: CustomStringConvertible {
         case 49: "if type(\(ref)) == 'table' and \(ref).done == nil and \(ref)[1] == nil then \(ref).x = \(ref).y or { \(n) } end"
         case 50: "if state.deep and state.deep.a and state.deep.a.x then table.insert(state.deep.a.x, 1, \(n)) end"
         case 51: "if state.deep and state.deep[\"\(s)\"] and state.deep[\"\(s)\"].x then state.deep[\"\(s)\"].y = state.deep[\"\(s)\"].x end"
-        // A kept draft and its tags, or a view and its tags, put back in one updater, in either order.
+        // A kept draft and its tags, or a view and its tags, put back in one updater, in either order;
+        // not once the updater made a todo or the list (README: in a table the updater made, they
+        // stay themselves).
         case 52: "kept = \(todo); kept_tags = kept and kept.tags"
-        case 53: "if kept and kept_tags and \(q) <= #state.todos + 1 and \(todo) then \(todo).tags = kept_tags; state.todos[\(q)] = kept; kept, kept_tags = nil, nil end"
-        case 54: "if kept and kept_tags and \(q) <= #state.todos + 1 then state.todos[\(q)] = kept; if \(todo) then \(todo).tags = kept_tags end; kept, kept_tags = nil, nil end"
-        case 55: "if not viewed and not made_todos and \(q) <= #state.todos and \(todo) then viewed = true; local v = current_view(); \(todo).tags = v.todos[\(q)].tags; state.todos[\(q)] = v.todos[\(q)] end"
-        case 56: "if not viewed and not made_todos and \(q) <= #state.todos and \(todo) then viewed = true; local v = current_view(); state.todos[\(q)] = v.todos[\(q)]; \(todo).tags = v.todos[\(q)].tags end"
+        case 53: "if kept and kept_tags and not made_todos and not made_todo and \(q) <= #state.todos + 1 and \(todo) then \(todo).tags = kept_tags; state.todos[\(q)] = kept; kept, kept_tags = nil, nil end"
+        case 54: "if kept and kept_tags and not made_todos and not made_todo and \(q) <= #state.todos + 1 then state.todos[\(q)] = kept; if \(todo) then \(todo).tags = kept_tags end; kept, kept_tags = nil, nil end"
+        case 55: "if not viewed and not made_todos and not made_todo and \(q) <= #state.todos and \(todo) then viewed = true; local v = current_view(); \(todo).tags = v.todos[\(q)].tags; state.todos[\(q)] = v.todos[\(q)] end"
+        case 56: "if not viewed and not made_todos and not made_todo and \(q) <= #state.todos then viewed = true; local v = current_view(); state.todos[\(q)] = v.todos[\(q)]; if \(todo) then \(todo).tags = v.todos[\(q)].tags end end"
         default: "state.counter = state.counter + \(n)"
         }
     }
@@ -429,7 +431,7 @@ struct LuaDraftAliasingPropertyTests {
         let dispatches = AliasingStep.gen.array(of: 3...10).array(of: 1...6)
         await propertyCheck(count: 150, input: dispatches) { dispatches in
             try expectSameAsPlainCopies(
-                dispatches.map { "local r, viewed, made_todos = {}, false, false\n" + $0.map(\.description).joined(separator: "\n") },
+                dispatches.map { "local r, viewed, made_todos, made_todo = {}, false, false, false\n" + $0.map(\.description).joined(separator: "\n") },
                 acceptingReadOnlyParts: true)
         }
     }
