@@ -54,7 +54,7 @@ typedef struct state_machine {
 enum {
     M_REC = 1,     // draft proxy -> record (weak keys)
     M_VIEW,        // view proxy -> resident table (weak keys)
-    M_VIEWOF,      // resident table -> its view proxy (weak keys)
+    M_VIEWOF,      // resident table -> its view proxy; view proxy -> the key it was last read at (weak keys)
     M_IDS,         // the decoding cache's identities: table -> id (weak keys)
     M_TABLES,      // and id -> table (weak values)
     M_SEQ,         // tables known to be exactly the sequence 1..n -> n (weak keys)
@@ -66,16 +66,16 @@ enum {
     M_CHANGES,     // what one finish builds: new table -> { older table, changed keys... }; reused
     M_OWNED,       // plugin table -> its copy, during one finish
     M_BUSY,        // plugin tables being copied, during one finish (a cycle if met again)
-    M_STANDS,      // place shown by a kept draft or a view (a node) -> the draft standing for it this session
-    M_NODE_OF,     // record of a draft standing for a place of a kept draft's state -> that place's node
-    M_TRIE,        // record of a kept draft at the top of its path -> the node of its place (see `push_kept_node`)
-    M_VIEW_PARTS,  // the views put back this session, a sequence (see `link_parts`)
+    // What stands for what kept drafts and views show, this session (one table: each user value here
+    // costs every GC cycle): place (a node) -> the draft standing for it; record of a draft standing
+    // for a place of a kept draft's state -> that place's node; record of a kept draft at the top of
+    // its path -> the node of its place (TRIE, see `push_kept_node`); VIEW_PARTS -> the views put back.
+    M_STANDS,
     M_COPY_SEQUENCE,  // the Lua function `copy(t, n)`: `{ t[1], ..., t[n] }` built in one SETLIST
     M_ROOT_CHANGES,   // the change record of the new root, kept apart from CHANGES (often the only one)
     M_SPARE_CHANGES,     // the last root change record, emptied once decoded: the next root's, made no more
-    M_VIEW_UP,     // view proxy -> the view it was last read from (weak keys and values; made on first use,
-    M_VIEW_KEY,    // view proxy -> the key it was read at there (weak keys)     weak tables cost every GC cycle)
-    M_COUNT = M_VIEW_KEY
+    M_VIEW_UP,     // view proxy -> the view it was last read from (weak keys and values), made on first use
+    M_COUNT = M_VIEW_UP
 };
 
 /// One draft's record. Its user values are the tables below.
@@ -416,7 +416,7 @@ static void stands_for(lua_State *L, int m, int r, int node, int origin) {
     if (!record->origin) {
         record->origin = origin;
         if (origin == ORIGIN_KEPT) {  // a view's place is its base: nothing to keep
-            session_table(L, m, M_NODE_OF);
+            session_table(L, m, M_STANDS);
             lua_pushvalue(L, r);
             lua_pushvalue(L, node);
             lua_rawset(L, -3);
@@ -453,7 +453,7 @@ static int push_standing_child(lua_State *L, int m, int r, int key, int value) {
     if (record->origin == ORIGIN_VIEW) {
         lua_pushvalue(L, value);
     } else {
-        lookup(L, m, M_NODE_OF, r);
+        lookup(L, m, M_STANDS, r);
         push_trie_child(L, -1, key);
         lua_remove(L, -2);
     }
@@ -562,7 +562,8 @@ static int draft_index(lua_State *L) {
 }
 
 
-/// Whether a view was read from another one yet (VIEW_UP and VIEW_KEY are made then).
+/// Whether a view was read from another one yet: VIEW_UP is made then, not before, as weak tables
+/// cost every GC cycle.
 static int has_view_parents(lua_State *L, int m) {
     int made = lua_getiuservalue(L, m, M_VIEW_UP) == LUA_TTABLE;
     lua_pop(L, 1);
@@ -619,7 +620,7 @@ static void push_kept_node(lua_State *L, int m, int x, int shown) {
         lua_replace(L, top + 2);
     }
     lua_settop(L, top + 2);
-    session_table(L, m, M_TRIE);
+    session_table(L, m, M_STANDS);
     push_trie_child(L, top + 3, top + 2);  // the top's node
     lua_replace(L, top + 2);
     lua_pop(L, 1);
@@ -664,7 +665,7 @@ static void push_view_node(lua_State *L, int m, int x, int shown) {
     lua_pushvalue(L, x);  // the walker, at top + 4
     while (count < moonblade_state_maximum_depth && has_view_parents(L, m)) {
         if (lookup(L, m, M_VIEW_UP, top + 4) != LUA_TTABLE) break;
-        lookup(L, m, M_VIEW_KEY, top + 4);
+        lookup(L, m, M_VIEWOF, top + 4);
         lua_rawseti(L, keys, ++count);
         lua_replace(L, top + 4);
         lookup(L, m, M_VIEW, top + 4);
@@ -724,6 +725,17 @@ static int settle_stored_table(lua_State *L, int m, lua_Integer live_session) {
     return view ? STORED_VIEW : STORED_KEPT;
 }
 
+/// The key of VIEW_PARTS in STANDS: the views put back this session, a sequence (see `link_parts`).
+static const char view_parts_key = 0;
+
+/// Pushes VIEW_PARTS and returns its type (nil when no view was put back this session).
+static int view_parts(lua_State *L, int m) {
+    session_table(L, m, M_STANDS);
+    int type = lua_rawgetp(L, -1, &view_parts_key);
+    lua_remove(L, -2);
+    return type;
+}
+
 /// Appends to the sequence at `found` the paths (sequences of keys, from the trie node at `node` down)
 /// of the places below `node` that a draft stands for. `path` holds the keys down to `node` (`depth`).
 static void find_standing_below(lua_State *L, int m, int node, int path, int depth, int found) {
@@ -766,13 +778,13 @@ static void link_parts(lua_State *L, int m, int s, int node, int origin) {
             read_down(L, m, top + 3, 1, (int)lua_rawlen(L, top + 3));
             lua_pop(L, 1);
         }
-    } else if (lua_getiuservalue(L, m, M_VIEW_PARTS) == LUA_TTABLE && has_view_parents(L, m)) {  // at top + 2
+    } else if (has_view_parents(L, m) && view_parts(L, m) == LUA_TTABLE) {  // at top + 2
         lua_Integer parts = (lua_Integer)lua_rawlen(L, top + 2);
         for (lua_Integer i = 1; i <= parts; i++) {
             lua_rawgeti(L, top + 2, i);  // the walker, at top + 3
             int count = 0;
             while (count < moonblade_state_maximum_depth && lookup(L, m, M_VIEW_UP, top + 3) == LUA_TTABLE) {
-                lookup(L, m, M_VIEW_KEY, top + 3);
+                lookup(L, m, M_VIEWOF, top + 3);
                 lua_rawseti(L, keys, ++count);
                 lua_replace(L, top + 3);
                 lookup(L, m, M_VIEW, top + 3);
@@ -803,7 +815,14 @@ static void stand_for_shown(lua_State *L, int m, int origin) {
     stands_for(L, m, child + 1, 5, origin);
     link_parts(L, m, child, 5, origin);
     if (origin == ORIGIN_VIEW) {
-        session_table(L, m, M_VIEW_PARTS);
+        if (view_parts(L, m) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_createtable(L, 4, 0);
+            session_table(L, m, M_STANDS);
+            lua_pushvalue(L, -2);
+            lua_rawsetp(L, -2, &view_parts_key);
+            lua_pop(L, 1);
+        }
         lua_pushvalue(L, 6);
         lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
     }
@@ -896,7 +915,7 @@ static int draft_pairs(lua_State *L) {
 // MARK: - Views
 
 /// Pushes the read-only view of the resident table at `t` (one per table, made on first use), read at
-/// `key` from the view at `parent` (0 for none), which the view remembers (VIEW_UP, VIEW_KEY): put back
+/// `key` from the view at `parent` (0 for none), which the view remembers (VIEW_UP, VIEWOF): put back
 /// after the view it was last read from, it is found below that one (`push_view_node`). The last, not
 /// the first: a table the state keeps is read from the views of the newer tables holding it.
 static void weak_table(lua_State *L, int m, int which, const char *mode);
@@ -916,12 +935,9 @@ static void push_view(lua_State *L, int m, int t, int parent, int key) {
         store(L, m, M_VIEWOF, t, -1);
     }
     if (parent) {
-        if (!has_view_parents(L, m)) {
-            weak_table(L, m, M_VIEW_UP, "kv");
-            weak_table(L, m, M_VIEW_KEY, "k");
-        }
+        if (!has_view_parents(L, m)) weak_table(L, m, M_VIEW_UP, "kv");
         store(L, m, M_VIEW_UP, -1, parent);
-        store(L, m, M_VIEW_KEY, -1, key);
+        store(L, m, M_VIEWOF, -1, key);
     }
 }
 
@@ -1224,7 +1240,7 @@ static void end_session(lua_State *L, int m) {
     machine->fresh_count = 0;
     if (!machine->made_session_tables) return;
     machine->made_session_tables = 0;
-    for (int which = M_FRESH; which <= M_VIEW_PARTS; which++) {
+    for (int which = M_FRESH; which <= M_STANDS; which++) {
         if (which == M_CHANGES) continue;  // read by the decode that follows; emptied after it
         lua_pushnil(L);
         lua_setiuservalue(L, m, which);

@@ -201,6 +201,17 @@ struct LuaDraftAliasingTests {
         ], failing: [0])
     }
 
+    /// Not so for an unwritten part of a kept draft that was written but never finished (its key was
+    /// overwritten): the whole stays itself (README), and the part stands for a place of its own.
+    @Test func aPartOfAKeptDraftNeverFinishedPartsWays() throws {
+        withKnownIssue("a kept draft never finished stays itself; a part of it put back is a table of its own") {
+            try expectSameAsPlainCopies([
+                "kept = state.todos[3]; kept_tags = kept.tags; kept.done = true; state.todos[3] = nil",
+                "state.todos[2].tags = kept_tags; state.todos[3] = kept; state.todos[2].tags[1] = 'both'",
+            ])
+        }
+    }
+
     /// A kept draft is a snapshot (README): each one here is put back once.
     @Test func keptDraftsPutBackOnce() throws {
         try expectSameAsPlainCopies([
@@ -377,7 +388,7 @@ struct AliasingStep: CustomStringConvertible {
         case 31: "if not viewed then viewed = true; state.settings = current_view().settings end"
         // Errors caught midway, and returning a new table.
         case 32: Self.caught("if \(todo) then \(todo).title = \"\(s)\"; table.remove(state.todos, 1) end")
-        case 33: "do return { counter = \(n), todos = state.todos, byOwner = state.byOwner, settings = state.settings } end"
+        case 33: "do local todos = state.todos; finish(todos); return { counter = \(n), todos = todos, byOwner = state.byOwner, settings = state.settings } end"
         case 34: "if \(todo) then \(todo).tags = \(todo).tags; \(todo).tags[1] = \"\(s)\" end"
         // Kept tags across dispatches, put back once. (Views of older versions are left to the
         // scenarios: a view is one per table, shared by every version holding that table, which a
@@ -387,7 +398,7 @@ struct AliasingStep: CustomStringConvertible {
         case 37: "kept_tags = \(todo) and \(todo).tags; kept = nil"
         case 38: "if kept_tags and \(todo) then \(todo).tags = kept_tags; kept, kept_tags = nil, nil end"
         case 39: Self.caught("if \(p) <= #state.todos then local t = table.remove(state.todos, \(p)); t.title = \"\(s)\"; state.todos[#state.todos + 1] = t end")
-        case 40: "if \(ref) ~= nil then return { counter = \(n), todos = { \(ref), \(todo) }, byOwner = state.byOwner, settings = state.settings } end"
+        case 40: "if \(ref) ~= nil then local todos = { \(ref), \(todo) }; finish(todos); return { counter = \(n), todos = todos, byOwner = state.byOwner, settings = state.settings } end"
         case 41: "for k, t in pairs(state.todos) do if k == \(p) then state.todos[k] = state.todos[\(q)] or t end; t.done = not t.done end"
         case 42: "local t = \(todo); if t then \(todo) = nil; \(todo) = t; t.tags[#t.tags + 1] = \"\(s)\" end"
         case 43: "\(ref) = \(todo) and \(todo).tags; if \(todo) then \(todo) = { title = \"\(s)\", done = true, tags = { \"\(s)\" } }; made_todo = true end"
@@ -400,10 +411,12 @@ struct AliasingStep: CustomStringConvertible {
         case 49: "if type(\(ref)) == 'table' and \(ref).done == nil and \(ref)[1] == nil then \(ref).x = \(ref).y or { \(n) } end"
         case 50: "if state.deep and state.deep.a and state.deep.a.x then table.insert(state.deep.a.x, 1, \(n)) end"
         case 51: "if state.deep and state.deep[\"\(s)\"] and state.deep[\"\(s)\"].x then state.deep[\"\(s)\"].y = state.deep[\"\(s)\"].x end"
-        // A kept draft and its tags, or a view and its tags, put back in one updater, in either order;
+        // A kept draft and its tags, or a view and its tags, put back in one updater, in either order
+        // (the pair is dropped when its updater leaves the kept draft out of the state: never finished,
+        // it stays itself, README, and its tags are a table of their own, `finish`);
         // not once the updater made a todo or the list (README: in a table the updater made, they
         // stay themselves).
-        case 52: "kept = \(todo); kept_tags = kept and kept.tags"
+        case 52: "kept = \(todo); kept_tags = kept and kept.tags; kept_pair = true"
         case 53: "if kept and kept_tags and not made_todos and not made_todo and \(q) <= #state.todos + 1 and \(todo) then \(todo).tags = kept_tags; state.todos[\(q)] = kept; kept, kept_tags = nil, nil end"
         case 54: "if kept and kept_tags and not made_todos and not made_todo and \(q) <= #state.todos + 1 then state.todos[\(q)] = kept; if \(todo) then \(todo).tags = kept_tags end; kept, kept_tags = nil, nil end"
         case 55: "if not viewed and not made_todos and not made_todo and \(q) <= #state.todos and \(todo) then viewed = true; local v = current_view(); \(todo).tags = v.todos[\(q)].tags; state.todos[\(q)] = v.todos[\(q)] end"
@@ -411,6 +424,20 @@ struct AliasingStep: CustomStringConvertible {
         default: "state.counter = state.counter + \(n)"
         }
     }
+
+    /// What each generated updater starts with: its locals, and `finish(todos)`, run with the list of
+    /// todos the updater leaves, which drops a kept draft and its tags kept by this updater (case 52)
+    /// unless the kept draft is in that list.
+    static let prologue = """
+        local r, viewed, made_todos, made_todo = {}, false, false, false
+        local function finish(todos)
+          if not kept_pair then return end
+          kept_pair = nil
+          for _, t in ipairs(todos) do if t == kept then return end end
+          kept, kept_tags = nil, nil
+        end
+
+        """
 
     /// Runs `body` and raises an error `pcall` catches; any other error goes on, so that writing a
     /// read-only part (a kept draft or a view inside a table the updater made) still fails the updater.
@@ -431,7 +458,7 @@ struct LuaDraftAliasingPropertyTests {
         let dispatches = AliasingStep.gen.array(of: 3...10).array(of: 1...6)
         await propertyCheck(count: 150, input: dispatches) { dispatches in
             try expectSameAsPlainCopies(
-                dispatches.map { "local r, viewed, made_todos, made_todo = {}, false, false, false\n" + $0.map(\.description).joined(separator: "\n") },
+                dispatches.map { AliasingStep.prologue + $0.map(\.description).joined(separator: "\n") + "\nfinish(state.todos)" },
                 acceptingReadOnlyParts: true)
         }
     }
