@@ -561,7 +561,6 @@ static int draft_index(lua_State *L) {
     return 1;
 }
 
-
 /// Whether a view was read from another one yet: VIEW_UP is made then, not before, as weak tables
 /// cost every GC cycle.
 static int has_view_parents(lua_State *L, int m) {
@@ -687,9 +686,9 @@ enum { STORED_AS_IS, STORED_PLUGIN_TABLE, STORED_KEPT, STORED_VIEW };
 /// part of, was put back before: one table there, as a plain table put at two places is); else the
 /// table it shows, so that reading it back gives a draft of it, written like any other part of the
 /// state (a kept draft itself stays read-only), and returns STORED_KEPT or STORED_VIEW with the node
-/// of its place at 5 and the kept draft or view at 6, for `stand_for_shown`. Only when that table is final: a kept draft that was
-/// written but never finished (its updater failed, or it was detached) may hold tables the plugin can
-/// still change, so it stays itself, finished with the new state.
+/// of its place at 5 and the kept draft or view at 6, for `stand_for_shown`. Only when that table is
+/// final: a kept draft that was written but never finished (its updater failed, or it was detached)
+/// may hold tables the plugin can still change, so it stays itself, finished with the new state.
 static int settle_stored_table(lua_State *L, int m, lua_Integer live_session) {
     if (!lua_getmetatable(L, 3)) return STORED_PLUGIN_TABLE;
     lua_getiuservalue(L, m, M_DRAFT_MT);
@@ -914,12 +913,12 @@ static int draft_pairs(lua_State *L) {
 
 // MARK: - Views
 
+static void weak_table(lua_State *L, int m, int which, const char *mode);
+
 /// Pushes the read-only view of the resident table at `t` (one per table, made on first use), read at
 /// `key` from the view at `parent` (0 for none), which the view remembers (VIEW_UP, VIEWOF): put back
 /// after the view it was last read from, it is found below that one (`push_view_node`). The last, not
 /// the first: a table the state keeps is read from the views of the newer tables holding it.
-static void weak_table(lua_State *L, int m, int which, const char *mode);
-
 static void push_view(lua_State *L, int m, int t, int parent, int key) {
     t = lua_absindex(L, t);
     if (parent) {
