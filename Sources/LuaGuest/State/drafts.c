@@ -54,7 +54,7 @@ typedef struct state_machine {
 enum {
     M_REC = 1,     // draft proxy -> record (weak keys)
     M_VIEW,        // view proxy -> resident table (weak keys)
-    M_VIEWOF,      // resident table -> its view proxy; view proxy -> the key it was last read at (weak keys)
+    M_VIEWOF,      // resident table -> its view proxy; view proxy -> the key an updater last read it at (weak keys)
     M_IDS,         // the decoding cache's identities: table -> id (weak keys)
     M_TABLES,      // and id -> table (weak values)
     M_SEQ,         // tables known to be exactly the sequence 1..n -> n (weak keys)
@@ -69,13 +69,13 @@ enum {
     // What stands for what kept drafts and views show, this session (one table: each user value here
     // costs every GC cycle): place (a node) -> the draft standing for it; record of a draft standing
     // for a place of a kept draft's state -> that place's node; record of a kept draft at the top of
-    // its path -> the node of its place (TRIE, see `push_kept_node`); VIEW_PARTS -> the views put back.
+    // its path -> the node of its place (TRIE, see `push_kept_node`); VIEW_PARTS -> the views put back;
+    // view proxy -> the view it was last read from this session (its key there is in VIEWOF).
     M_STANDS,
     M_COPY_SEQUENCE,  // the Lua function `copy(t, n)`: `{ t[1], ..., t[n] }` built in one SETLIST
     M_ROOT_CHANGES,   // the change record of the new root, kept apart from CHANGES (often the only one)
     M_SPARE_CHANGES,     // the last root change record, emptied once decoded: the next root's, made no more
-    M_VIEW_UP,     // view proxy -> the view it was last read from (weak keys and values), made on first use
-    M_COUNT = M_VIEW_UP
+    M_COUNT = M_SPARE_CHANGES
 };
 
 /// One draft's record. Its user values are the tables below.
@@ -561,14 +561,6 @@ static int draft_index(lua_State *L) {
     return 1;
 }
 
-/// Whether a view was read from another one yet: VIEW_UP is made then, not before, as weak tables
-/// cost every GC cycle.
-static int has_view_parents(lua_State *L, int m) {
-    int made = lua_getiuservalue(L, m, M_VIEW_UP) == LUA_TTABLE;
-    lua_pop(L, 1);
-    return made;
-}
-
 /// Pushes what the draft of an earlier updater whose record is at `r` shows, and returns 1: its final
 /// table, or its base when it was never written. Returns 0, pushing nothing, when it was written but
 /// never finished (its updater failed, or it was detached): it may hold tables the plugin can change.
@@ -662,8 +654,8 @@ static void push_view_node(lua_State *L, int m, int x, int shown) {
     lua_createtable(L, 8, 0);  // the keys up from `x`
     int keys = top + 3, count = 0;
     lua_pushvalue(L, x);  // the walker, at top + 4
-    while (count < moonblade_state_maximum_depth && has_view_parents(L, m)) {
-        if (lookup(L, m, M_VIEW_UP, top + 4) != LUA_TTABLE) break;
+    while (count < moonblade_state_maximum_depth) {
+        if (lookup(L, m, M_STANDS, top + 4) != LUA_TTABLE) break;
         lookup(L, m, M_VIEWOF, top + 4);
         lua_rawseti(L, keys, ++count);
         lua_replace(L, top + 4);
@@ -777,12 +769,12 @@ static void link_parts(lua_State *L, int m, int s, int node, int origin) {
             read_down(L, m, top + 3, 1, (int)lua_rawlen(L, top + 3));
             lua_pop(L, 1);
         }
-    } else if (has_view_parents(L, m) && view_parts(L, m) == LUA_TTABLE) {  // at top + 2
+    } else if (view_parts(L, m) == LUA_TTABLE) {  // at top + 2
         lua_Integer parts = (lua_Integer)lua_rawlen(L, top + 2);
         for (lua_Integer i = 1; i <= parts; i++) {
             lua_rawgeti(L, top + 2, i);  // the walker, at top + 3
             int count = 0;
-            while (count < moonblade_state_maximum_depth && lookup(L, m, M_VIEW_UP, top + 3) == LUA_TTABLE) {
+            while (count < moonblade_state_maximum_depth && lookup(L, m, M_STANDS, top + 3) == LUA_TTABLE) {
                 lookup(L, m, M_VIEWOF, top + 3);
                 lua_rawseti(L, keys, ++count);
                 lua_replace(L, top + 3);
@@ -913,12 +905,11 @@ static int draft_pairs(lua_State *L) {
 
 // MARK: - Views
 
-static void weak_table(lua_State *L, int m, int which, const char *mode);
-
 /// Pushes the read-only view of the resident table at `t` (one per table, made on first use), read at
-/// `key` from the view at `parent` (0 for none), which the view remembers (VIEW_UP, VIEWOF): put back
-/// after the view it was last read from, it is found below that one (`push_view_node`). The last, not
-/// the first: a table the state keeps is read from the views of the newer tables holding it.
+/// `key` from the view at `parent` (0 for none). Read so by an updater, the view remembers where for the
+/// rest of it (STANDS, VIEWOF): put back after the view it was last read from, it is found below that
+/// one (`push_view_node`). The last, not the first: a table the state keeps is read from the views of
+/// the newer tables holding it. Reads outside updaters (side effects, observers) record nothing.
 static void push_view(lua_State *L, int m, int t, int parent, int key) {
     t = lua_absindex(L, t);
     if (parent) {
@@ -933,9 +924,12 @@ static void push_view(lua_State *L, int m, int t, int parent, int key) {
         store(L, m, M_VIEW, -1, t);
         store(L, m, M_VIEWOF, t, -1);
     }
-    if (parent) {
-        if (!has_view_parents(L, m)) weak_table(L, m, M_VIEW_UP, "kv");
-        store(L, m, M_VIEW_UP, -1, parent);
+    if (parent && ((state_machine *)lua_touserdata(L, m))->live_session) {
+        session_table(L, m, M_STANDS);
+        lua_pushvalue(L, -2);
+        lua_pushvalue(L, parent);
+        lua_rawset(L, -3);
+        lua_pop(L, 1);
         store(L, m, M_VIEWOF, -1, key);
     }
 }
