@@ -212,6 +212,17 @@ struct LuaDraftAliasingTests {
         }
     }
 
+    /// Nor for a part moved in its kept draft's own updater, kept from the place it was moved to:
+    /// a part is known by the path it was read at, and the moved one was read below another whole.
+    @Test func aPartMovedBeforeItWasKeptPartsWays() throws {
+        withKnownIssue("a part kept from the place it was moved to is known by the path it was first read at") {
+            try expectSameAsPlainCopies([
+                "state.todos[2].tags = state.todos[1].tags; kept = state.todos[2]; kept_tags = kept.tags",
+                "state.todos[3].tags = kept_tags; state.todos[1] = kept; state.todos[3].tags[1] = 'both'",
+            ])
+        }
+    }
+
     /// A kept draft is a snapshot (README): each one here is put back once.
     @Test func keptDraftsPutBackOnce() throws {
         try expectSameAsPlainCopies([
@@ -411,12 +422,12 @@ struct AliasingStep: CustomStringConvertible {
         case 49: "if type(\(ref)) == 'table' and \(ref).done == nil and \(ref)[1] == nil then \(ref).x = \(ref).y or { \(n) } end"
         case 50: "if state.deep and state.deep.a and state.deep.a.x then table.insert(state.deep.a.x, 1, \(n)) end"
         case 51: "if state.deep and state.deep[\"\(s)\"] and state.deep[\"\(s)\"].x then state.deep[\"\(s)\"].y = state.deep[\"\(s)\"].x end"
-        // A kept draft and its tags, or a view and its tags, put back in one updater, in either order
-        // (the pair is dropped when its updater leaves the kept draft out of the state: never finished,
-        // it stays itself, README, and its tags are a table of their own, `finish`);
+        // A kept draft and its tags, or a view and its tags, put back in one updater, in either order;
         // not once the updater made a todo or the list (README: in a table the updater made, they
-        // stay themselves).
-        case 52: "kept = \(todo); kept_tags = kept and kept.tags; kept_pair = true"
+        // stay themselves). The pair is kept at the start of the next updater (`prologue`), before
+        // anything moved, and dropped when that updater leaves the kept draft out of the state
+        // (`finish`; README: never finished, it stays itself, and its tags are a table of their own).
+        case 52: "want_pair = \(p)"
         case 53: "if kept and kept_tags and not made_todos and not made_todo and \(q) <= #state.todos + 1 and \(todo) then \(todo).tags = kept_tags; state.todos[\(q)] = kept; kept, kept_tags = nil, nil end"
         case 54: "if kept and kept_tags and not made_todos and not made_todo and \(q) <= #state.todos + 1 then state.todos[\(q)] = kept; if \(todo) then \(todo).tags = kept_tags end; kept, kept_tags = nil, nil end"
         case 55: "if not viewed and not made_todos and not made_todo and \(q) <= #state.todos and \(todo) then viewed = true; local v = current_view(); \(todo).tags = v.todos[\(q)].tags; state.todos[\(q)] = v.todos[\(q)] end"
@@ -425,11 +436,14 @@ struct AliasingStep: CustomStringConvertible {
         }
     }
 
-    /// What each generated updater starts with: its locals, and `finish(todos)`, run with the list of
-    /// todos the updater leaves, which drops a kept draft and its tags kept by this updater (case 52)
-    /// unless the kept draft is in that list.
+    /// What each generated updater starts with: its locals, the pair case 52 asked for, and
+    /// `finish(todos)`, run with the list of todos the updater leaves, which drops that pair unless
+    /// the kept draft is in the list.
     static let prologue = """
         local r, viewed, made_todos, made_todo = {}, false, false, false
+        if want_pair then
+          kept = state.todos[want_pair]; kept_tags = kept and kept.tags; kept_pair = true; want_pair = nil
+        end
         local function finish(todos)
           if not kept_pair then return end
           kept_pair = nil
