@@ -15,13 +15,16 @@
 // out per key, so `d.a == d.a`) and, for a child, its `parent`, `key` and `proxy`. Writes go to
 // `copy` and mark the path up to the root; assigning a key detaches the child draft handed out for it
 // (written later, it changes only itself). A kept draft or a view put back gives its key the table it
-// shows, and stands, for the rest of the updater, for that key's child draft (SHOWN): put at two
-// places, it is one table at both, as a plain table is; so is a part of a kept draft put back after
-// it (`kept.tags`), found by its path below the stand-in. Finishing turns every modified
-// draft into its `copy` with child drafts resolved, every unmodified one into its `base` (so an
-// unchanged subtree keeps its identity), and deep-copies tables the plugin created, so the resident
-// tree is owned by the host. Copies keep the kind marker of their table (LuaTableKind), so an object
-// stays one when emptied.
+// shows, and that key's child draft stands, for the rest of the updater, for the place it shows
+// (STANDS): a kept draft's place is its path in the state its updater left (a node of TRIE), a view's
+// its resident table (a view is one per table). Drafts read below a stand-in stand for the places
+// below, so a kept draft or view put at two places, or a whole and its part put back in either
+// order, are one table, as a plain table is: a part put back finds the draft standing for its place,
+// or reads down to it from one standing for a place above; a whole put back takes in the parts put
+// back before it (`link_parts`). Finishing turns every modified draft into its `copy` with child
+// drafts resolved, every unmodified one into its `base` (so an unchanged subtree keeps its identity),
+// and deep-copies tables the plugin created, so the resident tree is owned by the host. Copies keep
+// the kind marker of their table (LuaTableKind), so an object stays one when emptied.
 
 #include "../guest.h"
 #include <math.h>
@@ -51,7 +54,7 @@ typedef struct state_machine {
 enum {
     M_REC = 1,     // draft proxy -> record (weak keys)
     M_VIEW,        // view proxy -> resident table (weak keys)
-    M_VIEWOF,      // resident table -> its view proxy (weak keys)
+    M_VIEWOF,      // resident table -> its view proxy; view proxy -> the key an updater last read it at (weak keys)
     M_IDS,         // the decoding cache's identities: table -> id (weak keys)
     M_TABLES,      // and id -> table (weak values)
     M_SEQ,         // tables known to be exactly the sequence 1..n -> n (weak keys)
@@ -63,7 +66,12 @@ enum {
     M_CHANGES,     // what one finish builds: new table -> { older table, changed keys... }; reused
     M_OWNED,       // plugin table -> its copy, during one finish
     M_BUSY,        // plugin tables being copied, during one finish (a cycle if met again)
-    M_SHOWN,       // kept draft or view put back this session -> the child draft standing for it
+    // What stands for what kept drafts and views show, this session (one table: each user value here
+    // costs every GC cycle): place (a node) -> the draft standing for it; record of a draft standing
+    // for a place of a kept draft's state -> that place's node; record of a kept draft at the top of
+    // its path -> the node of its place (TRIE, see `push_kept_node`); VIEW_PARTS -> the views put back;
+    // view proxy -> the view it was last read from this session (its key there is in VIEWOF).
+    M_STANDS,
     M_COPY_SEQUENCE,  // the Lua function `copy(t, n)`: `{ t[1], ..., t[n] }` built in one SETLIST
     M_ROOT_CHANGES,   // the change record of the new root, kept apart from CHANGES (often the only one)
     M_SPARE_CHANGES,     // the last root change record, emptied once decoded: the next root's, made no more
@@ -85,7 +93,13 @@ typedef struct draft_record {
     unsigned char is_root;        // the draft the updater was handed: `apply` files its change record
     unsigned char reverted : 1;      // a listed key was set back to its base value: `changes` may list it twice
     unsigned char has_children : 1;  // `children` was made: a write checks it for the child it detaches
+    unsigned char origin : 2;        // ORIGIN_KEPT, ORIGIN_VIEW: it stands for a place a kept draft or a view shows
 } draft_record;
+
+/// Whose places a draft standing for what a kept draft or a view shows stands for (STANDS): a kept
+/// draft's are places of the state its updater left (a node of TRIE per path), a view's are
+/// resident tables (a view is one per table).
+enum { ORIGIN_NONE = 0, ORIGIN_KEPT = 1, ORIGIN_VIEW = 2 };
 
 /// What a finished draft finished as: its base (nothing in it changed) or its copy.
 enum { FINAL_BASE = 1, FINAL_COPY = 2 };
@@ -287,7 +301,7 @@ static void new_draft(lua_State *L, int m, int base, int parent, int key, lua_In
     record->session = session;
     record->listed = 0;
     record->busy = 0;
-    record->has_copy = record->finalized = record->reverted = record->has_children = 0;
+    record->has_copy = record->finalized = record->reverted = record->has_children = record->origin = 0;
     record->is_root = !parent;
     int r = lua_gettop(L);
     lua_pushvalue(L, base);
@@ -390,9 +404,93 @@ static void prepare(lua_State *L, int m, int r) {
     lua_remove(L, top + 1);
 }
 
+/// Pushes `node[key]` (`node` a node of TRIE), making it first (an empty table) if there is none.
+static void push_trie_child(lua_State *L, int node, int key) {
+    node = lua_absindex(L, node);
+    key = lua_absindex(L, key);
+    lua_pushvalue(L, key);
+    if (lua_rawget(L, node) == LUA_TTABLE) return;
+    lua_pop(L, 1);
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, key);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, node);
+}
+
+/// Records that the draft whose record is at `r` (its proxy just below) stands for the place `node`
+/// shows (`origin` tells whose): the next kept draft or view showing that place, put back or reached
+/// below another one, is that draft.
+static void stands_for(lua_State *L, int m, int r, int node, int origin) {
+    r = lua_absindex(L, r);
+    node = lua_absindex(L, node);
+    draft_record *record = lua_touserdata(L, r);
+    if (!record->origin) {
+        record->origin = origin;
+        if (origin == ORIGIN_KEPT) {  // a view's place is its base: nothing to keep
+            session_table(L, m, M_STANDS);
+            lua_pushvalue(L, r);
+            lua_pushvalue(L, node);
+            lua_rawset(L, -3);
+            lua_pop(L, 1);
+        }
+    }
+    session_table(L, m, M_STANDS);
+    lua_pushvalue(L, node);
+    lua_pushvalue(L, r - 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+/// For `draft_read` below a draft standing for a place a kept draft or a view shows (record at `r`),
+/// when `key` still holds what it holds there (`value`): the child stands for the place below. When
+/// another draft of this updater stands for that place already (a part of the kept draft or view put
+/// back before), pushes that draft and returns 1: it is stored at `key`, so that finishing resolves it
+/// there, and is not made this draft's child (a write to the key would cut it from the parent it has).
+/// Else pushes the child's node (nil when it stands for no place) and returns 0.
+static int push_standing_child(lua_State *L, int m, int r, int key, int value) {
+    luaL_checkstack(L, 12, "the state is nested too deep");
+    draft_record *record = lua_touserdata(L, r);
+    if (record->has_copy) {  // a key the updater assigned holds what the place does not
+        lua_getiuservalue(L, r, R_BASE);
+        lua_pushvalue(L, key);
+        lua_rawget(L, -2);
+        int same = lua_rawequal(L, -1, value);
+        lua_pop(L, 2);
+        if (!same) {
+            lua_pushnil(L);
+            return 0;
+        }
+    }
+    if (record->origin == ORIGIN_VIEW) {
+        lua_pushvalue(L, value);
+    } else {
+        lookup(L, m, M_STANDS, r);
+        push_trie_child(L, -1, key);
+        lua_remove(L, -2);
+    }
+    int node = lua_gettop(L);
+    if (lookup(L, m, M_STANDS, node) == LUA_TTABLE) {
+        record_of(L, -1);
+        lua_getiuservalue(L, -1, R_BASE);
+        int stands = lua_rawequal(L, -1, value);
+        lua_pop(L, 2);
+        if (stands) {
+            if (!record->has_copy) {
+                prepare(L, m, r);
+                lua_pop(L, 1);
+            }
+            draft_write(L, m, r, key, node + 1);
+            lua_remove(L, node);
+            return 1;
+        }
+    }
+    lua_pop(L, 1);
+    return 0;
+}
+
 /// Pushes what reading `key` from the draft whose record is at `r` gives: a value, or for a table of
 /// the resident state the child draft standing for it.
-static void draft_read(lua_State *L, int m, int r, int key) {
+static void draft_read(lua_State *L, int m, int r, int key, int stand) {
     draft_record *record = lua_touserdata(L, r);
     lua_getiuservalue(L, r, record->has_copy ? R_COPY : R_BASE);
     lua_pushvalue(L, key);
@@ -428,7 +526,17 @@ static void draft_read(lua_State *L, int m, int r, int key) {
         lua_pop(L, 2);
     }
     lua_pop(L, 1);
+    int node = 0;
+    if (stand && record->origin && record->session == machine->live_session) {
+        if (push_standing_child(L, m, r, key, value)) {
+            lua_replace(L, value);
+            lua_settop(L, value);
+            return;
+        }
+        node = lua_gettop(L);
+    }
     new_draft(L, m, value, r, key, record->session);
+    if (node && !lua_isnil(L, node)) stands_for(L, m, lua_gettop(L), node, record->origin);
     lua_pop(L, 1);
     lua_pushvalue(L, key);
     lua_pushvalue(L, -2);
@@ -460,78 +568,130 @@ static void detach_child(lua_State *L, int r, int key, int value) {
 
 static int draft_index(lua_State *L) {
     record_of(L, 1);
-    draft_read(L, MACHINE, 3, 2);
+    draft_read(L, MACHINE, 3, 2, 1);
     return 1;
 }
 
-static void finalize(lua_State *L, int m, int r);
+/// Pushes what the draft of an earlier updater whose record is at `r` shows, and returns 1: its final
+/// table, or its base when it was never written. Returns 0, pushing nothing, when it was written but
+/// never finished (its updater failed, or it was detached): it may hold tables the plugin can change.
+static int push_shown(lua_State *L, int r) {
+    draft_record *record = lua_touserdata(L, r);
+    if (record->has_copy && !record->finalized) return 0;
+    lua_getiuservalue(L, r, record->finalized == FINAL_COPY ? R_COPY : R_BASE);
+    return 1;
+}
 
-/// Pushes the draft of this updater standing for what the kept draft at 3 shows, when that is a part
-/// of a kept draft put back in this updater (SHOWN, at `shown`): the draft the same path leads to from
-/// that one's stand-in, if it still has the same base there (else the two have parted, as a snapshot
-/// and a table written on do). Returns 0, pushing nothing, when there is none.
-static int push_shown_part(lua_State *L, int m, int shown) {
-    // Below the metamethod's own slots: the walk's values, then `draft_read` making a child draft.
-    luaL_checkstack(L, 16, "the state is nested too deep");
+/// Reads `keys[from]`, ..., `keys[to]` (either way) down from the draft on top, as the plugin would, and
+/// pops it: below a draft standing for a place, `draft_read` makes the drafts standing for the places
+/// below, or hands out the ones that do already.
+static void read_down(lua_State *L, int m, int keys, int from, int to) {
+    int step = from <= to ? 1 : -1;
+    for (int i = from; i != to + step && has_metatable(L, m, -1, M_DRAFT_MT); i += step) {
+        record_of(L, -1);
+        lua_rawgeti(L, keys, i);
+        draft_read(L, m, lua_gettop(L) - 1, lua_gettop(L), 1);
+        lua_replace(L, -4);
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+}
+
+/// Pushes the node of the place the kept draft at `x` (a part of the state an earlier updater left,
+/// showing the table at `shown`) has in that state: a node of TRIE, reached from its topmost draft
+/// (a root, a detached draft, one written but never finished) by the keys down to it, so that a kept
+/// draft and its parts, read before or after their updater returned, get the same nodes. When no draft
+/// stands for that place yet but one stands for a place above it (the kept draft's whole was put back
+/// first), reads the keys down from that one, which makes the drafts standing for the places between.
+static void push_kept_node(lua_State *L, int m, int x, int shown) {
     int top = lua_gettop(L);
-    record_of(L, 3);
-    finalize(L, m, -1);  // what it shows (it is final)
-    int final = top + 2;
-    lua_createtable(L, 4, 0);
-    int keys = top + 3, count = 0, found = 0;
-    lua_pushvalue(L, top + 1);  // the record walked up from
-    while (!((draft_record *)lua_touserdata(L, -1))->is_root && count < moonblade_state_maximum_depth) {
-        lua_getiuservalue(L, -1, R_KEY);
+    lua_createtable(L, 8, 0);  // the keys up from `x`
+    int keys = top + 1, count = 0;
+    record_of(L, x);  // the walker, at top + 2
+    lua_pushvalue(L, shown);  // what it shows, at top + 3
+    // Up while the parent (final too) shows the walker's table at the walker's key.
+    while (!((draft_record *)lua_touserdata(L, top + 2))->is_root && count < moonblade_state_maximum_depth) {
+        if (lua_getiuservalue(L, top + 2, R_PARENT) != LUA_TUSERDATA || !push_shown(L, top + 4)) break;
+        lua_getiuservalue(L, top + 2, R_KEY);  // at top + 6
+        lua_pushvalue(L, top + 6);
+        lua_rawget(L, top + 5);
+        if (!lua_rawequal(L, -1, top + 3)) break;
+        lua_pop(L, 1);
         lua_rawseti(L, keys, ++count);
-        if (lua_getiuservalue(L, -1, R_PARENT) != LUA_TUSERDATA) break;  // detached: a part no more
-        lua_replace(L, -2);
-        draft_record *parent = lua_touserdata(L, -1);
-        if (parent->is_root) break;
-        lua_getiuservalue(L, -1, R_PROXY);
-        if (lua_rawget(L, shown) == LUA_TTABLE) {
-            found = 1;
+        lua_replace(L, top + 3);
+        lua_replace(L, top + 2);
+    }
+    lua_settop(L, top + 2);
+    session_table(L, m, M_STANDS);
+    push_trie_child(L, top + 3, top + 2);  // the top's node
+    lua_replace(L, top + 2);
+    lua_pop(L, 1);
+    // Down the keys; the deepest place above `x` a draft stands for, if any, at top + 3.
+    lua_pushnil(L);
+    session_table(L, m, M_STANDS);  // at top + 4
+    int from = 0;
+    for (int i = count; i >= 1; i--) {
+        lua_pushvalue(L, top + 2);
+        if (lua_rawget(L, top + 4) == LUA_TTABLE) {
+            lua_replace(L, top + 3);
+            from = i;
+        } else {
+            lua_pop(L, 1);
+        }
+        lua_rawgeti(L, keys, i);
+        push_trie_child(L, top + 2, -1);
+        lua_replace(L, top + 2);
+        lua_pop(L, 1);
+    }
+    lua_settop(L, top + 3);
+    if (from) read_down(L, m, keys, from, 1); else lua_pop(L, 1);
+    lua_replace(L, top + 1);  // the node, in place of the keys
+}
+
+/// Pushes the node of the place the view at `x` shows: its resident table (a view is one per table
+/// and shows it at every place). When no draft stands for it yet but one stands for a view it was read
+/// from (the view's whole was put back first), reads the keys down from that one.
+static void push_view_node(lua_State *L, int m, int x, int shown) {
+    int top = lua_gettop(L);
+    lua_pushvalue(L, shown);  // the node, at top + 1
+    session_table(L, m, M_STANDS);
+    int stands = top + 2;
+    lua_pushvalue(L, top + 1);
+    if (lua_rawget(L, stands) == LUA_TTABLE) {
+        lua_settop(L, top + 1);
+        return;
+    }
+    lua_pop(L, 1);
+    lua_createtable(L, 8, 0);  // the keys up from `x`
+    int keys = top + 3, count = 0;
+    lua_pushvalue(L, x);  // the walker, at top + 4
+    while (count < moonblade_state_maximum_depth) {
+        if (lookup(L, m, M_STANDS, top + 4) != LUA_TTABLE) break;
+        lookup(L, m, M_VIEWOF, top + 4);
+        lua_rawseti(L, keys, ++count);
+        lua_replace(L, top + 4);
+        lookup(L, m, M_VIEW, top + 4);
+        if (lua_rawget(L, stands) == LUA_TTABLE) {
+            read_down(L, m, keys, count, 1);
             break;
         }
         lua_pop(L, 1);
     }
-    if (!found) {
-        lua_settop(L, top);
-        return 0;
-    }
-    for (int i = count; i >= 1; i--) {  // down from the stand-in, at the top
-        record_of(L, -1);
-        lua_rawgeti(L, keys, i);
-        draft_read(L, m, lua_gettop(L) - 1, lua_gettop(L));
-        if (lua_type(L, -1) != LUA_TTABLE || !has_metatable(L, m, -1, M_DRAFT_MT)) {
-            lua_settop(L, top);
-            return 0;
-        }
-        lua_replace(L, -4);
-        lua_pop(L, 2);
-    }
-    record_of(L, -1);
-    lua_getiuservalue(L, -1, R_BASE);
-    if (!lua_rawequal(L, -1, final)) {
-        lua_settop(L, top);
-        return 0;
-    }
-    lua_pop(L, 2);
-    lua_replace(L, top + 1);
     lua_settop(L, top + 1);
-    return 1;
 }
 
 /// What `settle_stored_table` found the table value stored to be.
-enum { STORED_AS_IS, STORED_PLUGIN_TABLE, STORED_SHOWN };
+enum { STORED_AS_IS, STORED_PLUGIN_TABLE, STORED_KEPT, STORED_VIEW };
 
 /// Puts in place of the table value at 3 of `draft_newindex` (record at 4) what it stands for when it
-/// is a view or a draft of an earlier updater (kept in a global, an upvalue, a coroutine): the table it
-/// shows, so that reading it back gives a draft of it, written like any other part of the state (a
-/// kept draft itself stays read-only); then returns STORED_SHOWN with the view or kept draft at 5,
-/// for `stand_for_shown`. Put back a second time in this updater, it stands for the child draft made
-/// for it the first time, which is put in its place. Only when that table is final: a kept draft that
-/// was written but never finished (its updater failed, or it was detached) may hold tables the plugin
-/// can still change, so it stays itself, finished with the new state.
+/// is a view or a draft of an earlier updater (kept in a global, an upvalue, a coroutine): the draft
+/// of this updater standing for the place it shows, if one does (it or a part of it, or a whole it is
+/// part of, was put back before: one table there, as a plain table put at two places is); else the
+/// table it shows, so that reading it back gives a draft of it, written like any other part of the
+/// state (a kept draft itself stays read-only), and returns STORED_KEPT or STORED_VIEW with the node
+/// of its place at 5 and the kept draft or view at 6, for `stand_for_shown`. Only when that table is
+/// final: a kept draft that was written but never finished (its updater failed, or it was detached)
+/// may hold tables the plugin can still change, so it stays itself, finished with the new state.
 static int settle_stored_table(lua_State *L, int m, lua_Integer live_session) {
     if (!lua_getmetatable(L, 3)) return STORED_PLUGIN_TABLE;
     lua_getiuservalue(L, m, M_DRAFT_MT);
@@ -540,45 +700,134 @@ static int settle_stored_table(lua_State *L, int m, lua_Integer live_session) {
     lua_settop(L, 4);
     if (draft) {
         draft_record *kept = record_of(L, 3);
-        draft = kept && kept->session != live_session && (kept->finalized || !kept->has_copy);
-        lua_settop(L, 4);
-    }
-    if (!draft && !view) return STORED_AS_IS;  // a draft of this updater, or one not final
-    if (lua_getiuservalue(L, m, M_SHOWN) == LUA_TTABLE) {
-        lua_pushvalue(L, 3);
-        int stands_for = lua_rawget(L, -2) == LUA_TTABLE;
-        if (!stands_for) {
-            lua_pop(L, 1);
-            stands_for = draft && push_shown_part(L, m, 5);
-        }
-        if (stands_for) {
-            lua_replace(L, 3);
-            lua_settop(L, 4);
-            return STORED_AS_IS;
-        }
-    }
-    lua_settop(L, 4);
-    lua_pushvalue(L, 3);  // at 5
-    if (view) {
+        draft = kept && kept->session != live_session && push_shown(L, 5);
+    } else if (view) {
         lookup(L, m, M_VIEW, 3);
-    } else {
-        record_of(L, 3);
-        finalize(L, m, -1);  // its final table or its base: nothing to finish
-        lua_remove(L, -2);
     }
-    lua_replace(L, 3);
-    return STORED_SHOWN;
+    if (!draft && !view) {  // a draft of this updater, or one not final
+        lua_settop(L, 4);
+        return STORED_AS_IS;
+    }
+    // Below the metamethod's own slots: the walks' values, then `draft_read` making child drafts.
+    luaL_checkstack(L, 24, "the state is nested too deep");
+    int shown = lua_gettop(L);
+    if (view) push_view_node(L, m, 3, shown); else push_kept_node(L, m, 3, shown);
+    if (lookup(L, m, M_STANDS, -1) == LUA_TTABLE) {  // made by the walk
+        lua_replace(L, 3);
+        lua_settop(L, 4);
+        return STORED_AS_IS;
+    }
+    lua_pop(L, 1);
+    int node = lua_gettop(L);
+    lua_pushvalue(L, 3);
+    lua_copy(L, shown, 3);
+    lua_copy(L, node, 5);
+    lua_copy(L, node + 1, 6);  // the kept draft or view
+    lua_settop(L, 6);
+    return view ? STORED_VIEW : STORED_KEPT;
 }
 
-/// After key 2 of the draft whose record is at 4 was given the table the kept draft or view at 5
-/// shows: that kept draft or view stands for the key's child draft for the rest of the updater, so
-/// that put at another place too it is one table at both, as a plain table put at two places is.
-static void stand_for_shown(lua_State *L, int m) {
-    draft_read(L, m, 4, 2);  // the key holds that table (neither a draft nor the plugin's): its child
-    session_table(L, m, M_SHOWN);
-    lua_pushvalue(L, 5);
-    lua_pushvalue(L, -3);
-    lua_rawset(L, -3);
+/// The key of VIEW_PARTS in STANDS: the views put back this session, a sequence (see `link_parts`).
+static const char view_parts_key = 0;
+
+/// Pushes VIEW_PARTS and returns its type (nil when no view was put back this session).
+static int view_parts(lua_State *L, int m) {
+    session_table(L, m, M_STANDS);
+    int type = lua_rawgetp(L, -1, &view_parts_key);
+    lua_remove(L, -2);
+    return type;
+}
+
+/// Appends to the sequence at `found` the paths (sequences of keys, from the trie node at `node` down)
+/// of the places below `node` that a draft stands for. `path` holds the keys down to `node` (`depth`).
+static void find_standing_below(lua_State *L, int m, int node, int path, int depth, int found) {
+    luaL_checkstack(L, 8, "the state is nested too deep");
+    lua_pushnil(L);
+    while (lua_next(L, node)) {
+        int child = lua_gettop(L);
+        lua_pushvalue(L, child - 1);
+        lua_rawseti(L, path, depth + 1);
+        if (lookup(L, m, M_STANDS, child) != LUA_TNIL) {
+            lua_createtable(L, depth + 1, 0);
+            for (int i = 1; i <= depth + 1; i++) {
+                lua_rawgeti(L, path, i);
+                lua_rawseti(L, -2, i);
+            }
+            lua_rawseti(L, found, (lua_Integer)lua_rawlen(L, found) + 1);
+        }
+        lua_pop(L, 1);
+        if (depth + 1 < moonblade_state_maximum_depth) find_standing_below(L, m, child, path, depth + 1, found);
+        lua_pop(L, 1);
+    }
+}
+
+/// After the draft at `s` came to stand for the place at `node` (`origin` tells whose): the parts of
+/// it put back before it, which drafts stand for, become its parts, as in a plain table put back
+/// after its parts: reading down to each from `s` hands it out there (its proxy stored on the path),
+/// so that written through either place, it is written at both. A kept draft's parts are the places
+/// below its node in TRIE; a view's, the views put back this session read (last) from it or below it.
+static void link_parts(lua_State *L, int m, int s, int node, int origin) {
+    int top = lua_gettop(L);
+    lua_createtable(L, 8, 0);  // the keys of a path, at top + 1
+    int keys = top + 1;
+    if (origin == ORIGIN_KEPT) {
+        lua_createtable(L, 4, 0);  // the paths, at top + 2
+        find_standing_below(L, m, node, keys, 0, top + 2);
+        lua_Integer count = (lua_Integer)lua_rawlen(L, top + 2);
+        for (lua_Integer i = 1; i <= count; i++) {
+            lua_rawgeti(L, top + 2, i);
+            lua_pushvalue(L, s);
+            read_down(L, m, top + 3, 1, (int)lua_rawlen(L, top + 3));
+            lua_pop(L, 1);
+        }
+    } else if (view_parts(L, m) == LUA_TTABLE) {  // at top + 2
+        lua_Integer parts = (lua_Integer)lua_rawlen(L, top + 2);
+        for (lua_Integer i = 1; i <= parts; i++) {
+            lua_rawgeti(L, top + 2, i);  // the walker, at top + 3
+            int count = 0;
+            while (count < moonblade_state_maximum_depth && lookup(L, m, M_STANDS, top + 3) == LUA_TTABLE) {
+                lookup(L, m, M_VIEWOF, top + 3);
+                lua_rawseti(L, keys, ++count);
+                lua_replace(L, top + 3);
+                lookup(L, m, M_VIEW, top + 3);
+                int below = lua_rawequal(L, -1, node);
+                lua_pop(L, 1);
+                if (below) {
+                    lua_pushvalue(L, s);
+                    read_down(L, m, keys, count, 1);
+                    break;
+                }
+            }
+            lua_settop(L, top + 2);
+        }
+    }
+    lua_settop(L, top);
+}
+
+/// After key 2 of the draft whose record is at 4 was given the table a kept draft or view shows, its
+/// place's node at 5, the kept draft or view at 6: the key's child draft stands for that place for
+/// the rest of the updater, and the parts of it put back before are its parts (`link_parts`).
+static void stand_for_shown(lua_State *L, int m, int origin) {
+    luaL_checkstack(L, 16, "the state is nested too deep");
+    // The key holds that table (neither a draft nor the plugin's): its child. Not one standing for the
+    // place the key had in what the draft at 4 may stand for: another table is there now.
+    draft_read(L, m, 4, 2, 0);
+    int child = lua_gettop(L);
+    if (!record_of(L, child)) return;
+    stands_for(L, m, child + 1, 5, origin);
+    link_parts(L, m, child, 5, origin);
+    if (origin == ORIGIN_VIEW) {
+        if (view_parts(L, m) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_createtable(L, 4, 0);
+            session_table(L, m, M_STANDS);
+            lua_pushvalue(L, -2);
+            lua_rawsetp(L, -2, &view_parts_key);
+            lua_pop(L, 1);
+        }
+        lua_pushvalue(L, 6);
+        lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    }
 }
 
 static int draft_newindex(lua_State *L) {
@@ -614,8 +863,8 @@ static int draft_newindex(lua_State *L) {
     } else {
         wrote = draft_write(L, m, 4, 2, 3);
     }
-    if (stored == STORED_SHOWN) {
-        stand_for_shown(L, m);
+    if (stored >= STORED_KEPT) {
+        stand_for_shown(L, m, stored == STORED_VIEW ? ORIGIN_VIEW : ORIGIN_KEPT);
     } else if (wrote && stored == STORED_PLUGIN_TABLE) {
         session_table(L, m, M_FRESH);
         lua_pushvalue(L, 3);
@@ -646,7 +895,7 @@ static int draft_next(lua_State *L) {
     while (lua_next(L, lua_upvalueindex(3))) {
         lua_pop(L, 1);
         int key = lua_gettop(L);
-        draft_read(L, MACHINE, 3, key);
+        draft_read(L, MACHINE, 3, key, 1);
         if (!lua_isnil(L, -1)) return 2;
         lua_pop(L, 1);
     }
@@ -667,22 +916,39 @@ static int draft_pairs(lua_State *L) {
 
 // MARK: - Views
 
-/// Pushes the read-only view of the resident table at `t` (one per table, made on first use).
-static void push_view(lua_State *L, int m, int t) {
+/// Pushes the read-only view of the resident table at `t` (one per table, made on first use), read at
+/// `key` from the view at `parent` (0 for none). Read so by an updater, the view remembers where for the
+/// rest of it (STANDS, VIEWOF): put back after the view it was last read from, it is found below that
+/// one (`push_view_node`). The last, not the first: a table the state keeps is read from the views of
+/// the newer tables holding it. Reads outside updaters (side effects, observers) record nothing.
+static void push_view(lua_State *L, int m, int t, int parent, int key) {
     t = lua_absindex(L, t);
-    if (lookup(L, m, M_VIEWOF, t) == LUA_TTABLE) return;
-    lua_pop(L, 1);
-    lua_createtable(L, 0, 0);
-    lua_getiuservalue(L, m, M_VIEW_MT);
-    lua_setmetatable(L, -2);
-    store(L, m, M_VIEW, -1, t);
-    store(L, m, M_VIEWOF, t, -1);
+    if (parent) {
+        parent = lua_absindex(L, parent);
+        key = lua_absindex(L, key);
+    }
+    if (lookup(L, m, M_VIEWOF, t) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 0, 0);
+        lua_getiuservalue(L, m, M_VIEW_MT);
+        lua_setmetatable(L, -2);
+        store(L, m, M_VIEW, -1, t);
+        store(L, m, M_VIEWOF, t, -1);
+    }
+    if (parent && ((state_machine *)lua_touserdata(L, m))->live_session) {
+        session_table(L, m, M_STANDS);
+        lua_pushvalue(L, -2);
+        lua_pushvalue(L, parent);
+        lua_rawset(L, -3);
+        lua_pop(L, 1);
+        store(L, m, M_VIEWOF, -1, key);
+    }
 }
 
 static int view_index(lua_State *L) {
     lookup(L, MACHINE, M_VIEW, 1);
     lua_pushvalue(L, 2);
-    if (lua_rawget(L, -2) == LUA_TTABLE) push_view(L, MACHINE, -1);
+    if (lua_rawget(L, -2) == LUA_TTABLE) push_view(L, MACHINE, -1, 1, 2);
     return 1;
 }
 
@@ -742,7 +1008,7 @@ static int view_next(lua_State *L) {
         return 1;
     }
     if (lua_type(L, -1) == LUA_TTABLE) {
-        push_view(L, MACHINE, -1);
+        push_view(L, MACHINE, -1, 1, -2);
         lua_replace(L, -2);
     }
     return 2;
@@ -978,7 +1244,7 @@ static void end_session(lua_State *L, int m) {
     machine->fresh_count = 0;
     if (!machine->made_session_tables) return;
     machine->made_session_tables = 0;
-    for (int which = M_FRESH; which <= M_SHOWN; which++) {
+    for (int which = M_FRESH; which <= M_STANDS; which++) {
         if (which == M_CHANGES) continue;  // read by the decode that follows; emptied after it
         lua_pushnil(L);
         lua_setiuservalue(L, m, which);
@@ -1114,7 +1380,7 @@ static int state_abandon(lua_State *L) {
 /// `view(value)`: a read-only view of a resident table; any other value as it is.
 static int state_view(lua_State *L) {
     lua_settop(L, 1);
-    if (lua_type(L, 1) == LUA_TTABLE) push_view(L, MACHINE, 1);
+    if (lua_type(L, 1) == LUA_TTABLE) push_view(L, MACHINE, 1, 0, 0);
     return 1;
 }
 

@@ -247,6 +247,27 @@ struct LuaDraftHostileTests {
         #expect(try harness.update(Board.self, "state.counter = state.counter + 1").counter == 2)
     }
 
+    /// A kept draft or a view put back inside a part of itself put back first contains itself, as the
+    /// plain table would: the updater fails with the cycle error and the state stays as it was.
+    @Test func aWholePutBackInsideItsOwnPartIsACycle() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        harness.vm.register("current_view") { [weak resident = harness.resident] stack in
+            guard let resident else { return 0 }
+            try resident.pushReadOnlyView(onto: stack)
+            return 1
+        }
+        _ = try harness.update(Board.self, "kept = state.settings")
+        let before = try #require(harness.resident.current)
+        for source in [
+            "state.todos[1].tags = kept.limits; state.todos[1].tags.inner = kept",
+            "local v = current_view(); state.todos[1].tags = v.settings.limits; state.todos[1].tags.inner = v.settings",
+        ] {
+            let error = try #require(throws: LuaNewStateError.self) { _ = try harness.draft(source) }
+            #expect(error.error.message.contains("contains itself"), "\(source): \(error.error)")
+            #expect(harness.resident.current === before)
+        }
+    }
+
     /// What raw access and metatables do on a draft, as README says: `rawset` stores into the proxy
     /// and is not in the new state, `rawlen` and `next` see nothing, `setmetatable` raises.
     @Test func rawAccessAndMetatablesOnADraftAreAsDocumented() throws {
