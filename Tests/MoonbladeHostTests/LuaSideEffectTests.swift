@@ -116,7 +116,8 @@ struct LuaSideEffectTests {
               },
             }
             """)
-        let host = try PluginHost<AppState>(plugins: [plugin], initialState: AppState(counter: 10))
+        let host = try PluginHost<AppState>(
+            plugins: [plugin], initialState: AppState(counter: 10), configuration: .awaitingPoolWork)
         #expect(try await host.dispatch("flow.outer", returning: String.self).value == "inner:15:15")
     }
 
@@ -194,7 +195,7 @@ struct LuaSideEffectTests {
               },
             }
             """)
-        let host = try PluginHost<AppState>(plugins: [plugin], dependencies: dependencies)
+        let host = try PluginHost<AppState>(plugins: [plugin], dependencies: dependencies, configuration: .awaitingPoolWork)
         try host.register(SetCounter.self, as: "app.set_counter")
         let error = await #expect(throws: PluginError.self) { try await host.dispatch(item).value }
         #expect(error?.item == item)

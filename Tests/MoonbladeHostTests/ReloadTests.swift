@@ -153,7 +153,7 @@ struct ReloadTests {
             """
         }
         let folder = try write(sideEffect("old"))
-        let host = try PluginHost<AppState>(plugins: [folder], dependencies: gate.dependencies, configuration: .awaitingTheTest)
+        let host = try PluginHost<AppState>(plugins: [folder], dependencies: gate.dependencies, configuration: .awaitingPoolWork)
         let running = try host.dispatch("counterx.run", returning: String.self)
         await gate.waitForEntry()  // the side effect is running, awaiting the gate
         _ = try write(sideEffect("new"))

@@ -68,7 +68,7 @@ struct HostileReloadTimingTests {
         }
         let folder = try scratch.write("counterx", source("old", "old"))
         try "return { tag = \"old\" }".write(toFile: folder + "/words.lua", atomically: true, encoding: .utf8)
-        let host = try PluginHost<AppState>(plugins: [folder], dependencies: gate.dependencies, configuration: .awaitingTheTest)
+        let host = try PluginHost<AppState>(plugins: [folder], dependencies: gate.dependencies, configuration: .awaitingPoolWork)
         let running = try host.dispatch("counterx.run", returning: String.self)
         await gate.waitForEntry()
         _ = try scratch.write("counterx", source("new", "new"))

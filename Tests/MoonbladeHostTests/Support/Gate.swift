@@ -23,8 +23,8 @@ struct Gate {
 }
 
 extension PluginHost.Configuration {
-    /// For a host whose side effects await the test itself (a ``Gate``): the test's task may wait for a
-    /// thread of the pool behind other tests' work, so the usual 30 s limit is stretched as the tests'
-    /// own time bounds are under a sanitizer.
-    static var awaitingTheTest: Self { Self(sideEffectTimeLimit: .seconds(30).allowingForSanitizers) }
+    /// For a host whose side effects await work that needs a thread of the cooperative pool (the test
+    /// itself through a ``Gate``, a nested side effect): that work may wait for one behind other tests'
+    /// work, so the usual 30 s limit is stretched as the tests' own time bounds are under a sanitizer.
+    static var awaitingPoolWork: Self { Self(sideEffectTimeLimit: .seconds(30).allowingForSanitizers) }
 }
