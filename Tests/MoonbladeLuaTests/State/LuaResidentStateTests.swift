@@ -242,22 +242,31 @@ struct LuaResidentStateTests {
 
     @Test func aDecodingErrorNamesTheFullPathAndCommitsNothing() throws {
         let harness = try ResidentStateHarness(Board.sample)
-        let before = try #require(harness.resident.current)
-        _ = try harness.resident.decode(Board.self, of: before)  // cached: the error comes from a patch
-        for (source, message) in [
+        _ = try harness.resident.decode(Board.self, of: try #require(harness.resident.current))  // cached: the error comes from a patch
+        try expectDecodingFailures(harness, [
             ("state.todos[3].done = 'yes'", "state.todos[3].done: expected Bool, found string \"yes\""),
             ("state.byOwner.ann[2] = 'two'", "state.byOwner.ann[2]: expected Int, found string \"two\""),
             ("state.todos[5] = state.todos[1]", "state.todos: expected a sequence, found a hole at [4]"),
             ("state.settings = { limits = {} }", "state.settings: required key \"theme\" is missing"),
-        ] {
+        ])
+    }
+
+    /// Drafts each source, expects decoding its state as a `Board` to fail with its message, and the
+    /// current version to stay.
+    private func expectDecodingFailures(
+        _ harness: ResidentStateHarness, _ cases: [(source: String, message: String)],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let before = try #require(harness.resident.current)
+        for (source, message) in cases {
             let pending = try harness.draft(source)
             do {
                 _ = try harness.resident.decode(Board.self, of: pending)
-                Issue.record("\(source) decoded")
+                Issue.record("\(source) decoded", sourceLocation: sourceLocation)
             } catch let error as DecodingError {
-                #expect(LuaDecoder.describe(error) == message)
+                #expect(LuaDecoder.describe(error) == message, sourceLocation: sourceLocation)
             }
-            #expect(harness.resident.current === before)
+            #expect(harness.resident.current === before, sourceLocation: sourceLocation)
         }
     }
 
@@ -266,23 +275,13 @@ struct LuaResidentStateTests {
     @Test func aKeyThatIsNoStringIsAnErrorInAChangedStruct() throws {
         let harness = try ResidentStateHarness(Board.sample)
         try harness.update(Board.self, "state.settings.theme = 'warm'")  // `settings` is now a decoded `Settings`
-        let before = try #require(harness.resident.current)
-        for (source, message) in [
+        try expectDecodingFailures(harness, [
             ("state[1] = 'x'", "state: expected a table with string keys, found key [1]"),
             ("state.counter = 2; state[true] = 1", "state: expected a table with string keys, found key [true]"),
             ("state.settings[2.5] = 1", "state.settings: expected a table with string keys, found key [2.5]"),
             ("state.settings.theme = 'y'; state.settings[state.todos] = 1", "state.settings: expected a table with string keys, found key [table]"),
             ("state.todos[1][1] = 'z'", "state.todos[1]: expected a table with string keys, found key [1]"),
-        ] {
-            let pending = try harness.draft(source)
-            do {
-                _ = try harness.resident.decode(Board.self, of: pending)
-                Issue.record("\(source) decoded")
-            } catch let error as DecodingError {
-                #expect(LuaDecoder.describe(error) == message)
-            }
-            #expect(harness.resident.current === before)
-        }
+        ])
         // Written and removed again, such a key is no key of the table.
         #expect(try harness.update(Board.self, "state[1] = 'x'; state.counter = 5; state[1] = nil").counter == 5)
         let settings = try harness.update(Board.self, "state.settings[1] = 'x'; state.settings.theme = 'z'; state.settings[1] = nil").settings
