@@ -1,5 +1,6 @@
 import Foundation
 import MoonbladeHost
+import MoonbladeTestSupport
 import Testing
 
 /// JSON a careless or hostile user hands `moonblade run`: in the state file, in `--dispatch` payloads
@@ -34,7 +35,11 @@ struct HostileInputTests {
         #"{"doc": {"huge": ""#.appending(String(repeating: "x😀", count: 200_000)) + #""}}"#,
     ]
 
-    @Test(arguments: documents.indices)
+    /// The document nested as deep as JSON text is read (`documents[5]`): not under AddressSanitizer,
+    /// whose larger frames overflow the 8 MiB of the thread decoding it (a plain debug build needs 3.5).
+    static let runnableDocuments = documents.indices.filter { !(addressSanitized && $0 == 5) }
+
+    @Test(arguments: runnableDocuments)
     func aDocumentKeepsItsShapeThroughLuaASaveAndTheNextRun(_ index: Int) async throws {
         let doc = try workspace.plugin("doc", Self.plugin)
         try workspace.file("state.json", Self.documents[index])

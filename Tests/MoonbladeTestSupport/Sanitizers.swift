@@ -18,6 +18,15 @@ public let sanitizerSlowdown: Int = {
     return sanitized ? 10 : 1
 }()
 
+/// Whether this test process runs under AddressSanitizer, whose redzones make each stack frame several
+/// times larger: a test that recurses as deep as the product allows (a state nested to its limit) can
+/// overflow a thread's 8 MiB there and only there.
+public let addressSanitized: Bool = {
+    let handle = dlopen(nil, RTLD_NOW)
+    defer { if let handle { dlclose(handle) } }
+    return dlsym(handle, "__asan_init") != nil
+}()
+
 extension Duration {
     /// This bound, stretched by ``sanitizerSlowdown`` in a sanitized run.
     public var allowingForSanitizers: Duration { self * sanitizerSlowdown }

@@ -1,5 +1,6 @@
 import Foundation
 import MoonbladeHost
+import MoonbladeTestSupport
 import Testing
 
 /// Data shapes a plugin author can make by accident, crossing Lua and the dynamic state: each either
@@ -172,7 +173,10 @@ struct DataShapeHostileTests {
 
     /// JSON text is read up to `JSONValue.maximumDepth` levels; a state Lua nests is held to the same
     /// depth, so that what `--save` writes reads back, and a deeper one is refused saying that depth.
-    @Test func aStateLuaNestsIsHeldToTheDepthJSONTextIsReadTo() async throws {
+    /// (Not under AddressSanitizer: decoding 255 levels of `JSONValue` there overflows the 8 MiB of the
+    /// pool thread that drains the store; the plain and thread-sanitized runs check it.)
+    @Test(.disabled(if: addressSanitized, "255 levels of JSONValue decoding overflow a pool thread's stack under AddressSanitizer"))
+    func aStateLuaNestsIsHeldToTheDepthJSONTextIsReadTo() async throws {
         let host = try host([:])
         // The root and `levels` tables under it, the innermost empty.
         try await host.dispatch("shape.nest", ["levels": .integer(Int64(JSONValue.maximumDepth - 1))] as JSONValue).value
