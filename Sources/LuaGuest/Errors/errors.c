@@ -35,11 +35,6 @@ static void moonblade_push_error_message(lua_State *L, moonblade_limits *limits)
     }
 }
 
-/// The longest error message kept whole; a longer one (a plugin may raise megabytes) keeps this many
-/// bytes of its start, where its place is, and of its end, where a message that each level of a deep
-/// recursion prefixed with its place (`coroutine.wrap`) says what happened.
-enum { moonblade_longest_message = 4096, moonblade_kept_message_end = 1024 };
-
 /// Cuts the message on top of `L` to its start and end if it is longer than `moonblade_longest_message`.
 static void moonblade_cut_long_message(lua_State *L) {
     size_t length = 0;

@@ -137,6 +137,12 @@ void moonblade_state_drop_changes(lua_State *L, int machinery);
 
 // MARK: - Errors that carry their place (Errors/)
 
+/// The longest error message kept whole; a longer one (a plugin may raise megabytes) keeps the bytes
+/// of its start up to this length less `moonblade_kept_message_end`, where its place is, and that many
+/// of its end, where a message that each level of a deep recursion prefixed with its place
+/// (`coroutine.wrap`) says what happened. `LuaError.cut` cuts Swift's messages alike.
+enum { moonblade_longest_message = 4096, moonblade_kept_message_end = 1024 };
+
 /// Pushes the message handler every protected call of the host uses: it replaces the error value
 /// with a table `{ message, traceback, source?, line? }`.
 void moonblade_push_message_handler(lua_State *L);

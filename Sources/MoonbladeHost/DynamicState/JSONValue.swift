@@ -62,7 +62,10 @@ extension JSONValue: Codable {
                 do {
                     self = .array(try container.decode([JSONValue].self))
                 } catch DecodingError.dataCorrupted(let context) where context.codingPath.count == lua.codingPathCount {
-                    throw Self.mixedTable(context, in: container)
+                    guard let stray = context.underlyingError as? LuaSequenceStrayKey else { throw DecodingError.dataCorrupted(context) }
+                    throw DecodingError.dataCorruptedError(
+                        in: container,
+                        debugDescription: "a table with both [1] and the key \(stray.key) is neither a JSON array (keys 1…n) nor an object (string keys)")
                 }
             case .table(.object): self = .object(try container.decode([String: JSONValue].self))
             case .other(let found):
@@ -88,20 +91,6 @@ extension JSONValue: Codable {
         } else {
             self = .object(try container.decode([String: JSONValue].self))
         }
-    }
-
-    /// The error for a table read as an array (its `[1]` is set) that is not a sequence: a key that is
-    /// not a position makes it a table of both kinds, which JSON does not have (`state.o[1] = x` on an
-    /// object, `{ 1, 2, n = 3 }`). Other errors (a hole) stay as they are.
-    private static func mixedTable(
-        _ context: DecodingError.Context, in container: any SingleValueDecodingContainer
-    ) -> DecodingError {
-        let marker = "expected a sequence, found key "
-        guard context.debugDescription.hasPrefix(marker) else { return .dataCorrupted(context) }
-        let key = context.debugDescription.dropFirst(marker.count)
-        return .dataCorruptedError(
-            in: container,
-            debugDescription: "a table with both [1] and the key \(key) is neither a JSON array (keys 1…n) nor an object (string keys)")
     }
 
     /// `value`, which must be finite: JSON has no NaN or infinity.

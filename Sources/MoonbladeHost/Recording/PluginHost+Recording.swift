@@ -121,7 +121,7 @@ extension JSONValue {
                 var members: [String: JSONValue] = [:]
                 for case (.string(let name), let value) in entries { members[name] = try JSONValue(luaValue: value) }
                 self = .object(members)
-            } else if entries.isEmpty || (1...entries.count).allSatisfy({ entries[.integer(Int64($0))] != nil }) {
+            } else if (1...entries.count).allSatisfy({ entries[.integer(Int64($0))] != nil }) {
                 self = .array(try (0..<entries.count).map { try JSONValue(luaValue: entries[.integer(Int64($0 + 1))]!) })
             } else {
                 throw RecordingError(message: Self.noJSONForm(entries))

@@ -81,6 +81,12 @@ package enum LuaCodingPath {
         "the keys \(escapedBeyondASCII(first)) and \(escapedBeyondASCII(second)) are the same text composed differently"
     }
 
+    /// ``sameTextKeys(_:_:)`` for keys met in no order of their own (a Lua table's): the lesser bytes
+    /// first, so that the message is the same from one run to the next.
+    package static func sameTextKeys(inEitherOrder first: [UInt8], _ second: [UInt8]) -> String {
+        first.lexicographicallyPrecedes(second) ? sameTextKeys(first, second) : sameTextKeys(second, first)
+    }
+
     private static func escapedBeyondASCII(_ bytes: some Collection<UInt8>) -> String {
         var text = "\""
         for scalar in String(decoding: bytes, as: UTF8.self).unicodeScalars {

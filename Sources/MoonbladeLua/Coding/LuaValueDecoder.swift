@@ -359,8 +359,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
             guard let key = String(validating: bytes, as: UTF8.self) else { continue }
             if let other = seen.updateValue(bytes, forKey: key), other != bytes {
                 lua_settop(L, -2)
-                let pair = [other, bytes].sorted { $0.lexicographicallyPrecedes($1) }
-                throw corrupted(key: nil, LuaCodingPath.sameTextKeys(pair[0], pair[1]) + ", which a Swift dictionary holds as one")
+                throw corrupted(key: nil, LuaCodingPath.sameTextKeys(inEitherOrder: other, bytes) + ", which a Swift dictionary holds as one")
             }
         }
     }
@@ -375,7 +374,8 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
         if count == Int64(moonblade_sequence_bad_key.rawValue) {
             let found = LuaCoding.describeKey(L, -1)
             lua_settop(L, -2)
-            throw corrupted(key: nil, "expected a sequence, found key \(found)")
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: path, debugDescription: "expected a sequence, found key \(found)", underlyingError: LuaSequenceStrayKey(key: found)))
         }
         if count == Int64(moonblade_sequence_hole.rawValue) {
             throw corrupted(key: nil, "expected a sequence, found a hole at [\(hole)]")

@@ -1,3 +1,5 @@
+import LuaGuest
+
 /// An error raised by Lua code, or by the bridge on Lua's behalf.
 ///
 /// `description` is one line a person can act on (`todo/plugin.lua:12: attempt to index a nil value`);
@@ -45,5 +47,19 @@ public struct LuaError: Error, CustomStringConvertible {
         let firstLine = message.prefix { $0 != "\n" }
         guard let location, !firstLine.hasPrefix("\(location.source):") else { return String(firstLine) }
         return "\(location): \(firstLine)"
+    }
+}
+
+extension LuaError {
+    /// `message`, or, when it is longer than the VM keeps an error message whole, its start and end
+    /// around the size it had, as the VM's message handler cuts a plugin's (`moonblade_longest_message`):
+    /// for messages made in Swift of what plugins and specs hand over.
+    package static func cut(_ message: String) -> String {
+        let bytes = message.utf8
+        let longest = Int(moonblade_longest_message), keptEnd = Int(moonblade_kept_message_end)
+        guard bytes.count > longest else { return message }
+        let start = String(decoding: bytes.prefix(longest - keptEnd), as: UTF8.self)
+        let end = String(decoding: bytes.suffix(keptEnd), as: UTF8.self)
+        return "\(start) ... (a message of \(bytes.count) bytes, cut) ... \(end)"
     }
 }

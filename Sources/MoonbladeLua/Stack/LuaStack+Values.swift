@@ -114,11 +114,10 @@ extension LuaStack {
         guard case .string(let one) = first, case .string(let other) = second else {
             return "a table has two keys that are the same data (\(first)); it has no data form"
         }
-        let pair = [Array(one.utf8), Array(other.utf8)].sorted { $0.lexicographicallyPrecedes($1) }
-        if pair[0] == pair[1] {  // read leniently: keys that are not UTF-8, repaired alike
+        if one.utf8.elementsEqual(other.utf8) {  // read leniently: keys that are not UTF-8, repaired alike
             return "a table has two keys that are not UTF-8 and read as the same text; it has no data form"
         }
-        return LuaCodingPath.sameTextKeys(pair[0], pair[1]) + "; a table with both has no data form"
+        return LuaCodingPath.sameTextKeys(inEitherOrder: Array(one.utf8), Array(other.utf8)) + "; a table with both has no data form"
     }
 
     /// Pops `count` values and returns them bottom first.

@@ -184,23 +184,14 @@ final class SpecSession: @unchecked Sendable {
     /// A failure at `location` when it is in the spec file (the message then loses its
     /// `<chunk>:<line>: ` prefix), else at `defaultLine`. A place in the prelude is dropped too: it
     /// means nothing to the spec's author (a memory limit met inside a library call is noticed there).
+    /// A long message is cut as a plugin's error is (an assertion on two 10 MB values wrote 30 MB).
     private func failure(_ message: String, at location: LuaLocation?, defaultLine: Int) -> LuaSpecFailure {
         guard let location, location.source == chunkName || location.source == SpecPrelude.chunkName else {
-            return LuaSpecFailure(message: Self.cut(message), file: file, line: defaultLine)
+            return LuaSpecFailure(message: LuaError.cut(message), file: file, line: defaultLine)
         }
         let prefix = "\(location): "
         let text = message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message
-        return LuaSpecFailure(message: Self.cut(text), file: file, line: location.source == chunkName ? location.line : defaultLine)
+        return LuaSpecFailure(message: LuaError.cut(text), file: file, line: location.source == chunkName ? location.line : defaultLine)
     }
 
-    /// `message`, or, when it is longer than 4 KiB, its first 3 KiB and last 1 KiB, as the host cuts a
-    /// plugin's error messages: a spec's `error` (or an assertion on values) of 10 MB filled `moonblade
-    /// test`'s output with 30 MB and its JUnit report with 40 MB.
-    static func cut(_ message: String) -> String {
-        let bytes = message.utf8
-        guard bytes.count > 4096 else { return message }
-        let start = String(decoding: bytes.prefix(3072), as: UTF8.self)
-        let end = String(decoding: bytes.suffix(1024), as: UTF8.self)
-        return "\(start) ... (a message of \(bytes.count) bytes, cut) ... \(end)"
-    }
 }
