@@ -42,7 +42,7 @@ void moonblade_pool_free(moonblade_limits *limits, void *block, size_t size);
 void moonblade_violation_summary(const moonblade_limits *limits, char *buffer, size_t size);
 
 /// Replaces the functions of the opened base and coroutine libraries that catch errors with guarded
-/// ones, and `table.move`/`table.sort`/`string.rep` with ones that count their work. Runs protected.
+/// ones, and `table.move`/`table.sort`/`string.rep`/`print` with ones that count their work. Runs protected.
 void moonblade_guard_libraries(lua_State *L);
 
 /// Replaces `string.find`, `match`, `gmatch` and `gsub` with the step-counting matcher. Runs protected.

@@ -3,9 +3,26 @@
 // C-API call per key. Only raw, non-raising calls: `lua_next` is given back the keys it returned.
 
 #include "LuaGuest.h"
+#include <stdint.h>
+#include <string.h>
+
+/// Whether any of the `length` bytes at `bytes` is 0x80 or more: a word at a time, as `LuaCoding.isASCII`.
+static int has_non_ascii(const unsigned char *bytes, size_t length) {
+    size_t i = 0;
+    for (; i + sizeof(uint64_t) <= length; i += sizeof(uint64_t)) {
+        uint64_t word;
+        memcpy(&word, bytes + i, sizeof word);
+        if (word & UINT64_C(0x8080808080808080)) return 1;
+    }
+    for (; i < length; i++) {
+        if (bytes[i] >= 0x80) return 1;
+    }
+    return 0;
+}
 
 int moonblade_check_record_keys(lua_State *L, int index, int integer_keys, int *non_ascii) {
     index = lua_absindex(L, index);
+    if (integer_keys) non_ascii = NULL;  // integer keys have no text
     lua_pushnil(L);
     while (lua_next(L, index) != 0) {
         int valid = integer_keys ? lua_isinteger(L, -2) : lua_type(L, -2) == LUA_TSTRING;
@@ -13,15 +30,10 @@ int moonblade_check_record_keys(lua_State *L, int index, int integer_keys, int *
             lua_pop(L, 1);  // the value: the offending key stays on top
             return 1;
         }
-        if (non_ascii != NULL && !*non_ascii && !integer_keys) {
+        if (non_ascii != NULL && !*non_ascii) {
             size_t length;
             const unsigned char *bytes = (const unsigned char *)lua_tolstring(L, -2, &length);  // a string: no conversion
-            for (size_t i = 0; i < length; i++) {
-                if (bytes[i] >= 0x80) {
-                    *non_ascii = 1;
-                    break;
-                }
-            }
+            *non_ascii = has_non_ascii(bytes, length);
         }
         lua_pop(L, 1);
     }

@@ -210,6 +210,15 @@ enum { moonblade_steps_per_zero_byte = 2 };
 /// Steps a sort's comparisons may run up before the limits are checked (the check reads the clock).
 enum { moonblade_comparison_check = 1024 };
 
+/// How many of the `length` bytes at `bytes` are `byte` (memchr: at the speed the bytes are read).
+static long long count_byte(const char *bytes, size_t length, int byte) {
+    long long count = 0;
+    for (const char *at = memchr(bytes, byte, length); at != NULL; at = memchr(at + 1, byte, (size_t)(bytes + length - at - 1))) {
+        count++;
+    }
+    return count;
+}
+
 /// What comparing the values at 1 and 2 costs: a step, plus, for two strings, the prefix they share,
 /// which is what Lua's comparison (and `rawequal`'s) reads before it finds a difference.
 static long long moonblade_comparison_steps(lua_State *L) {
@@ -223,11 +232,7 @@ static long long moonblade_comparison_steps(lua_State *L) {
     size_t shared = 0;
     while (shorter - shared >= block && memcmp(a + shared, b + shared, block) == 0) shared += block;
     while (shared < shorter && a[shared] == b[shared]) shared++;
-    long long zeros = 0;
-    for (const char *zero = memchr(a, 0, shared); zero != NULL; zero = memchr(zero + 1, 0, (size_t)(a + shared - zero - 1))) {
-        zeros++;
-    }
-    return 1 + (long long)(shared / moonblade_bytes_per_step) + zeros * moonblade_steps_per_zero_byte;
+    return 1 + (long long)(shared / moonblade_bytes_per_step) + count_byte(a, shared, 0) * moonblade_steps_per_zero_byte;
 }
 
 /// The comparison `table.sort` gets when it would otherwise compare in C (upvalue 1: the script's C
@@ -330,12 +335,7 @@ enum { moonblade_steps_per_date_conversion = 64 };
 static int moonblade_sized_by_date_format(lua_State *L) {
     size_t bytes = lua_type(L, 1) == LUA_TSTRING ? lua_rawlen(L, 1) : 0;
     if (bytes >= moonblade_charged_input) {
-        const char *format = lua_tostring(L, 1);
-        long long conversions = 0;
-        for (const char *percent = memchr(format, '%', bytes); percent != NULL;
-             percent = memchr(percent + 1, '%', (size_t)(format + bytes - percent - 1))) {
-            conversions++;
-        }
+        long long conversions = count_byte(lua_tostring(L, 1), bytes, '%');
         moonblade_charge_steps(L, (long long)bytes + conversions * moonblade_steps_per_date_conversion);
     }
     return moonblade_call_in_place(L);

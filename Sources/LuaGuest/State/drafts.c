@@ -16,7 +16,7 @@
 // `copy` and mark the path up to the root; assigning a key detaches the child draft handed out for it
 // (written later, it changes only itself). A kept draft or a view put back gives its key the table it
 // shows, and that key's child draft stands, for the rest of the updater, for the place it shows
-// (STANDS): a kept draft's place is its path in the state its updater left (a node of TRIE), a view's
+// (STANDS): a kept draft's place is its path in the state its updater left (a trie node, kept in STANDS), a view's
 // its resident table (a view is one per table). Drafts read below a stand-in stand for the places
 // below, so a kept draft or view put at two places, or a whole and its part put back in either
 // order, are one table, as a plain table is: a part put back finds the draft standing for its place,
@@ -46,7 +46,7 @@ typedef struct state_machine {
     lua_Integer fresh_count;   // how many tables `fresh` marks (0: no table made yet)
     lua_Integer change_count;  // entries in CHANGES, which the next session clears (or drops, if many)
     int has_root_changes;      // ROOT_CHANGES holds the last session's root record
-    int made_session_tables;   // FRESH, OWNED or BUSY was made this session (ending it drops them)
+    int made_session_tables;   // FRESH, OWNED, BUSY or STANDS was made this session (ending it drops them)
     int finishing;             // the updater returned and `apply` finishes what it left: an error now
                                // is the new state's (a cycle, too deep), which `abandon` tells Swift
 } state_machine;
@@ -69,7 +69,7 @@ enum {
     // What stands for what kept drafts and views show, this session (one table: each user value here
     // costs every GC cycle): place (a node) -> the draft standing for it; record of a draft standing
     // for a place of a kept draft's state -> that place's node; record of a kept draft at the top of
-    // its path -> the node of its place (TRIE, see `push_kept_node`); VIEW_PARTS -> the views put back;
+    // its path -> the root node of its trie of places (see `push_kept_node`); VIEW_PARTS -> the views put back;
     // view proxy -> the view it was last read from this session (its key there is in VIEWOF).
     M_STANDS,
     M_COPY_SEQUENCE,  // the Lua function `copy(t, n)`: `{ t[1], ..., t[n] }` built in one SETLIST
@@ -91,15 +91,15 @@ typedef struct draft_record {
     unsigned char has_copy;
     unsigned char finalized;  // 0 until finished, then FINAL_BASE (nothing changed) or FINAL_COPY
     unsigned char is_root;        // the draft the updater was handed: `apply` files its change record
-    unsigned char reverted : 1;      // a listed key was set back to its base value: `changes` may list it twice
+    unsigned char may_list_twice : 1;  // `changes` may list a key twice (set back to its base and written again, or a trim cut short)
     unsigned char has_children : 1;  // `children` was made: a write checks it for the child it detaches
     unsigned char origin : 2;        // ORIGIN_KEPT, ORIGIN_VIEW: it stands for a place a kept draft or a view shows
 } draft_record;
 
-/// Whose places a draft standing for what a kept draft or a view shows stands for (STANDS): a kept
-/// draft's are places of the state its updater left (a node of TRIE per path), a view's are
-/// resident tables (a view is one per table).
-enum { ORIGIN_NONE = 0, ORIGIN_KEPT = 1, ORIGIN_VIEW = 2 };
+/// Whose places a draft standing for what a kept draft or a view shows stands for (STANDS; 0 for a
+/// draft that stands for none): a kept draft's are places of the state its updater left (a trie node
+/// per path), a view's are resident tables (a view is one per table).
+enum { ORIGIN_KEPT = 1, ORIGIN_VIEW = 2 };
 
 /// What a finished draft finished as: its base (nothing in it changed) or its copy.
 enum { FINAL_BASE = 1, FINAL_COPY = 2 };
@@ -301,7 +301,7 @@ static void new_draft(lua_State *L, int m, int base, int parent, int key, lua_In
     record->session = session;
     record->listed = 0;
     record->busy = 0;
-    record->has_copy = record->finalized = record->reverted = record->has_children = record->origin = 0;
+    record->has_copy = record->finalized = record->may_list_twice = record->has_children = record->origin = 0;
     record->is_root = !parent;
     int r = lua_gettop(L);
     lua_pushvalue(L, base);
@@ -370,7 +370,7 @@ static int draft_write(lua_State *L, int m, int r, int key, int value) {
     if (same_value(L, -1, -2)) {
         list_key(L, m, r, top + 2, key);
     } else if (same_value(L, value, -2)) {
-        ((draft_record *)lua_touserdata(L, r))->reverted = 1;
+        ((draft_record *)lua_touserdata(L, r))->may_list_twice = 1;
     }
     lua_settop(L, copy);
     lua_pushvalue(L, key);
@@ -404,7 +404,7 @@ static void prepare(lua_State *L, int m, int r) {
     lua_remove(L, top + 1);
 }
 
-/// Pushes `node[key]` (`node` a node of TRIE), making it first (an empty table) if there is none.
+/// Pushes `node[key]` (`node` a trie node), making it first (an empty table) if there is none.
 static void push_trie_child(lua_State *L, int node, int key) {
     node = lua_absindex(L, node);
     key = lua_absindex(L, key);
@@ -489,7 +489,9 @@ static int push_standing_child(lua_State *L, int m, int r, int key, int value) {
 }
 
 /// Pushes what reading `key` from the draft whose record is at `r` gives: a value, or for a table of
-/// the resident state the child draft standing for it.
+/// the resident state the child draft standing for it. With `stand`, below a draft standing for a place
+/// a kept draft or a view shows, that child stands for the place below (or is the draft already
+/// standing for it); `stand_for_shown` reads without, to make the stand-in itself.
 static void draft_read(lua_State *L, int m, int r, int key, int stand) {
     draft_record *record = lua_touserdata(L, r);
     lua_getiuservalue(L, r, record->has_copy ? R_COPY : R_BASE);
@@ -505,8 +507,9 @@ static void draft_read(lua_State *L, int m, int r, int key, int stand) {
         lua_pop(L, 1);
         if (fresh) return;
     }
-    if (lua_getiuservalue(L, r, R_CHILDREN) != LUA_TTABLE) {
-        lua_pop(L, 1);
+    if (record->has_children) {
+        lua_getiuservalue(L, r, R_CHILDREN);
+    } else {
         lua_createtable(L, 0, 1);
         lua_pushvalue(L, -1);
         lua_setiuservalue(L, r, R_CHILDREN);
@@ -587,8 +590,11 @@ static int push_shown(lua_State *L, int r) {
 /// below, or hands out the ones that do already.
 static void read_down(lua_State *L, int m, int keys, int from, int to) {
     int step = from <= to ? 1 : -1;
-    for (int i = from; i != to + step && has_metatable(L, m, -1, M_DRAFT_MT); i += step) {
-        record_of(L, -1);
+    for (int i = from; i != to + step; i += step) {
+        if (!record_of(L, -1)) {  // no draft (a value the plugin put there): nothing below to read
+            lua_pop(L, 1);
+            break;
+        }
         lua_rawgeti(L, keys, i);
         draft_read(L, m, lua_gettop(L) - 1, lua_gettop(L), 1);
         lua_replace(L, -4);
@@ -598,7 +604,7 @@ static void read_down(lua_State *L, int m, int keys, int from, int to) {
 }
 
 /// Pushes the node of the place the kept draft at `x` (a part of the state an earlier updater left,
-/// showing the table at `shown`) has in that state: a node of TRIE, reached from its topmost draft
+/// showing the table at `shown`) has in that state: a trie node (the trie's root under STANDS[its topmost record]), reached from its topmost draft
 /// (a root, a detached draft, one written but never finished) by the keys down to it, so that a kept
 /// draft and its parts, read before or after their updater returned, get the same nodes. When no draft
 /// stands for that place yet but one stands for a place above it (the kept draft's whole was put back
@@ -648,6 +654,34 @@ static void push_kept_node(lua_State *L, int m, int x, int shown) {
     lua_replace(L, top + 1);  // the node, in place of the keys
 }
 
+/// Walks up from the view at `walker` (replaced as it goes) through the view each was last read from
+/// this session, writing the keys they were read at into `keys`. Returns how many once it reaches a
+/// view of the resident table `target` or, with `target` 0, of one a draft stands for (that draft then
+/// pushed); 0, pushing nothing, when it reaches neither.
+static int walk_up_views(lua_State *L, int m, int walker, int keys, int target) {
+    for (int count = 1; count <= moonblade_state_maximum_depth; count++) {
+        if (lookup(L, m, M_STANDS, walker) != LUA_TTABLE) {  // read from no view this session
+            lua_pop(L, 1);
+            return 0;
+        }
+        lookup(L, m, M_VIEWOF, walker);
+        lua_rawseti(L, keys, count);
+        lua_replace(L, walker);
+        lookup(L, m, M_VIEW, walker);  // the resident table it shows
+        if (target) {
+            int reached = lua_rawequal(L, -1, target);
+            lua_pop(L, 1);
+            if (reached) return count;
+        } else if (lookup(L, m, M_STANDS, -1) == LUA_TTABLE) {
+            lua_remove(L, -2);
+            return count;
+        } else {
+            lua_pop(L, 2);
+        }
+    }
+    return 0;
+}
+
 /// Pushes the node of the place the view at `x` shows: its resident table (a view is one per table
 /// and shows it at every place). When no draft stands for it yet but one stands for a view it was read
 /// from (the view's whole was put back first), reads the keys down from that one.
@@ -662,21 +696,10 @@ static void push_view_node(lua_State *L, int m, int x, int shown) {
         return;
     }
     lua_pop(L, 1);
-    lua_createtable(L, 8, 0);  // the keys up from `x`
-    int keys = top + 3, count = 0;
+    lua_createtable(L, 8, 0);  // the keys up from `x`, at top + 3
     lua_pushvalue(L, x);  // the walker, at top + 4
-    while (count < moonblade_state_maximum_depth) {
-        if (lookup(L, m, M_STANDS, top + 4) != LUA_TTABLE) break;
-        lookup(L, m, M_VIEWOF, top + 4);
-        lua_rawseti(L, keys, ++count);
-        lua_replace(L, top + 4);
-        lookup(L, m, M_VIEW, top + 4);
-        if (lua_rawget(L, stands) == LUA_TTABLE) {
-            read_down(L, m, keys, count, 1);
-            break;
-        }
-        lua_pop(L, 1);
-    }
+    int count = walk_up_views(L, m, top + 4, top + 3, 0);
+    if (count) read_down(L, m, top + 3, count, 1);
     lua_settop(L, top + 1);
 }
 
@@ -765,7 +788,7 @@ static void find_standing_below(lua_State *L, int m, int node, int path, int dep
 /// it put back before it, which drafts stand for, become its parts, as in a plain table put back
 /// after its parts: reading down to each from `s` hands it out there (its proxy stored on the path),
 /// so that written through either place, it is written at both. A kept draft's parts are the places
-/// below its node in TRIE; a view's, the views put back this session read (last) from it or below it.
+/// below its trie node; a view's, the views put back this session read (last) from it or below it.
 static void link_parts(lua_State *L, int m, int s, int node, int origin) {
     int top = lua_gettop(L);
     lua_createtable(L, 8, 0);  // the keys of a path, at top + 1
@@ -784,19 +807,10 @@ static void link_parts(lua_State *L, int m, int s, int node, int origin) {
         lua_Integer parts = (lua_Integer)lua_rawlen(L, top + 2);
         for (lua_Integer i = 1; i <= parts; i++) {
             lua_rawgeti(L, top + 2, i);  // the walker, at top + 3
-            int count = 0;
-            while (count < moonblade_state_maximum_depth && lookup(L, m, M_STANDS, top + 3) == LUA_TTABLE) {
-                lookup(L, m, M_VIEWOF, top + 3);
-                lua_rawseti(L, keys, ++count);
-                lua_replace(L, top + 3);
-                lookup(L, m, M_VIEW, top + 3);
-                int below = lua_rawequal(L, -1, node);
-                lua_pop(L, 1);
-                if (below) {
-                    lua_pushvalue(L, s);
-                    read_down(L, m, keys, count, 1);
-                    break;
-                }
+            int count = walk_up_views(L, m, top + 3, keys, node);
+            if (count) {
+                lua_pushvalue(L, s);
+                read_down(L, m, keys, count, 1);
             }
             lua_settop(L, top + 2);
         }
@@ -1079,20 +1093,15 @@ static uint32_t finish_stamp(const state_machine *machine) {
 static void finalize(lua_State *L, int m, int r) {
     r = lua_absindex(L, r);
     draft_record *record = lua_touserdata(L, r);
-    if (record->finalized) {
-        lua_getiuservalue(L, r, record->finalized == FINAL_COPY ? R_COPY : R_BASE);
-        return;
-    }
-    if (!record->has_copy) {
-        lua_getiuservalue(L, r, R_BASE);
-        record->finalized = FINAL_BASE;
+    if (push_shown(L, r)) {  // finished before, or never written: its base
+        if (!record->finalized) record->finalized = FINAL_BASE;
         return;
     }
     state_machine *machine = lua_touserdata(L, m);
     uint32_t stamp = finish_stamp(machine);
     if (record->busy == stamp) raise_plain(L, "the new state contains a table that contains itself (a cycle)");
     // An earlier finish cut short may have listed a kept key twice while trimming `changes` in place.
-    if (record->busy) record->reverted = 1;
+    if (record->busy) record->may_list_twice = 1;
     enter_nested(L, machine);
     record->busy = stamp;
     int top = lua_gettop(L);
@@ -1104,7 +1113,7 @@ static void finalize(lua_State *L, int m, int r) {
     int list = top + 3;
     // A key set back to its base value and written again is listed twice: list it once.
     int seen = 0;
-    if (record->reverted) {
+    if (record->may_list_twice) {
         lua_createtable(L, 0, record->listed > INT_MAX ? INT_MAX : (int)record->listed);
         seen = lua_gettop(L);
     }

@@ -169,6 +169,7 @@ int moonblade_check_record_keys(lua_State *L, int index, int integer_keys, int *
 /// key, ... }`, see State/drafts.c) lists every key where it differs from an older table whose keys
 /// were all strings: only the listed keys are looked at, so a changed record costs its changes, not
 /// its size. 0 when every key the table holds is a string; else 1, with the first other key pushed.
+/// Raw and never raises; needs 3 free stack slots.
 int moonblade_check_listed_keys(lua_State *L, int index, int record);
 
 /// The length n of the table at `index` when its keys are exactly 1…n; else a
