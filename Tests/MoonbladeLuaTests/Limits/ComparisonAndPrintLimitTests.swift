@@ -61,6 +61,27 @@ struct ComparisonAndPrintLimitTests {
         #expect(try unlimited.run(Self.numbers + "table.sort(t, math.ult) return t[1], t[100000]") == [1, 100_002])
     }
 
+    /// A sort by `<` of plain numbers or short strings, small enough to take milliseconds, is charged
+    /// up front and then left to Lua's own comparisons (one C call fewer each, three times as fast):
+    /// one the budget cannot pay for fails before it touches the table, and a loop of them stops.
+    @Test func aSmallSortOfPlainValuesIsChargedBeforeItStarts() async throws {
+        let vm = try LuaVM(configuration: Self.limited)
+        // Descending: the first comparison of Lua's sort would swap the first and last values.
+        let descending = "T = {} for i = 1, 60000 do T[i] = 60001 - i end "
+        let refused = expectLuaError { _ = try vm.run(descending + "table.sort(T)", chunkName: "sort.lua") }
+        #expect(refused?.kind == .limit && refused?.message.contains(Self.budgetExceeded) == true, "\(String(describing: refused))")
+        #expect(try vm.run("return T[1], T[60000]") == [60000, 1])
+        #expect(try vm.run("T = {} for i = 1, 30000 do T[i] = 30001 - i end table.sort(T) return T[1], T[30000]") == [1, 30000])
+        #expect(try vm.run("T = {} for i = 1, 20000 do T[i] = tostring(-i) end table.sort(T) return T[1]") == ["-1"])
+        let loops = [
+            GuestStop(name: "numbers", source: "local t = {} for i = 1, 100 do t[i] = -i end while true do table.sort(t) end", line: 1),
+            GuestStop(name: "short strings", source: "local t = {} for i = 1, 100 do t[i] = ('\\0'):rep(64) end while true do table.sort(t) end", line: 1),
+        ]
+        for loop in loops {
+            try await loop.expectStopped(with: Self.limited, kind: .limit, says: Self.budgetExceeded, within: .seconds(1))
+        }
+    }
+
     /// Lua compares strings a zero-terminated piece at a time, 50 times slower per byte than plain text:
     /// a shared prefix of zero bytes is charged for it, one of text by its bytes.
     @Test func zeroBytesCostWhatLuaSpendsOnThem() async throws {
