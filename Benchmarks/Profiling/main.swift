@@ -4,7 +4,7 @@
 //   Profiling dispatch native|lua [repetitions]
 //   Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]
 //   Profiling small into|out luaCoders|handWritten [repetitions]   (one EchoRequest: the fixed cost per call)
-//   Profiling resident field|item|native|host <items> [repetitions]   (native: a Swift updater flipping one
+//   Profiling resident field|item|sum|native|host <items> [repetitions]   (sum: every item read; native: a Swift updater flipping one
 //                                                                      item; host: bench.toggle through a PluginHost)
 //   Profiling resident memory <items> [commits]    (prints bytes, resident against fresh)
 //   Profiling sideEffect native|noop|echo|echo_ten [repetitions]   (dispatched and awaited, one at a time)
@@ -46,7 +46,7 @@ func usage() -> Never {
     print("usage: Profiling dispatch native|lua [repetitions] [items next to the counter (lua)]")
     print("       Profiling into|out luaCoders|handWritten|jsonDetour <items> [repetitions]")
     print("       Profiling small into|out luaCoders|handWritten [repetitions]")
-    print("       Profiling resident field|item|native|host|memory <items> [repetitions]")
+    print("       Profiling resident field|item|sum|native|host|memory <items> [repetitions]")
     print("       Profiling sideEffect native|noop|echo|echo_ten [repetitions]")
     print("       Profiling journal typed|json|counter <items> [repetitions]")
     exit(2)
@@ -92,10 +92,10 @@ case ("resident", "memory"):
     guard let count = Int(argument(2) ?? "") else { usage() }
     let bytes = try ResidentStateWorkload.memory(count: count, commits: Int(argument(3) ?? "") ?? 100)
     print("resident \(bytes.resident) B, freshly encoded \(bytes.fresh) B, ratio \(Double(bytes.resident) / Double(bytes.fresh))")
-case ("resident", let changeName?) where changeName == "field" || changeName == "item":
+case ("resident", let changeName?) where ["field", "item", "sum"].contains(changeName):
     guard let count = Int(argument(2) ?? "") else { usage() }
     let workload = try ResidentStateWorkload(count: count)
-    let change: ResidentStateWorkload.Change = changeName == "field" ? .topLevelField : .oneItem
+    let change: ResidentStateWorkload.Change = ["field": .topLevelField, "item": .oneItem, "sum": .readEveryItem][changeName]!
     try profiledLoop(Int(argument(3) ?? "") ?? max(10, 100_000 / count)) { try workload.draft(change) }
 case ("resident", "host"):
     guard let count = Int(argument(2) ?? "") else { usage() }

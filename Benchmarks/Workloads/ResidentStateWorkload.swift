@@ -9,6 +9,8 @@ public final class ResidentStateWorkload {
         case topLevelField
         /// `state.items[middle].done = not state.items[middle].done`
         case oneItem
+        /// Sums every item's `score` into `state.counter`: reads every item, writes one field
+        case readEveryItem
     }
 
     public let vm: LuaVM
@@ -29,6 +31,9 @@ public final class ResidentStateWorkload {
             .topLevelField: try vm.load("local state = ...; state.counter = state.counter + 1", chunkName: "counter.lua"),
             .oneItem: try vm.load(
                 "local state = ...; local item = state.items[\(middle)]; item.done = not item.done", chunkName: "item.lua"),
+            .readEveryItem: try vm.load(
+                "local state = ...; local total = 0; for _, item in ipairs(state.items) do total = total + item.id end; state.counter = total",
+                chunkName: "sum.lua"),
         ]
         // The first decode after a full push reads everything once; later ones reuse it.
         state = try resident.decode(ItemsState.self, of: resident.current!)

@@ -11,7 +11,9 @@ let benchmarks: @Sendable () -> Void = {
         let workload = Fixture { try ResidentStateWorkload(count: count) }
         let native = Fixture { BenchmarkStores.native(initialState: ItemsState(count: count)) }
 
-        for (change, label) in [(ResidentStateWorkload.Change.topLevelField, "one top-level field"), (.oneItem, "one item")] {
+        for (change, label) in [
+            (ResidentStateWorkload.Change.topLevelField, "one top-level field"), (.oneItem, "one item"), (.readEveryItem, "reading every item"),
+        ] {
             Benchmark("Resident \(count) items: draft changes \(label)", configuration: .sized(count)) { benchmark in
                 let workload = try workload.value()
                 for _ in benchmark.scaledIterations { try workload.draft(change) }
