@@ -237,19 +237,17 @@ static long long moonblade_comparison_steps(lua_State *L) {
 }
 
 /// The comparison `table.sort` gets when it would otherwise compare in C (upvalue 1: the script's C
-/// function, or nil for `<`; upvalue 2: steps counted since the last check). Each comparison is
-/// charged (`moonblade_comparison_steps`) and the limits are checked every
-/// `moonblade_comparison_check` steps, in the middle of a sort if need be.
+/// function, or nil for `<`). Each comparison is charged (`moonblade_comparison_steps`) and the
+/// limits are checked every `moonblade_comparison_check` steps, in the middle of a sort if need be.
 static int moonblade_charged_comparison(lua_State *L) {
     long long steps = moonblade_comparison_steps(L);
     moonblade_count_steps(L, steps);
-    lua_Integer pending = lua_tointeger(L, lua_upvalueindex(2)) + steps;
-    if (pending >= moonblade_comparison_check) {
-        pending = 0;
+    moonblade_limits *limits = moonblade_limits_of(L);
+    limits->steps_since_clock += steps;
+    if (limits->steps_since_clock >= moonblade_comparison_check) {
+        limits->steps_since_clock = 0;
         moonblade_charge_steps(L, 0);
     }
-    lua_pushinteger(L, pending);
-    lua_replace(L, lua_upvalueindex(2));
     if (lua_isnil(L, lua_upvalueindex(1))) {
         lua_pushboolean(L, lua_compare(L, 1, 2, LUA_OPLT));
         return 1;
@@ -332,8 +330,7 @@ static int moonblade_counted_sort(lua_State *L) {
     }
     if (lua_type(L, 1) == LUA_TTABLE && (lua_isnoneornil(L, 2) || lua_iscfunction(L, 2))) {
         lua_settop(L, 2);
-        lua_pushinteger(L, 0);
-        lua_pushcclosure(L, moonblade_charged_comparison, 2);
+        lua_pushcclosure(L, moonblade_charged_comparison, 1);
     }
     moonblade_call_original(L, 0);
     return 0;
