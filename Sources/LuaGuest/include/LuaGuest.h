@@ -39,7 +39,7 @@ typedef struct moonblade_limits {
     double time_limit;              // the seconds the deadline allows, for the message
     int violation;                  // a `moonblade_violation`, reset when an outermost guest call starts
     char violation_message[LUA_IDSIZE + 96];  // "source:line: instruction budget of … exceeded"
-    long long steps_since_clock;    // steps a sort's comparisons were charged since the clock was read
+    long long steps_since_clock;    // steps sorts charged by comparison since they last checked the limits
     lua_State *running;             // the thread guest code runs on (set by the host's guest calls, the
                                     // hook, coroutine switches), or NULL: a large allocation makes it
                                     // check the limits at its next instruction
