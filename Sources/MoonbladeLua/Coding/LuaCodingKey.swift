@@ -67,6 +67,10 @@ package enum LuaCodingPath {
     package static func append(_ key: some CodingKey, to text: inout String) {
         if let int = key.intValue, key.stringValue == String(int) {
             text += "[\(int)]"
+        } else if let int = key.intValue, key.stringValue == "Index \(int)" {
+            // The standard library's key for an unkeyed container's item (`DecodingError
+            // .dataCorruptedError(in:debugDescription:)` adds one), counted from 0; Lua counts from 1.
+            text += "[\(int + 1)]"
         } else if isIdentifier(key.stringValue) {
             text += text.isEmpty ? key.stringValue : "." + key.stringValue
         } else {
