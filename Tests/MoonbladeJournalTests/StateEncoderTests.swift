@@ -59,6 +59,16 @@ import Testing
         #expect(try encoder.encode(board) == viaText(board))
     }
 
+    /// Each container and scalar type, and a parent's part written with `superEncoder()` by a type
+    /// whose keys have no `super` case (which trapped the journal's writer): encoded twice, the second
+    /// time beside the first.
+    @Test func everyContainerEncodesAsJSONEncoderWrites() throws {
+        let value = JSONValueEncodingTests.EveryContainer()
+        let encoder = StateEncoder()
+        #expect(try encoder.encode(value) == viaText(value))
+        #expect(try encoder.encode(value) == viaText(value))
+    }
+
     @Test func aSharedCollectionIsTakenFromThePreviousEncoding() throws {
         let encoder = StateEncoder()
         var board = Board()

@@ -1,3 +1,5 @@
+import MoonbladeLua
+
 /// Encodes an `Encodable` value straight into a ``JSONValue``, with no JSON text on the way: what a
 /// recorder pays per dispatch to see a typed state as JSON.
 struct JSONValueEncoder {
@@ -73,7 +75,7 @@ private struct KeyedNodeContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     let node: Node
     var codingPath: [any CodingKey]
 
-    private func set(_ child: Node, _ key: Key) { node.members![key.stringValue] = child }
+    private func set(_ child: Node, _ key: some CodingKey) { node.members![key.stringValue] = child }
 
     mutating func encodeNil(forKey key: Key) { set(.scalar(.null), key) }
     mutating func encode(_ value: Bool, forKey key: Key) { set(.scalar(.bool(value)), key) }
@@ -102,9 +104,12 @@ private struct KeyedNodeContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
         return NodeEncoder(node: child, codingPath: codingPath + [key]).unkeyedContainer()
     }
 
-    mutating func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
+    /// The parent's part under `"super"`, as `JSONEncoder` writes it, whether or not `Key` has such a case.
+    mutating func superEncoder() -> any Encoder { encoder(under: LuaCodingKey.super) }
 
-    mutating func superEncoder(forKey key: Key) -> any Encoder {
+    mutating func superEncoder(forKey key: Key) -> any Encoder { encoder(under: key) }
+
+    private func encoder(under key: some CodingKey) -> any Encoder {
         let child = Node()
         set(child, key)
         return NodeEncoder(node: child, codingPath: codingPath + [key])

@@ -166,9 +166,12 @@ private struct Members<Key: CodingKey>: KeyedEncodingContainerProtocol {
         superEncoder(forKey: key).unkeyedContainer()
     }
 
-    mutating func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
+    /// The parent's part under `"super"`, as `JSONEncoder` writes it, whether or not `Key` has such a case.
+    mutating func superEncoder() -> any Encoder { encoder(under: LuaCodingKey.super) }
 
-    mutating func superEncoder(forKey key: Key) -> any Encoder {
+    mutating func superEncoder(forKey key: Key) -> any Encoder { encoder(under: key) }
+
+    private func encoder(under key: some CodingKey) -> any Encoder {
         let child = Node()
         node.members![key.stringValue] = child
         return NodeEncoder(node: child, previous: previous?[key.stringValue], codingPath: codingPath + [key])
