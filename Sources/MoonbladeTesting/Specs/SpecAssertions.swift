@@ -25,22 +25,40 @@ enum SpecAssertions {
           return ta < tb
         end
 
-        local function show(value, seen)
+        -- At most this many values are shown of one value; the rest is `…`. A table that holds one
+        -- table twice is shown twice over, so forty levels of `{ t, t }` would be 2^40 parts: the
+        -- case failed on the instruction budget instead of saying what it raised or compared.
+        local shown_values = 10000
+
+        local function show(value, seen, room)
           if type(value) == "string" then return format("%q", value) end
           if type(value) ~= "table" then return tostring(value) end
           seen = seen or {}
+          room = room or { left = shown_values }
           if seen[value] then return "<cycle>" end
+          if room.left <= 0 then return "…" end
           seen[value] = true
           local parts = {}
+          local function add(part)
+            room.left = room.left - 1
+            if room.left < 0 then parts[#parts + 1] = "…" end
+            if room.left >= 0 then parts[#parts + 1] = part() end
+            return room.left >= 0
+          end
           if is_sequence(value) then
-            for _, element in ipairs(value) do parts[#parts + 1] = show(element, seen) end
+            for _, element in ipairs(value) do
+              if not add(function() return show(element, seen, room) end) then break end
+            end
           else
             local keys = {}
             for key in pairs(value) do keys[#keys + 1] = key end
             sort(keys, before)
             for _, key in ipairs(keys) do
-              local shown = is_name(key) and key or "[" .. show(key, seen) .. "]"
-              parts[#parts + 1] = shown .. " = " .. show(value[key], seen)
+              local more = add(function()
+                local shown = is_name(key) and key or "[" .. show(key, seen, room) .. "]"
+                return shown .. " = " .. show(value[key], seen, room)
+              end)
+              if not more then break end
             end
           end
           seen[value] = nil

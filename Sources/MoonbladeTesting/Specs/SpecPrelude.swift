@@ -57,9 +57,16 @@ enum SpecPrelude {
           return concat(parts)
         end
 
+        -- A body that is not a function fails at the line that declared it, saying so: called later,
+        -- it failed with Lua's bare "attempt to call a nil value", placed at the file's first line.
+        local function needs_function(what, body)
+          if type(body) ~= "function" then error(format("%s needs a function, got %s", what, show(body)), 3) end
+        end
+
         local function block_function(what)
           return function(name, body)
             declaring(what)
+            needs_function(what, body)
             local block = new_block(as_text(name), current)
             current = block
             local ok, message = pcall(body)
@@ -78,6 +85,7 @@ enum SpecPrelude {
 
         function it(name, body)
           declaring("it")
+          if body ~= nil then needs_function("it", body) end
           declare(name, body, body == nil)
         end
         function pending(name)
@@ -88,7 +96,7 @@ enum SpecPrelude {
         local function hook(list, name)
           return function(body)
             declaring(name)
-            if type(body) ~= "function" then error(name .. " needs a function, got " .. tostring(body), 2) end
+            needs_function(name, body)
             current[list][#current[list] + 1] = body
           end
         end
@@ -99,7 +107,7 @@ enum SpecPrelude {
 
         function finally(body)
           if not running then error("finally can only be called inside it", 2) end
-          if type(body) ~= "function" then error("finally needs a function, got " .. tostring(body), 2) end
+          needs_function("finally", body)
           running.finallies[#running.finallies + 1] = body
         end
 

@@ -1,0 +1,218 @@
+import Foundation
+import MoonbladeTesting
+import Testing
+
+/// Spec files written to break the runner where earlier hostile specs did not reach: bodies that are
+/// no functions, errors that are no strings, values shown twice over, hooks that yield or run away,
+/// cases that try to share what they made. Each case fails at its line with what it did, quickly.
+@Suite struct SpecRunnerHostileCorpusTests {
+    /// Every case of `spec` (in a fresh sandbox) with its result, in declaration order.
+    private func results(
+        _ spec: String, runner: LuaSpecRunner = LuaSpecRunner()
+    ) async throws -> [(name: String, result: LuaSpecResult)] {
+        let sandbox = try SpecSandbox(spec: spec)
+        var results: [(String, LuaSpecResult)] = []
+        for specCase in sandbox.cases {
+            results.append((specCase.names.joined(separator: " "), await runner.run(specCase)))
+        }
+        return results
+    }
+
+    private func failed(_ result: LuaSpecResult?) -> LuaSpecFailure? {
+        if case .failed(let failure)? = result { return failure }
+        return nil
+    }
+
+    /// A body that is not a function was called only later: `describe("x")` failed with Lua's bare
+    /// "attempt to call a nil value" placed at the file's first line, whatever line declared it.
+    @Test(arguments: [
+        ("describe(\"no body\")", "describe needs a function, got nil"),
+        ("context(\"numbered\", 42)", "context needs a function, got 42"),
+        ("it(\"a table\", { 1 })", "it needs a function, got { 1 }"),
+        ("before_each(\"text\")", "before_each needs a function, got \"text\""),
+        ("teardown()", "teardown needs a function, got nil"),
+    ])
+    func aBodyThatIsNoFunctionFailsAtTheLineThatDeclaredIt(declaration: String, message: String) async throws {
+        let sandbox = try SpecSandbox(spec: "describe(\"outer\", function()\n  local x = 1\n  \(declaration)\nend)\n")
+        let cases = sandbox.cases
+        #expect(cases.count == 1)
+        let failure = try #require(cases.first?.loadFailure)
+        #expect(failure.line == 3, "\(failure)")
+        #expect(failure.message == message)
+    }
+
+    @Test func anItWithoutABodyIsStillPending() async throws {
+        let outcome = try await results("it(\"later\")\nit(\"also later\", nil)\n")
+        #expect(outcome.map(\.result) == [.pending, .pending])
+    }
+
+    /// What `error` raised, whatever it is, is the case's message; a `__tostring` that fails or loops
+    /// is not called (the table is shown as a table). A value that is no string carries no place, so
+    /// the case is placed at its `it`.
+    @Test(arguments: [
+        ("error({ code = 1, why = \"full\" })", "{ code = 1, why = \"full\" }"),
+        ("error(nil)", "nil"),
+        ("error(false)", "false"),
+        ("error(42)", "42"),
+        ("error(setmetatable({}, { __tostring = function() error(\"in tostring\") end }))", "{}"),
+        ("error(setmetatable({ 1 }, { __tostring = function(t) return tostring(t) end }))", "{ 1 }"),
+        ("error(setmetatable({}, { __tostring = function() return {} end }))", "{}"),
+    ])
+    func anErrorThatIsNoStringIsShownAtItsLine(raise: String, shown: String) async throws {
+        let outcome = try await results("it(\"raises\", function()\n  \(raise)\nend)\n")
+        let failure = try #require(failed(outcome.first?.result))
+        #expect(failure.line == 1)
+        #expect(failure.message == shown)
+    }
+
+    /// A table holding one table twice is shown twice over: forty levels of `{ t, t }` are 2^40
+    /// parts, and the case failed on the instruction budget instead of showing what it raised or
+    /// compared. The shown value is cut instead, and the comparison (which meets each pair once) stands.
+    @Test(.timeLimit(.minutes(1)), arguments: [
+        ("error(t)", 1),  // no string, no place: at the `it`
+        ("local u = {}\n  for i = 1, 40 do u = { u, u } end\n  u[1] = 5\n  assert.are.same(t, u)", 7),
+        ("assert.are_not.same(t, t)", 4),
+    ])
+    func aValueThatHoldsATableManyTimesIsShownCut(check: String, line: Int) async throws {
+        let spec = "it(\"shared\", function()\n  local t = {}\n  for i = 1, 40 do t = { t, t } end\n  \(check)\nend)\n"
+        let start = ContinuousClock.now
+        let outcome = try await results(spec)
+        let failure = try #require(failed(outcome.first?.result))
+        #expect(!failure.message.contains("instruction budget"), "\(failure.message.prefix(300))")
+        #expect(failure.message.contains("{ { { {"), "\(failure.message.prefix(300))")
+        #expect(failure.message.contains("…"), "\(failure.message.prefix(300))")
+        #expect(failure.line == line)
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
+    @Test func aShortValueIsShownWhole() async throws {
+        let outcome = try await results("it(\"list\", function()\n  assert.are.same({ 1, 2, { 3 } }, { 1, 2, { 4 } })\nend)\n")
+        let failure = try #require(failed(outcome.first?.result))
+        #expect(failure.message == "assert.are.same: values differ at [3][1]\n  expected: { 1, 2, { 3 } }\n  actual:   { 1, 2, { 4 } }")
+    }
+
+    /// Two tables whose cycles have other lengths unroll to the same infinite tree: the same, as in
+    /// luassert; and a difference past a cycle is found on the first way round.
+    @Test func cyclesOfOtherLengthsCompareWithoutHanging() async throws {
+        let outcome = try await results("""
+            it("unrolled", function()
+              local a, b, c = { n = 1 }, { n = 1 }, { n = 1 }
+              a.next = a
+              b.next, c.next = c, b
+              assert.are.same(a, b)
+            end)
+            it("differs past the cycle", function()
+              local a, b, c = { n = 1 }, { n = 1 }, { n = 2 }
+              a.next = a
+              b.next, c.next = c, b
+              assert.are.same(a, b)
+            end)
+            it("cycles through keys", function()
+              local a, b = {}, {}
+              a[a], b[b] = true, true
+              assert.are_not.same(a, b)
+              assert.are.same(a, a)
+            end)
+            """)
+        #expect(outcome.count == 3)
+        #expect(outcome[0].result == .passed)
+        let failure = try #require(failed(outcome[1].result))
+        #expect(failure.line == 11)
+        #expect(failure.message.hasPrefix("assert.are.same: values differ at next.n"), "\(failure)")
+        #expect(outcome[2].result == .passed)
+    }
+
+    /// A hook that yields by itself fails the case at the hook's line as a body does.
+    @Test(arguments: ["setup", "before_each", "after_each", "teardown"])
+    func aHookThatYieldsFailsAtItsLine(hook: String) async throws {
+        let outcome = try await results("""
+            describe("d", function()
+              \(hook)(function()
+                coroutine.yield("anything")
+              end)
+              it("x", function() end)
+            end)
+            """)
+        let failure = try #require(failed(outcome.first?.result))
+        #expect(failure.line == 3)
+        #expect(failure.message.contains("a spec cannot yield by itself"), "\(failure)")
+    }
+
+    /// A runaway hook fails at its line on the budget; the hooks after it still run (a teardown's
+    /// cleanup is not skipped), and the first failure is the one reported.
+    @Test(arguments: ["setup", "before_each", "after_each", "teardown"])
+    func aRunawayHookFailsAtItsLine(hook: String) async throws {
+        let outcome = try await results(
+            """
+            describe("d", function()
+              \(hook)(function()
+                while true do end
+              end)
+              teardown(function() error("the teardown ran") end)
+              it("x", function() end)
+            end)
+            """, runner: LuaSpecRunner(instructionBudget: 200_000))
+        let failure = try #require(failed(outcome.first?.result))
+        #expect(failure.line == 3)
+        #expect(failure.message.contains("instruction budget"), "\(failure)")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aMemoryBombInAnAfterHookFailsAtItsLineAndTheNextCaseRuns() async throws {
+        let outcome = try await PoolHoldingWork.shared.run {
+            try await results("""
+                describe("d", function()
+                  after_each(function()
+                    local s = "x"
+                    while true do s = s .. s end
+                  end)
+                  it("x", function() end)
+                end)
+                it("next", function() assert.are.same({}, {}) end)
+                """)
+        }
+        #expect(outcome.count == 2)
+        let failure = try #require(failed(outcome[0].result))
+        #expect(failure.line == 6)  // a memory error carries no place: at the `it`
+        #expect(failure.message.hasPrefix("memory limit of"), "\(failure)")
+        #expect(outcome[1].result == .passed)
+    }
+
+    /// Each case has its own VM and store: what one case stashes (a global, a state table, a spy, a
+    /// changed library function) is not there in the next, whatever order they run in.
+    @Test func whatACaseStashesIsGoneInTheNext() async throws {
+        let outcome = try await results("""
+            local stash = {}
+            it("stashes", function()
+              dispatch("shop.add", { item = "tea" })
+              stash.state = state()
+              stash.state.items[1] = "changed"
+              leaked = true
+              string.upper = nil
+              assert.are.same({ items = { "tea" } }, state())
+            end)
+            it("finds nothing", function()
+              assert.is_nil(stash.state)
+              assert.is_nil(leaked)
+              assert.are.equal("A", string.upper("a"))
+              assert.are.same({}, state())
+            end)
+            """)
+        #expect(outcome.map(\.result) == [.passed, .passed])
+    }
+
+    /// Two cases of the same name are two cases: each runs and is reported on its own.
+    @Test func duplicateNamesAreEachTheirOwnCase() async throws {
+        let outcome = try await results("""
+            describe("d", function()
+              it("same", function() end)
+              it("same", function() error("the second") end)
+            end)
+            describe("d", function()
+              it("same", function() end)
+            end)
+            """)
+        #expect(outcome.map(\.name) == ["d same", "d same", "d same"])
+        #expect(outcome.map { failed($0.result)?.line } == [nil, 3, nil])
+    }
+}
