@@ -18,9 +18,9 @@ import Testing
         _ = try? await host.dispatch("tally.fail").value
 
         let source = try JournalSpecWriter.spec(from: journal, plugin: "tally")
-        #expect(source.contains(#"dispatch("tally.add", { by = 2 }) -- entry 1"#))
-        #expect(source.contains(#"set_state({ count = 2, other = "x\"y\n" })"#))
-        #expect(source.contains("assert.has_error(function() dispatch(\"tally.fail\") end)"))
+        #expect(source.contains(#"recorded = apply_updater(recorded, "tally.add", { by = 2 }) -- entry 1"#))
+        #expect(source.contains(#"recorded = { count = 2, other = "x\"y\n" } -- as other items left it"#))
+        #expect(source.contains("assert.has_error(function() apply_updater(recorded, \"tally.fail\") end)"))
         #expect(!source.contains("other.set"))
 
         try FileManager.default.createDirectory(atPath: plugin + "/spec", withIntermediateDirectories: true)

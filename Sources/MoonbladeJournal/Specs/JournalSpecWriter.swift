@@ -3,8 +3,11 @@ import MoonbladeHost
 /// Writes a Lua spec (`*_spec.lua`) that replays a plugin's recorded updater dispatches and asserts
 /// the recorded states: a regression test made from a real session.
 ///
-/// The spec sets the recorded state before the first dispatch, and again wherever other items
-/// changed it in between; each dispatch must leave the recorded state (or fail, if it failed).
+/// Each updater runs on the recorded state before it with the spec's `apply_updater`, as
+/// ``JournalReplay`` runs it: outside the store, so no interceptor or rule runs (what a rule
+/// dispatched is recorded as an entry of its own; through `dispatch` it ran twice). The spec starts
+/// from the recorded state, takes it again wherever other items changed it in between, and each
+/// updater must leave the recorded state (or fail, if it failed).
 public enum JournalSpecWriter {
     /// The spec's Lua source for `plugin`'s updater entries from `from` through `until`.
     ///
@@ -19,19 +22,23 @@ public enum JournalSpecWriter {
         let walked = try journal.walkRecordedStates(from: max(first, 1), until: last) { entry, before, state throws(JournalError) in
             guard entry.plugin == plugin, entry.kind == .updater, entry.target == nil else { return true }
             recordedRange = (recordedRange?.0 ?? entry.sequence, entry.sequence)
-            if assertedState.map({ !StatePatch(from: $0, to: before).isEmpty }) ?? true {
-                lines.append("    set_state(\(LuaLiteral.of(before, indent: "    ")))")
+            if let asserted = assertedState {
+                if !StatePatch(from: asserted, to: before).isEmpty {
+                    lines.append("    recorded = \(LuaLiteral.of(before, indent: "    ")) -- as other items left it")
+                }
+            } else {
+                lines.append("    local recorded = \(LuaLiteral.of(before, indent: "    "))")
             }
-            let arguments = ([LuaLiteral.string(entry.name)] + (entry.payload.map { [LuaLiteral.of($0, indent: "    ")] } ?? []))
+            let arguments = (["recorded", LuaLiteral.string(entry.name)] + (entry.payload.map { [LuaLiteral.of($0, indent: "    ")] } ?? []))
                 .joined(separator: ", ")
             switch entry.outcome {
             case .failed(let message):
-                lines.append("    -- entry \(entry.sequence) failed: \(message.replacingOccurrences(of: "\n", with: " "))")
-                lines.append("    assert.has_error(function() dispatch(\(arguments)) end)")
+                lines.append("    -- entry \(entry.sequence) failed: \(comment(message))")
+                lines.append("    assert.has_error(function() apply_updater(\(arguments)) end)")
             default:
-                lines.append("    dispatch(\(arguments)) -- entry \(entry.sequence)")
+                lines.append("    recorded = apply_updater(\(arguments)) -- entry \(entry.sequence)")
+                lines.append("    assert.are.same(\(LuaLiteral.of(state, indent: "    ")), recorded)")
             }
-            lines.append("    assert.are.same(\(LuaLiteral.of(state, indent: "    ")), state())")
             assertedState = state
             return true
         }
@@ -42,8 +49,8 @@ public enum JournalSpecWriter {
             throw JournalError(file: journal.file, problem: "has no updater dispatch of plugin \(plugin)")
         }
         return """
-            -- A regression spec recorded from \(journal.file) by `moonblade journal to-spec`: entries \(start) to \(end)
-            -- of plugin \(plugin) replayed on the recorded states, each leaving the recorded state.
+            -- A regression spec recorded from \(comment(journal.file)) by `moonblade journal to-spec`: entries \(start) to \(end)
+            -- of plugin \(comment(plugin)) replayed on the recorded states, each leaving the recorded state.
             describe(\(LuaLiteral.string("recorded session of \(plugin)")), function()
               it(\(LuaLiteral.string("replays entries \(start) to \(end)")), function()
             \(lines.joined(separator: "\n"))
@@ -51,5 +58,11 @@ public enum JournalSpecWriter {
             end)
 
             """
+    }
+
+    /// `text` for a Lua line comment: a line break ends one, and Lua's lexer takes a carriage
+    /// return for one too, so an error message holding `\r` put the rest of it in the spec as code.
+    private static func comment(_ text: String) -> String {
+        String(text.map { $0.isNewline ? " " : $0 })
     }
 }

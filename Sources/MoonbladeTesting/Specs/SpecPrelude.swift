@@ -2,7 +2,7 @@
 /// spec VM before the spec file (the assertions, spies and stubs come from ``SpecAssertions``).
 ///
 /// It is called with a table of host functions (`await`, `caller_line`, `start_dispatch`,
-/// `start_post`, `read_state`, `settle_start`, `set_state`, `add_stub`) and returns `{ list = …,
+/// `start_post`, `start_apply`, `read_state`, `settle_start`, `set_state`, `add_stub`) and returns `{ list = …,
 /// run = …, assertions = …, globals = … }` for the runner (the last two for editor types). `dispatch`,
 /// `post` (and `set_state` once the store has started, and the case's first `state()`) await the store
 /// through the shared `await` of ``LuaAwaitingCoroutine`` (boundary rule 2): `start_dispatch`
@@ -112,14 +112,15 @@ enum SpecPrelude {
         end
 
         -- The store of the running case.
-        local function from_store(start, name, payload)
-          local ok, result = pcall(await, start, name, payload)
+        local function from_store(start, ...)
+          local ok, result = pcall(await, start, ...)
           if ok then return result end
           if type(result) == "string" then store_errors[result] = true end
           error(result, 0)
         end
         function dispatch(name, payload) return from_store(host.start_dispatch, name, payload) end
         function post(name, payload) return from_store(host.start_post, name, payload) end
+        function apply_updater(state, name, payload) return from_store(host.start_apply, name, payload, state) end
 
         local function settle() end -- set_state or settle_start has recorded the work already
         function state()

@@ -8,7 +8,7 @@ extension SpecSession {
     func installPrelude() throws(LuaError) {
         let stack = vm.stack
         try stack.load(SpecPrelude.source, chunkName: SpecPrelude.chunkName)
-        stack.pushTable(fieldCount: 7)
+        stack.pushTable(fieldCount: 8)
         try stack.pushAwaitFunction()
         stack.rawSet(table: -2, field: "await")
         let functions: [(String, LuaFunction)] = [
@@ -18,6 +18,7 @@ extension SpecSession {
             }),
             ("start_dispatch", { [unowned self] stack in try startDispatch(stack) }),
             ("start_post", { [unowned self] stack in try startPost(stack) }),
+            ("start_apply", { [unowned self] stack in try startApply(stack) }),
             ("read_state", { [unowned self] stack in try readState(stack) }),
             ("settle_start", { [unowned self] stack in try settleStart(stack) }),
             ("set_state", { [unowned self] stack in try setState(stack) }),
@@ -51,6 +52,19 @@ extension SpecSession {
             host.post(name, payload: payload)
             await host.settle()
             return .null
+        }
+    }
+
+    /// `apply_updater(state, name, payload)`: the state the Lua updater `name` leaves when run on
+    /// `state` outside the store, as `moonblade replay` runs it: no interceptor, rule or listener
+    /// runs, and the store's own state is untouched. A spec recorded from a journal replays each
+    /// updater this way; through `dispatch` an observer's dispatch, recorded as an entry of its own,
+    /// ran twice.
+    private func startApply(_ stack: LuaStack) throws -> Int32 {
+        let given = try json(stack, at: 3, "apply_updater state")
+        let state = given == .array([]) ? JSONValue.object([:]) : given
+        return try suspendCase(stack, function: "apply_updater", naming: "an updater name") { host, name, payload in
+            try host.applyUpdater(name, payload: payload, to: state)
         }
     }
 
