@@ -78,6 +78,26 @@ struct JournalTimeTravelHostileTests {
         #expect(lines.dropFirst().first?.hasPrefix("FAIL rec: refuses a name — rec/spec/apply_spec.lua:7: ") == true, "\(tested.stdout)")
     }
 
+    /// A state or payload nested some 250 levels (the host takes 255) was written as one expression,
+    /// deeper than Lua's parser goes: the spec failed to load with "C stack overflow".
+    @Test func aSpecOfDeeplyNestedValuesLoadsAndCompares() async throws {
+        let deep = String(repeating: #"{"x": "#, count: 250) + #""leaf""# + String(repeating: "}", count: 250)
+        try workspace.plugin("tree", #"return { name = "tree", updaters = { set = function(s, p) s.tree = p end } }"#)
+        let run = try await workspace.run("run", "tree", "--journal", "app.journal", "--dispatch", "tree.set", deep)
+        #expect(run.status == 0, "\(run.stderr)")
+        let written = try await workspace.run(
+            "journal", "to-spec", "app.journal", "--plugin", "tree", "--output", "tree/spec/recorded_spec.lua")
+        #expect(written.status == 0, "\(written.stderr)")
+        let tested = try await workspace.run("test", "tree")
+        #expect(tested.stdout == "ok   tree: recorded session of tree replays entries 1 to 1\n1 passed, 0 failed\n")
+
+        try workspace.plugin(
+            "tree", #"return { name = "tree", updaters = { set = function(s, p) s.tree = p; local t = p; while type(t.x) == "table" do t = t.x end; t.x = "other" end } }"#)
+        let changed = try await workspace.run("test", "tree")
+        #expect(changed.status == 2)
+        #expect(changed.stdout.contains("values differ at tree.x.x."), "\(changed.stdout.prefix(400))")
+    }
+
     @Test(arguments: [
         (["--from=-4"], "--from -4: entries are numbered from 1"),
         (["--from", "0"], "--from 0: entries are numbered from 1"),

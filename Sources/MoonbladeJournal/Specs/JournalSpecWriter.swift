@@ -17,30 +17,37 @@ public enum JournalSpecWriter {
         from journal: Journal, plugin: String, from first: Int = 1, until last: Int = .max
     ) throws(JournalError) -> String {
         var lines: [String] = []
+        var literals = LuaLiteral()
         var assertedState: JSONValue?
         var recordedRange: (Int, Int)?
         let walked = try journal.walkRecordedStates(from: max(first, 1), until: last) { entry, before, state throws(JournalError) in
             guard entry.plugin == plugin, entry.kind == .updater, entry.target == nil else { return true }
             recordedRange = (recordedRange?.0 ?? entry.sequence, entry.sequence)
+            var entryLines: [String] = []
             if let asserted = assertedState {
                 if !StatePatch(from: asserted, to: before).isEmpty {
-                    lines.append("    recorded = \(LuaLiteral.of(before, indent: "    ")) -- as other items left it")
+                    entryLines.append("recorded = \(literals.of(before, indent: "    ")) -- as other items left it")
                 }
             } else {
-                lines.append("    local recorded = \(LuaLiteral.of(before, indent: "    "))")
+                entryLines.append("local recorded = \(literals.of(before, indent: "    "))")
             }
-            let arguments = (["recorded", LuaLiteral.string(entry.name)] + (entry.payload.map { [LuaLiteral.of($0, indent: "    ")] } ?? []))
+            let arguments = (["recorded", LuaLiteral.string(entry.name)] + (entry.payload.map { [literals.of($0, indent: "    ")] } ?? []))
                 .joined(separator: ", ")
             switch entry.outcome {
             case .failed(let message):
-                lines.append("    -- entry \(entry.sequence) failed: \(comment(message))")
-                lines.append("    assert.has_error(function() apply_updater(\(arguments)) end)")
+                entryLines.append("-- entry \(entry.sequence) failed: \(comment(message))")
+                entryLines.append("assert.has_error(function() apply_updater(\(arguments)) end)")
             default:
-                lines.append("    recorded = apply_updater(\(arguments)) -- entry \(entry.sequence)")
-                lines.append("    assert.are.same(\(LuaLiteral.of(state, indent: "    ")), recorded)")
+                entryLines.append("recorded = apply_updater(\(arguments)) -- entry \(entry.sequence)")
+                entryLines.append("assert.are.same(\(literals.of(state, indent: "    ")), recorded)")
             }
+            // The deep parts of this entry's values are built before its lines.
+            lines += (literals.takeParts() + entryLines).map { "    " + $0 }
             assertedState = state
             return true
+        }
+        if literals.partCount > 0 {
+            lines.insert("    local deep = {} -- the parts of values nested deeper than one Lua expression may be", at: 0)
         }
         guard walked else {
             throw JournalError(file: journal.file, problem: "has no recorded state")
