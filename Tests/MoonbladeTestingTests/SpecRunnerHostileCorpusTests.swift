@@ -215,4 +215,38 @@ import Testing
         #expect(outcome.map(\.name) == ["d same", "d same", "d same"])
         #expect(outcome.map { failed($0.result)?.line } == [nil, 3, nil])
     }
+
+    /// A state is a table of fields: `set_state(5)` was taken, and the case failed later, inside the
+    /// plugin, at the `dispatch` line. It fails where the state was given.
+    @Test(arguments: [
+        ("set_state(5)", "set_state needs a state, a table of fields; got a number"),
+        ("set_state(nil)", "set_state needs a state, a table of fields; got nil"),
+        ("set_state({ 1, 2 })", "set_state needs a state, a table of fields; got a list"),
+        ("state()\n  set_state(\"text\")", "set_state needs a state, a table of fields; got a string"),
+        ("apply_updater(true, \"shop.add\", { item = \"tea\" })", "apply_updater needs a state, a table of fields; got a boolean"),
+    ])
+    func aStateThatIsNoTableFailsWhereItWasGiven(call: String, message: String) async throws {
+        let outcome = try await results("it(\"x\", function()\n  \(call)\n  dispatch(\"shop.add\", { item = \"tea\" })\nend)\n")
+        let failure = try #require(failed(outcome.first?.result))
+        #expect(failure.line == call.split(separator: "\n").count + 1)
+        #expect(failure.message == message)
+    }
+
+    /// `apply_updater` runs one updater on the state given and hands the new one back: the store's
+    /// own state is untouched, and a plain `{}` is an empty state.
+    @Test func applyUpdaterLeavesTheStoreAlone() async throws {
+        let outcome = try await results("""
+            it("x", function()
+              dispatch("shop.add", { item = "tea" })
+              local given = { items = { "cake" } }
+              assert.are.same({ items = { "cake", "jam" } }, apply_updater(given, "shop.add", { item = "jam" }))
+              assert.are.same({ items = { "cake" } }, given)
+              assert.are.same({ items = { "jam" } }, apply_updater({}, "shop.add", { item = "jam" }))
+              assert.are.same({ items = { "tea" } }, state())
+              assert.has_error(function() apply_updater({}, "shop.broken") end, "the shelf collapsed")
+              assert.has_error(function() apply_updater({}, "shop.price") end)
+            end)
+            """)
+        #expect(outcome.first?.result == .passed, "\(outcome)")
+    }
 }

@@ -61,8 +61,7 @@ extension SpecSession {
     /// updater this way; through `dispatch` an observer's dispatch, recorded as an entry of its own,
     /// ran twice.
     private func startApply(_ stack: LuaStack) throws -> Int32 {
-        let given = try json(stack, at: 3, "apply_updater state")
-        let state = given == .array([]) ? JSONValue.object([:]) : given
+        let state = try stateArgument(stack, at: 3, of: "apply_updater", shownAs: "apply_updater state")
         return try suspendCase(stack, function: "apply_updater", naming: "an updater name") { host, name, payload in
             try host.applyUpdater(name, payload: payload, to: state)
         }
@@ -128,10 +127,7 @@ extension SpecSession {
     /// store work that replaces the current one and settles what that sets off (the prelude then
     /// yields for it, as `dispatch` does). Returns whether there is work to await.
     private func setState(_ stack: LuaStack) throws -> Int32 {
-        let given = try json(stack, at: 1, "set_state")
-        // A state is a table of fields, and keeps its kind at the root: a plain `{}` (which reads as
-        // an empty array) is an empty one.
-        let state = given == .array([]) ? .object([:]) : given
+        let state = try stateArgument(stack, at: 1, of: "set_state", shownAs: "set_state")
         guard let host else {
             initialState = state
             stack.push(false)
@@ -202,6 +198,28 @@ extension SpecSession {
             try encoder.push(arguments, onto: stack)
             try stack.call(arguments: 1, results: 1, function: function)
             return try decoder.decode(JSONValue.self, from: stack, at: -1)
+        }
+    }
+
+    /// The state given to `function` at `index`. A state is a table of fields, and keeps its kind at
+    /// the root: a plain `{}` (which reads as an empty array) is an empty one. Anything else fails at
+    /// the spec's line: `set_state(5)` was taken, and the case failed later inside the plugin.
+    private func stateArgument(
+        _ stack: LuaStack, at index: Int32, of function: String, shownAs what: String
+    ) throws -> JSONValue {
+        switch try json(stack, at: index, what) {
+        case .object(let fields): return .object(fields)
+        case .array([]): return .object([:])
+        case let other:
+            let kind: String
+            switch other {
+            case .null: kind = "nil"
+            case .array: kind = "a list"
+            case .string: kind = "a string"
+            case .bool: kind = "a boolean"
+            default: kind = "a number"
+            }
+            throw placedError(stack, "\(function) needs a state, a table of fields; got \(kind)")
         }
     }
 
