@@ -115,12 +115,16 @@ struct JournalTimeTravelHostileTests {
         #expect(!(try workspace.contents().contains("rec_recorded_spec.lua")))
     }
 
-    @Test func replayOnAPluginThatLostTheUpdaterOrNoLongerLoads() async throws {
+    @Test func replayOnAPluginThatLostTheUpdaterRunsAwayOrNoLongerLoads() async throws {
         try await record()
         try workspace.plugin("rec", #"return { name = "rec", updaters = { b = function(s) s.b = (s.b or 0) + 1 end } }"#)
         let lost = try await workspace.run("replay", "app.journal", "--plugins", "rec")
         #expect(lost.status == 8)
         #expect(lost.stdout.hasPrefix("diverged at 1: rec.a {\"by\":2}\n  recorded: applied; replayed: failed: "), "\(lost.stdout)")
+        try workspace.plugin("rec", #"return { name = "rec", updaters = { a = function(s) while true do end end } }"#)
+        let runaway = try await workspace.run("replay", "app.journal", "--plugins", "rec")
+        #expect(runaway.status == 8)
+        #expect(runaway.stdout.contains("replayed: failed: rec.a: rec/plugin.lua:1: instruction budget of"), "\(runaway.stdout)")
         try workspace.plugin("rec", "return {")
         let broken = try await workspace.run("replay", "app.journal", "--plugins", "rec")
         #expect(broken.status == 3)
