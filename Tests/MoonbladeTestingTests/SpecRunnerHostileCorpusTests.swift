@@ -249,4 +249,37 @@ import Testing
             """)
         #expect(outcome.first?.result == .passed, "\(outcome)")
     }
+
+    /// Metatables whose `__pairs`, `__index` or `__len` fail or never end: tables are read raw, as
+    /// luassert compares them. They replaced the failure with their own error ("pairs refused") or
+    /// ran to the instruction budget.
+    @Test(arguments: [
+        "{ __pairs = function() error(\"pairs refused\") end }",
+        "{ __pairs = function() return function(_, k) return (k or 0) + 1, true end end }",
+        "{ __index = function() error(\"index refused\") end }",
+        "{ __index = function(_, k) return k end }",
+        "{ __len = function() error(\"len refused\") end }",
+        "{ __len = function() return math.maxinteger end }",
+    ])
+    func metatablesCannotReplaceWhatIsShownOrCompared(metatable: String) async throws {
+        let outcome = try await results("""
+            local mt = \(metatable)
+            it("raises", function()
+              error(setmetatable({ a = 1 }, mt))
+            end)
+            it("compares", function()
+              assert.are.same({ a = 2 }, setmetatable({ a = 1 }, mt))
+            end)
+            it("holds", function()
+              assert.are.same({ a = 1 }, setmetatable({ a = 1 }, mt))
+            end)
+            """)
+        #expect(outcome.count == 3)
+        let raised = try #require(failed(outcome.first?.result))
+        #expect(raised.message == "{ a = 1 }")
+        let compared = try #require(failed(outcome.dropFirst().first?.result))
+        #expect(compared.line == 6)
+        #expect(compared.message == "assert.are.same: values differ at a\n  expected: { a = 2 }\n  actual:   { a = 1 }")
+        #expect(outcome.last?.result == .passed)
+    }
 }
