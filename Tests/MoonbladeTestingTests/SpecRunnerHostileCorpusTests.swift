@@ -282,4 +282,29 @@ import Testing
         #expect(compared.message == "assert.are.same: values differ at a\n  expected: { a = 2 }\n  actual:   { a = 1 }")
         #expect(outcome.last?.result == .passed)
     }
+
+    /// Finalizers run with the count hook off: a spec's `__gc` that looped hung `moonblade test` as
+    /// the case's VM closed, and one that called `dispatch` there crashed it (the session was gone).
+    /// Specs get no `__gc`, as plugins get none; the next case runs.
+    @Test(arguments: [
+        "keep = setmetatable({}, { __gc = function() while true do end end })",
+        "keep = setmetatable({}, { __gc = function() dispatch(\"shop.add\", { item = \"tea\" }) end })",
+        "setmetatable({}, { __gc = false })",
+    ])
+    func aFinalizerIsRefusedAtItsLine(declaration: String) async throws {
+        let outcome = try await results("""
+            it("finalizes", function()
+              \(declaration)
+            end)
+            it("next", function()
+              local mt = { __index = function(_, key) return key end }
+              assert.are.equal("x", setmetatable({}, mt).x)
+            end)
+            """)
+        #expect(outcome.count == 2)
+        let failure = try #require(failed(outcome.first?.result))
+        #expect(failure.line == 2)
+        #expect(failure.message == "setmetatable: __gc is not available to specs (a finalizer would run where no limit can stop it)")
+        #expect(outcome.last?.result == .passed)
+    }
 }

@@ -20,6 +20,7 @@ enum SpecPrelude {
         local host = ...
         local await, pcall, error, type, tostring, tonumber = host.await, pcall, error, type, tostring, tonumber
         local pairs, ipairs, rawget, setmetatable, getmetatable = pairs, ipairs, rawget, setmetatable, getmetatable
+        local raw_setmetatable = setmetatable
         local select, pack, unpack, math = select, table.pack, table.unpack, math
         local sort, concat, insert, remove, format = table.sort, table.concat, table.insert, table.remove, string.format
         local standard = {} -- the globals before the prelude, to list the ones it defines
@@ -109,6 +110,16 @@ enum SpecPrelude {
           if not running then error("finally can only be called inside it", 2) end
           needs_function("finally", body)
           running.finallies[#running.finallies + 1] = body
+        end
+
+        -- Finalizers run with the count hook off, so no instruction budget can stop one: a spec's
+        -- `__gc` that looped hung `moonblade test` as its VM closed. Specs get no `__gc`, as plugins
+        -- get none. (A `__gc` put in a metatable after `setmetatable` is never called.)
+        _ENV.setmetatable = function(t, metatable)
+          if type(metatable) == "table" and rawget(metatable, "__gc") ~= nil then
+            error("setmetatable: __gc is not available to specs (a finalizer would run where no limit can stop it)", 2)
+          end
+          return raw_setmetatable(t, metatable)
         end
 
         -- The store of the running case.
