@@ -167,7 +167,12 @@ import Testing
             """), "\(text)")
     }
 
+    /// Each value handed back was made with one element per array: a `Node { children: [Node] }`
+    /// had a child with a child… until the stack overflowed.
     @Test func aRecursiveTypeEndsAndNamesItself() throws {
+        let root = definitions(Node.self)
+        #expect(root.contains("---@class moonblade.State\n---@field label string\n---@field children moonblade.State[]\n"), "\(root)")
+        #expect(problems(in: root) == [], "\(root)")
         let text = definitions(Shelf.self)
         #expect(text.contains("---@class moonblade.types.Node\n---@field label string\n---@field children moonblade.types.Node[]\n"), "\(text)")
     }
