@@ -11,11 +11,16 @@ import MoonbladeHost
 public enum JournalSpecWriter {
     /// The spec's Lua source for `plugin`'s updater entries from `from` through `until`.
     ///
-    /// - Throws: ``JournalError`` when the journal has no updater entry of `plugin` there, or its
-    ///   states cannot be rebuilt.
+    /// - Parameter sizeLimit: the most bytes the spec may be; nil for the most a spec file may be
+    ///   for `moonblade test` to read it (16 MiB).
+    /// - Throws: ``JournalError`` when the journal has no updater entry of `plugin` there, its
+    ///   states cannot be rebuilt, or the spec would be larger than `sizeLimit` (written, it failed
+    ///   only when run, as a file too large to read).
     public static func spec(
-        from journal: Journal, plugin: String, from first: Int = 1, until last: Int = .max
+        from journal: Journal, plugin: String, from first: Int = 1, until last: Int = .max,
+        sizeLimit: Int? = nil
     ) throws(JournalError) -> String {
+        let sizeLimit = sizeLimit ?? FileReader.sourceLimit
         var lines: [String] = []
         var literals = LuaLiteral()
         var assertedState: JSONValue?
@@ -54,6 +59,13 @@ public enum JournalSpecWriter {
         }
         guard let (start, end) = recordedRange else {
             throw JournalError(file: journal.file, problem: "has no updater dispatch of plugin \(plugin)")
+        }
+        let size = lines.reduce(0) { $0 + $1.utf8.count + 1 }
+        guard size <= sizeLimit else {
+            throw JournalError(
+                file: journal.file,
+                problem: "the spec of entries \(start) to \(end) of plugin \(plugin) would be over \(size) bytes, more than the "
+                    + "\(sizeLimit) a spec file may be; write fewer entries with --from and --until")
         }
         return """
             -- A regression spec recorded from \(comment(journal.file)) by `moonblade journal to-spec`: entries \(start) to \(end)
