@@ -307,4 +307,33 @@ import Testing
         #expect(failure.message == "setmetatable: __gc is not available to specs (a finalizer would run where no limit can stop it)")
         #expect(outcome.last?.result == .passed)
     }
+
+    /// A stub's answer that is no JSON value failed with Swift's `DecodingError.dataCorrupted: Data was
+    /// corrupted. Path: t. Debug description: …`; a stub calling the store was told it was "a
+    /// coroutine the spec made".
+    @Test(arguments: [
+        ("local t = {}\n    t.t = t\n    return t", "stub prices.lookup answered value.t: found a table that contains itself (a cycle)"),
+        ("return print", "stub prices.lookup answered value: JSON has no function: expected nil, a boolean, number, string or table"),
+        ("dispatch(\"shop.add\", { item = \"tea\" })",
+         "dispatch cannot be called from the stub prices.lookup: the store is waiting for its answer"),
+        ("set_state({})", "set_state cannot be called from the stub prices.lookup: the store is waiting for its answer"),
+        ("return state()", nil),
+    ])
+    func aStubsAnswerOrCallIsToldPlainly(body: String, message: String?) async throws {
+        let outcome = try await results("""
+            it("asks", function()
+              stub("prices.lookup", function()
+                \(body)
+              end)
+              dispatch("shop.price", { item = "tea" })
+            end)
+            """)
+        let failure = failed(outcome.first?.result)
+        // At the dispatch, after the stub's lines.
+        #expect(failure?.line == (message == nil ? nil : body.split(separator: "\n").count + 4))
+        if let message {
+            #expect(failure?.message.hasSuffix(message) == true, "\(String(describing: failure))")
+            #expect(failure?.message.contains("DecodingError") == false)
+        }
+    }
 }

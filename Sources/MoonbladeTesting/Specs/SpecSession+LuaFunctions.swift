@@ -73,6 +73,7 @@ extension SpecSession {
         work: @escaping @Sendable (PluginHost<JSONValue>, String, JSONValue?) async throws -> JSONValue
     ) throws -> Int32 {
         guard let coroutine = CaseCoroutine.running(on: stack) else {
+            try refuseInsideStub(stack, function)
             throw placedError(
                 stack, "\(function) can only be called inside it, before_each or after_each, not from a coroutine the spec made")
         }
@@ -92,6 +93,13 @@ extension SpecSession {
             return result
         }
         return 0
+    }
+
+    /// Refuses `function` (which awaits the store) from a stub: the store is waiting for its answer.
+    private func refuseInsideStub(_ stack: LuaStack, _ function: String) throws {
+        if let stub = insideStub {
+            throw placedError(stack, "\(function) cannot be called from the stub \(stub): the store is waiting for its answer")
+        }
     }
 
     /// `state()`: a copy of the store's current state.
@@ -134,6 +142,7 @@ extension SpecSession {
             return 1
         }
         guard let coroutine = CaseCoroutine.running(on: stack) else {
+            try refuseInsideStub(stack, "set_state")
             throw placedError(stack, "set_state after the store has started can only be called inside it, before_each or after_each")
         }
         let settle = takeStartUp()
@@ -189,6 +198,10 @@ extension SpecSession {
     }
 
     /// Runs the stub `name` with `arguments`, for a plugin's side effect (outside the VM until now).
+    ///
+    /// An answer that is no JSON value fails as any value a spec hands the store does (`stub
+    /// svc.get answered value.t: found a table that contains itself`), not as Swift's
+    /// `DecodingError.dataCorrupted: Data was corrupted…`.
     private func callStub(_ name: String, _ arguments: JSONValue) throws -> JSONValue {
         try lock.withLock {
             guard let function = stubs[name] else { throw LuaError(.runtime, message: "no stub for \(name)") }
@@ -196,8 +209,14 @@ extension SpecSession {
             let base = stack.top
             defer { stack.top = base }
             try encoder.push(arguments, onto: stack)
+            insideStub = name
+            defer { insideStub = nil }
             try stack.call(arguments: 1, results: 1, function: function)
-            return try decoder.decode(JSONValue.self, from: stack, at: -1)
+            do {
+                return try decoder.decode(JSONValue.self, from: stack, at: -1)
+            } catch let error as DecodingError {
+                throw LuaError(.runtime, message: "stub \(name) answered \(LuaDecoder.describe(error, root: "value"))")
+            }
         }
     }
 
