@@ -29,7 +29,7 @@
 ---@field warning fun(arguments: string)
 
 ---@class moonblade.deps.storage
----@field read fun(arguments: moonblade.types.StorageRequest): any
+---@field read fun(arguments: moonblade.types.StorageRequest): any?
 ---@field write fun(arguments: moonblade.types.StorageRequest)
 
 ---@class moonblade.types.StorageRequest

@@ -199,6 +199,14 @@
 ---@param body fun()
 function after_each(body) end
 
+---The state the Lua updater `name` leaves when run on `state` outside the store (no interceptor or
+---rule runs, the store's state is untouched), as `moonblade replay` runs it; its error raised.
+---@param state moonblade.State
+---@param name string
+---@param payload? any
+---@return moonblade.State
+function apply_updater(state, name, payload) end
+
 ---@param body fun()
 function before_each(body) end
 

@@ -36,23 +36,30 @@ struct TypesCommand: ParsableCommand {
             ("moonblade.lua", PluginHost<JSONValue>.luaTypeDefinitions(dependencies: dependencies)),
             ("moonblade_spec.lua", LuaSpecRunner.luaTypeDefinitions()),
         ]
-        do {
-            try FileManager.default.createDirectory(at: outURL, withIntermediateDirectories: true)
-            for (name, text) in files {
-                try AtomicFile.write(Data(text.utf8), to: outURL.appendingPathComponent(name))
-            }
-            for folder in try pluginFolders() {
-                let config = Self.luarc(library: Self.relativePath(from: folder, to: outURL.standardizedFileURL.path))
-                try AtomicFile.write(Data(config.utf8), to: URL(fileURLWithPath: folder).appendingPathComponent(".luarc.json"))
-                Console.print("wrote \(folder)/.luarc.json")
-            }
-        } catch let error as ExitCode {
-            throw error
-        } catch {
-            Console.report(error)
-            throw ExitStatus.fileFailed.code
+        try Self.writing(out) { try FileManager.default.createDirectory(at: outURL, withIntermediateDirectories: true) }
+        for (name, text) in files {
+            let file = outURL.appendingPathComponent(name)
+            try Self.writing(file.path) { try AtomicFile.write(Data(text.utf8), to: file) }
+        }
+        for folder in try pluginFolders() {
+            let config = Self.luarc(library: Self.relativePath(from: folder, to: outURL.standardizedFileURL.path))
+            let file = URL(fileURLWithPath: folder).appendingPathComponent(".luarc.json")
+            try Self.writing(file.path) { try AtomicFile.write(Data(config.utf8), to: file) }
+            Console.print("wrote \(folder)/.luarc.json")
         }
         Console.print("wrote \(out)/moonblade.lua and \(out)/moonblade_spec.lua")
+    }
+
+    /// Runs `body`, which writes `path`; its failure is `error: cannot write PATH: why`, exit code 4.
+    /// (It was Foundation's whole error, `Error Domain=NSCocoaErrorDomain Code=516 …`, for an --out
+    /// that is a file.)
+    private static func writing(_ path: String, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch {
+            Console.printError("error: cannot write \(path): \(error.localizedDescription)")
+            throw ExitStatus.fileFailed.code
+        }
     }
 
     /// The plugin folders named, a folder without a plugin.lua standing for the plugin folders in it.
@@ -68,13 +75,17 @@ struct TypesCommand: ParsableCommand {
         }
     }
 
-    /// A `.luarc.json` for Lua 5.4 with `library` on the workspace library path.
+    /// A `.luarc.json` for Lua 5.4 with `library` on the workspace library path, as a JSON string (a
+    /// folder named with a quote or a backslash made the file no JSON).
     static func luarc(library: String) -> String {
-        """
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        let quoted = (try? encoder.encode(library)).flatMap { String(data: $0, encoding: .utf8) } ?? "\".\""
+        return """
         {
           "$schema": "https://raw.githubusercontent.com/LuaLS/vscode-lua/master/setting/schema.json",
           "runtime.version": "Lua 5.4",
-          "workspace.library": ["\(library)"],
+          "workspace.library": [\(quoted)],
           "workspace.checkThirdParty": false
         }
 

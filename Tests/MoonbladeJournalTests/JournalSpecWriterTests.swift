@@ -18,9 +18,9 @@ import Testing
         _ = try? await host.dispatch("tally.fail").value
 
         let source = try JournalSpecWriter.spec(from: journal, plugin: "tally")
-        #expect(source.contains(#"dispatch("tally.add", { by = 2 }) -- entry 1"#))
-        #expect(source.contains(#"set_state({ count = 2, other = "x\"y\n" })"#))
-        #expect(source.contains("assert.has_error(function() dispatch(\"tally.fail\") end)"))
+        #expect(source.contains(#"recorded = apply_updater(recorded, "tally.add", { by = 2 }) -- entry 1"#))
+        #expect(source.contains(#"recorded = { count = 2, other = "x\"y\n" } -- as other items left it"#))
+        #expect(source.contains("assert.has_error(function() apply_updater(recorded, \"tally.fail\") end)"))
         #expect(!source.contains("other.set"))
 
         try FileManager.default.createDirectory(atPath: plugin + "/spec", withIntermediateDirectories: true)
@@ -46,6 +46,24 @@ import Testing
         } throws: { error in
             "\(error)" == "journal :memory:: has no updater dispatch of plugin cart"
         }
+    }
+
+    /// A spec larger than `moonblade test` reads was written, and failed only when run ("larger
+    /// than 16777216 bytes"); it is refused when written, saying how to make it smaller.
+    @Test func aSpecLargerThanASpecFileMayBeIsRefused() async throws {
+        let workspace = Workspace()
+        let journal = try Journal.inMemory()
+        let host = try PluginHost<JSONValue>(plugins: [try workspace.tally()], journal: journal)
+        for item in ["tea", "cake", "jam"] { try await host.dispatch("tally.push", JSONValue.object(["item": .string(item)])).value }
+        let whole = try JournalSpecWriter.spec(from: journal, plugin: "tally")
+        #expect {
+            try JournalSpecWriter.spec(from: journal, plugin: "tally", sizeLimit: whole.utf8.count / 2)
+        } throws: { error in
+            "\(error)".hasPrefix("journal :memory:: the spec of entries 1 to 3 of plugin tally would be over ")
+                && "\(error)".hasSuffix("a spec file may be; write fewer entries with --from and --until")
+        }
+        let fewer = try JournalSpecWriter.spec(from: journal, plugin: "tally", until: 1, sizeLimit: whole.utf8.count / 2)
+        #expect(fewer.contains("replays entries 1 to 1"))
     }
 
     private func results(_ plugin: String) async throws -> [LuaSpecResult] {

@@ -26,16 +26,16 @@ public enum LuaTypeDefinitions {
             "---@class moonblade.Deps",
         ]
         let groups = dependencies.shapes.keys.sorted()
-        lines += groups.map { "---@field \($0) moonblade.deps.\($0)" }
-        var objects: [(name: String, fields: [LuaShape.Field])] = []
+        lines += groups.map { "---@field \(fieldName($0)) \(groupClassName($0))" }
+        var objects: [LuaShape.Object] = []
         for group in groups {
-            lines += ["", "---@class moonblade.deps.\(group)"]
+            lines += ["", "---@class \(groupClassName(group))"]
             let functions = dependencies.shapes[group] ?? [:]
             for name in functions.keys.sorted() {
                 let (arguments, result) = functions[name]!
                 let parameter = arguments.map { "arguments: \(luaName($0))" } ?? ""
                 let returns = result.map { ": \(luaName($0))" } ?? ""
-                lines.append("---@field \(name) fun(\(parameter))\(returns)")
+                lines.append("---@field \(fieldName(name)) fun(\(parameter))\(returns)")
                 objects += (arguments?.objects ?? []) + (result?.objects ?? [])
             }
         }
@@ -77,35 +77,85 @@ public enum LuaTypeDefinitions {
 
     /// `moonblade.State`: the state's class, or `table` for a dynamic state.
     private static func stateLines(_ state: LuaShape) -> [String] {
-        guard case .object(let name, let fields) = state else {
+        switch state {
+        case .object, .partialObject:
+            let objects = state.objects
+            let root = objects[0].name
+            // A state type that holds itself names its own class, moonblade.State.
+            let naming = { (name: String) in name == root ? "moonblade.State" : className(name) }
+            var lines = ["---The store's state: the Swift type \(root).", "---@class moonblade.State"]
+            lines += fieldLines(objects[0], naming: naming)
+            lines += classes(Array(objects.dropFirst()), skipping: [], naming: naming)
+            return lines
+        default:
             return ["---The store's state (dynamic: any table).", "---@alias moonblade.State table"]
         }
-        var lines = ["---The store's state: the Swift type \(name).", "---@class moonblade.State"]
-        lines += fields.map { "---@field \($0.name) \(luaName($0.shape))" }
-        lines += classes(state.objects.dropFirst().map { $0 }, skipping: [])
-        return lines
     }
 
-    private static func classes(_ objects: [(name: String, fields: [LuaShape.Field])], skipping: [String]) -> [String] {
+    private static func classes(
+        _ objects: [LuaShape.Object], skipping: [String], naming: (String) -> String = className
+    ) -> [String] {
         var seen = Set(skipping)
         var lines: [String] = []
         for object in objects where seen.insert(object.name).inserted {
-            lines += ["", "---@class \(className(object.name))"]
-            lines += object.fields.map { "---@field \($0.name) \(luaName($0.shape))" }
+            lines += ["", "---@class \(naming(object.name))"]
+            lines += fieldLines(object, naming: naming)
         }
         return lines
+    }
+
+    /// A class's fields; one whose fields are not all known takes any other key too.
+    private static func fieldLines(_ object: LuaShape.Object, naming: (String) -> String) -> [String] {
+        object.fields.map { "---@field \(fieldName($0.name)) \($0.shape.luaType(naming: naming))" }
+            + (object.isComplete ? [] : ["---@field [string] any The fields past the first the editor types could not read."])
     }
 
     /// The shape as LuaLS spells it, objects as `moonblade.types.<Name>`.
     private static func luaName(_ shape: LuaShape) -> String {
-        var text = shape.luaType
-        for object in shape.objects {
-            text = text.replacingOccurrences(of: object.name, with: className(object.name))
-        }
-        return text
+        shape.luaType(naming: className)
     }
 
     private static func className(_ name: String) -> String {
-        "moonblade.types." + String(name.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
+        "moonblade.types." + identifier(name)
     }
+
+    private static func groupClassName(_ group: String) -> String {
+        "moonblade.deps." + identifier(group)
+    }
+
+    /// `name` with every character that cannot be in a Lua name as `_` (a class name: `Box<Item>`).
+    private static func identifier(_ name: String) -> String {
+        String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") ? $0 : "_" })
+    }
+
+    /// A field's name as LuaLS reads it: bare when it is a Lua name, else a quoted string, escaped as
+    /// Lua escapes it (`["with-dash"]`, `["end"]`, `["line\nbreak"]`): a line break in a key broke
+    /// the definitions' line in two.
+    static func fieldName(_ name: String) -> String {
+        let isName =
+            name.first.map { $0.isASCII && ($0.isLetter || $0 == "_") } == true
+            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } && !luaKeywords.contains(name)
+        guard !isName else { return name }
+        var quoted = "[\""
+        for scalar in name.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\r": quoted += "\\r"
+            case "\t": quoted += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                // Three digits, so that a digit after it is not read as part of it.
+                let digits = String(scalar.value)
+                quoted += "\\" + String(repeating: "0", count: 3 - digits.count) + digits
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\"]"
+    }
+
+    private static let luaKeywords: Set<String> = [
+        "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in", "local",
+        "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
+    ]
 }

@@ -2,17 +2,34 @@ import Foundation
 import MoonbladeHost
 
 /// Lua source text for JSON values: what a generated spec writes its states and payloads as.
-enum LuaLiteral {
+///
+/// A value nested deeper than Lua's parser takes in one expression (about 200 levels: a state may be
+/// 512 deep, and its spec failed to load with "C stack overflow") has its deep parts built first, in
+/// statements of their own (`deep[1] = { … }`) that ``takeParts()`` hands over to go before the line.
+struct LuaLiteral {
+    /// The most levels one expression nests before a part is built on its own.
+    static let partDepth = 100
+    /// The statements that build the deep parts of the values written since the last take.
+    private var parts: [String] = []
+    /// How many parts the spec has built, so each has its own number.
+    private(set) var partCount = 0
+
+    /// The statements building the deep parts of the values written since the last call, in order.
+    mutating func takeParts() -> [String] {
+        defer { parts = [] }
+        return parts
+    }
+
     /// `value` as a Lua expression; objects and arrays over one line are spread, indented from `indent`.
     ///
     /// Written as the host hands JSON to Lua: a null inside a table is `moonblade.null` (`nil` would
     /// drop an object's key and make a hole in an array), an empty object `moonblade.object()` (a plain
     /// `{}` reads as an empty array). A null on its own, a payload, is `nil`.
-    static func of(_ value: JSONValue, indent: String) -> String {
-        value == .null ? "nil" : inner(value, indent: indent)
+    mutating func of(_ value: JSONValue, indent: String) -> String {
+        value == .null ? "nil" : inner(value, indent: indent, depth: 0)
     }
 
-    private static func inner(_ value: JSONValue, indent: String) -> String {
+    private mutating func inner(_ value: JSONValue, indent: String, depth: Int) -> String {
         switch value {
         case .null: return "moonblade.null"
         case .object(let members) where members.isEmpty: return "moonblade.object()"
@@ -22,15 +39,25 @@ enum LuaLiteral {
             if value.isNaN { return "(0/0)" }
             if value.isInfinite { return value < 0 ? "-math.huge" : "math.huge" }
             return "\(value)"
-        case .string(let value): return string(value)
+        case .string(let value): return Self.string(value)
+        case .array(let elements) where depth >= Self.partDepth && !elements.isEmpty: return part(value)
+        case .object where depth >= Self.partDepth: return part(value)
         case .array(let elements):
-            return table(elements.map { inner($0, indent: indent + "  ") }, indent: indent)
+            return Self.table(elements.map { inner($0, indent: indent + "  ", depth: depth + 1) }, indent: indent)
         case .object(let members):
-            return table(
+            return Self.table(
                 members.sorted { $0.key < $1.key }.map { key, member in
-                    "\(self.key(key)) = \(inner(member, indent: indent + "  "))"
+                    "\(Self.key(key)) = \(inner(member, indent: indent + "  ", depth: depth + 1))"
                 }, indent: indent)
         }
+    }
+
+    /// `deep[n]`, built by a statement of its own (after those of its own deep parts).
+    private mutating func part(_ value: JSONValue) -> String {
+        let text = inner(value, indent: "", depth: 0)
+        partCount += 1
+        parts.append("deep[\(partCount)] = \(text)")
+        return "deep[\(partCount)]"
     }
 
     /// A Lua string literal with every byte that needs it escaped.

@@ -68,6 +68,12 @@ extension LuaSpecRunner {
             "---Runs the item to completion (and what it set off); a side effect's result, or its error raised.",
             "---@param name string", "---@param payload? any", "---@return any", "function dispatch(name, payload) end",
         ],
+        "apply_updater": [
+            "---The state the Lua updater `name` leaves when run on `state` outside the store (no interceptor or",
+            "---rule runs, the store's state is untouched), as `moonblade replay` runs it; its error raised.",
+            "---@param state moonblade.State", "---@param name string", "---@param payload? any",
+            "---@return moonblade.State", "function apply_updater(state, name, payload) end",
+        ],
         "post": [
             "---Posts a notification: its on_notification rules fire, and what they set off settles.",
             "---@param name string", "---@param payload? any", "function post(name, payload) end",

@@ -17,7 +17,8 @@ import Foundation
 /// `before_each`, `after_each`, `setup`, `teardown`, `finally`, luassert's assertions with their
 /// modifiers (``SpecAssertions``), `spy` and `stub`; and the store: `dispatch(name, payload)` (runs the
 /// item to completion and returns a side effect's result, raising its error), `post(name, payload)`,
-/// `state()`, `set_state(table)` and `stub("group.name", function(arguments) … end)`, which answers
+/// `state()`, `set_state(table)`, `apply_updater(state, name, payload)` (one updater outside the store,
+/// as `moonblade replay` runs it) and `stub("group.name", function(arguments) … end)`, which answers
 /// `ctx.deps.group.name` and records its calls like any stub.
 public struct LuaSpecRunner: Sendable {
     /// The budget a runner has unless told otherwise: far above any sane spec, low enough that a

@@ -8,11 +8,15 @@
 /// it runs after the prelude's first lines (`host`, the locals) and defines `assert`, `spy`, `stub`.
 enum SpecAssertions {
     static let source = """
+        -- Tables are read raw (next, rawget, rawlen), as luassert compares them: a value's __pairs,
+        -- __index or __len that fails or never ends replaced the failure being shown with its own.
+        local next, rawlen = next, rawlen
+
         -- Values as a reader wants them in a failure message: tables with sorted keys, on one line.
         local function is_sequence(t)
           local count = 0
-          for _ in pairs(t) do count = count + 1 end
-          return count == #t
+          for _ in next, t do count = count + 1 end
+          return count == rawlen(t)
         end
 
         local function is_name(key)
@@ -25,22 +29,40 @@ enum SpecAssertions {
           return ta < tb
         end
 
-        local function show(value, seen)
+        -- At most this many values are shown of one value; the rest is `…`. A table that holds one
+        -- table twice is shown twice over, so forty levels of `{ t, t }` would be 2^40 parts: the
+        -- case failed on the instruction budget instead of saying what it raised or compared.
+        local shown_values = 10000
+
+        local function show(value, seen, room)
           if type(value) == "string" then return format("%q", value) end
           if type(value) ~= "table" then return tostring(value) end
           seen = seen or {}
+          room = room or { left = shown_values }
           if seen[value] then return "<cycle>" end
+          if room.left <= 0 then return "…" end
           seen[value] = true
           local parts = {}
+          local function add(part)
+            room.left = room.left - 1
+            if room.left < 0 then parts[#parts + 1] = "…" end
+            if room.left >= 0 then parts[#parts + 1] = part() end
+            return room.left >= 0
+          end
           if is_sequence(value) then
-            for _, element in ipairs(value) do parts[#parts + 1] = show(element, seen) end
+            for index = 1, rawlen(value) do
+              if not add(function() return show(rawget(value, index), seen, room) end) then break end
+            end
           else
             local keys = {}
-            for key in pairs(value) do keys[#keys + 1] = key end
+            for key in next, value do keys[#keys + 1] = key end
             sort(keys, before)
             for _, key in ipairs(keys) do
-              local shown = is_name(key) and key or "[" .. show(key, seen) .. "]"
-              parts[#parts + 1] = shown .. " = " .. show(value[key], seen)
+              local more = add(function()
+                local shown = is_name(key) and key or "[" .. show(key, seen, room) .. "]"
+                return shown .. " = " .. show(rawget(value, key), seen, room)
+              end)
+              if not more then break end
             end
           end
           seen[value] = nil
@@ -68,11 +90,11 @@ enum SpecAssertions {
           end
           if partners[actual] then return nil end
           partners[actual] = true
-          for key, value in pairs(expected) do
+          for key, value in next, expected do
             local found = difference(value, rawget(actual, key), step(path, key), comparing)
             if found then return found end
           end
-          for key in pairs(actual) do
+          for key in next, actual do
             if rawget(expected, key) == nil then return step(path, key) end
           end
           return nil

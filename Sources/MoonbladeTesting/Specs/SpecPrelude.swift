@@ -2,7 +2,7 @@
 /// spec VM before the spec file (the assertions, spies and stubs come from ``SpecAssertions``).
 ///
 /// It is called with a table of host functions (`await`, `caller_line`, `start_dispatch`,
-/// `start_post`, `read_state`, `settle_start`, `set_state`, `add_stub`) and returns `{ list = …,
+/// `start_post`, `start_apply`, `read_state`, `settle_start`, `set_state`, `add_stub`) and returns `{ list = …,
 /// run = …, assertions = …, globals = … }` for the runner (the last two for editor types). `dispatch`,
 /// `post` (and `set_state` once the store has started, and the case's first `state()`) await the store
 /// through the shared `await` of ``LuaAwaitingCoroutine`` (boundary rule 2): `start_dispatch`
@@ -20,6 +20,7 @@ enum SpecPrelude {
         local host = ...
         local await, pcall, error, type, tostring, tonumber = host.await, pcall, error, type, tostring, tonumber
         local pairs, ipairs, rawget, setmetatable, getmetatable = pairs, ipairs, rawget, setmetatable, getmetatable
+        local raw_setmetatable = setmetatable
         local select, pack, unpack, math = select, table.pack, table.unpack, math
         local sort, concat, insert, remove, format = table.sort, table.concat, table.insert, table.remove, string.format
         local standard = {} -- the globals before the prelude, to list the ones it defines
@@ -57,9 +58,16 @@ enum SpecPrelude {
           return concat(parts)
         end
 
+        -- A body that is not a function fails at the line that declared it, saying so: called later,
+        -- it failed with Lua's bare "attempt to call a nil value", placed at the file's first line.
+        local function needs_function(what, body)
+          if type(body) ~= "function" then error(format("%s needs a function, got %s", what, show(body)), 3) end
+        end
+
         local function block_function(what)
           return function(name, body)
             declaring(what)
+            needs_function(what, body)
             local block = new_block(as_text(name), current)
             current = block
             local ok, message = pcall(body)
@@ -78,6 +86,7 @@ enum SpecPrelude {
 
         function it(name, body)
           declaring("it")
+          if body ~= nil then needs_function("it", body) end
           declare(name, body, body == nil)
         end
         function pending(name)
@@ -88,7 +97,7 @@ enum SpecPrelude {
         local function hook(list, name)
           return function(body)
             declaring(name)
-            if type(body) ~= "function" then error(name .. " needs a function, got " .. tostring(body), 2) end
+            needs_function(name, body)
             current[list][#current[list] + 1] = body
           end
         end
@@ -99,19 +108,30 @@ enum SpecPrelude {
 
         function finally(body)
           if not running then error("finally can only be called inside it", 2) end
-          if type(body) ~= "function" then error("finally needs a function, got " .. tostring(body), 2) end
+          needs_function("finally", body)
           running.finallies[#running.finallies + 1] = body
         end
 
+        -- Finalizers run with the count hook off, so no instruction budget can stop one: a spec's
+        -- `__gc` that looped hung `moonblade test` as its VM closed. Specs get no `__gc`, as plugins
+        -- get none. (A `__gc` put in a metatable after `setmetatable` is never called.)
+        _ENV.setmetatable = function(t, metatable)
+          if type(metatable) == "table" and rawget(metatable, "__gc") ~= nil then
+            error("setmetatable: __gc is not available to specs (a finalizer would run where no limit can stop it)", 2)
+          end
+          return raw_setmetatable(t, metatable)
+        end
+
         -- The store of the running case.
-        local function from_store(start, name, payload)
-          local ok, result = pcall(await, start, name, payload)
+        local function from_store(start, ...)
+          local ok, result = pcall(await, start, ...)
           if ok then return result end
           if type(result) == "string" then store_errors[result] = true end
           error(result, 0)
         end
         function dispatch(name, payload) return from_store(host.start_dispatch, name, payload) end
         function post(name, payload) return from_store(host.start_post, name, payload) end
+        function apply_updater(state, name, payload) return from_store(host.start_apply, name, payload, state) end
 
         local function settle() end -- set_state or settle_start has recorded the work already
         function state()

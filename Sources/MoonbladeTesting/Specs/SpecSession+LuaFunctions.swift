@@ -8,7 +8,7 @@ extension SpecSession {
     func installPrelude() throws(LuaError) {
         let stack = vm.stack
         try stack.load(SpecPrelude.source, chunkName: SpecPrelude.chunkName)
-        stack.pushTable(fieldCount: 7)
+        stack.pushTable(fieldCount: 8)
         try stack.pushAwaitFunction()
         stack.rawSet(table: -2, field: "await")
         let functions: [(String, LuaFunction)] = [
@@ -18,6 +18,7 @@ extension SpecSession {
             }),
             ("start_dispatch", { [unowned self] stack in try startDispatch(stack) }),
             ("start_post", { [unowned self] stack in try startPost(stack) }),
+            ("start_apply", { [unowned self] stack in try startApply(stack) }),
             ("read_state", { [unowned self] stack in try readState(stack) }),
             ("settle_start", { [unowned self] stack in try settleStart(stack) }),
             ("set_state", { [unowned self] stack in try setState(stack) }),
@@ -54,12 +55,25 @@ extension SpecSession {
         }
     }
 
+    /// `apply_updater(state, name, payload)`: the state the Lua updater `name` leaves when run on
+    /// `state` outside the store, as `moonblade replay` runs it: no interceptor, rule or listener
+    /// runs, and the store's own state is untouched. A spec recorded from a journal replays each
+    /// updater this way; through `dispatch` an observer's dispatch, recorded as an entry of its own,
+    /// ran twice.
+    private func startApply(_ stack: LuaStack) throws -> Int32 {
+        let state = try stateArgument(stack, at: 3, of: "apply_updater", shownAs: "apply_updater state")
+        return try suspendCase(stack, function: "apply_updater", naming: "an updater name") { host, name, payload in
+            try host.applyUpdater(name, payload: payload, to: state)
+        }
+    }
+
     /// Reads `function(name, payload)`'s arguments and suspends the running case on `work`.
     private func suspendCase(
         _ stack: LuaStack, function: String, naming what: String,
         work: @escaping @Sendable (PluginHost<JSONValue>, String, JSONValue?) async throws -> JSONValue
     ) throws -> Int32 {
         guard let coroutine = CaseCoroutine.running(on: stack) else {
+            try refuseInsideStub(stack, function)
             throw placedError(
                 stack, "\(function) can only be called inside it, before_each or after_each, not from a coroutine the spec made")
         }
@@ -79,6 +93,13 @@ extension SpecSession {
             return result
         }
         return 0
+    }
+
+    /// Refuses `function` (which awaits the store) from a stub: the store is waiting for its answer.
+    private func refuseInsideStub(_ stack: LuaStack, _ function: String) throws {
+        if let stub = insideStub {
+            throw placedError(stack, "\(function) cannot be called from the stub \(stub): the store is waiting for its answer")
+        }
     }
 
     /// `state()`: a copy of the store's current state.
@@ -114,16 +135,14 @@ extension SpecSession {
     /// store work that replaces the current one and settles what that sets off (the prelude then
     /// yields for it, as `dispatch` does). Returns whether there is work to await.
     private func setState(_ stack: LuaStack) throws -> Int32 {
-        let given = try json(stack, at: 1, "set_state")
-        // A state is a table of fields, and keeps its kind at the root: a plain `{}` (which reads as
-        // an empty array) is an empty one.
-        let state = given == .array([]) ? .object([:]) : given
+        let state = try stateArgument(stack, at: 1, of: "set_state", shownAs: "set_state")
         guard let host else {
             initialState = state
             stack.push(false)
             return 1
         }
         guard let coroutine = CaseCoroutine.running(on: stack) else {
+            try refuseInsideStub(stack, "set_state")
             throw placedError(stack, "set_state after the store has started can only be called inside it, before_each or after_each")
         }
         let settle = takeStartUp()
@@ -179,6 +198,10 @@ extension SpecSession {
     }
 
     /// Runs the stub `name` with `arguments`, for a plugin's side effect (outside the VM until now).
+    ///
+    /// An answer that is no JSON value fails as any value a spec hands the store does (`stub
+    /// svc.get answered value.t: found a table that contains itself`), not as Swift's
+    /// `DecodingError.dataCorrupted: Data was corrupted…`.
     private func callStub(_ name: String, _ arguments: JSONValue) throws -> JSONValue {
         try lock.withLock {
             guard let function = stubs[name] else { throw LuaError(.runtime, message: "no stub for \(name)") }
@@ -186,8 +209,36 @@ extension SpecSession {
             let base = stack.top
             defer { stack.top = base }
             try encoder.push(arguments, onto: stack)
+            insideStub = name
+            defer { insideStub = nil }
             try stack.call(arguments: 1, results: 1, function: function)
-            return try decoder.decode(JSONValue.self, from: stack, at: -1)
+            do {
+                return try decoder.decode(JSONValue.self, from: stack, at: -1)
+            } catch let error as DecodingError {
+                throw LuaError(.runtime, message: "stub \(name) answered \(LuaDecoder.describe(error, root: "value"))")
+            }
+        }
+    }
+
+    /// The state given to `function` at `index`. A state is a table of fields, and keeps its kind at
+    /// the root: a plain `{}` (which reads as an empty array) is an empty one. Anything else fails at
+    /// the spec's line: `set_state(5)` was taken, and the case failed later inside the plugin.
+    private func stateArgument(
+        _ stack: LuaStack, at index: Int32, of function: String, shownAs what: String
+    ) throws -> JSONValue {
+        switch try json(stack, at: index, what) {
+        case .object(let fields): return .object(fields)
+        case .array([]): return .object([:])
+        case let other:
+            let kind: String
+            switch other {
+            case .null: kind = "nil"
+            case .array: kind = "a list"
+            case .string: kind = "a string"
+            case .bool: kind = "a boolean"
+            default: kind = "a number"
+            }
+            throw placedError(stack, "\(function) needs a state, a table of fields; got \(kind)")
         }
     }
 

@@ -32,6 +32,8 @@ final class SpecSession: @unchecked Sendable {
     let ruleFailures = RuleFailureLog()
     /// Stubbed dependencies by `group.name`.
     var stubs: [String: LuaReference] = [:]
+    /// The stub a plugin's side effect is calling now, if any: the store waits for its answer.
+    var insideStub: String?
 
     /// Loads the spec prelude and runs the spec file, which declares its cases.
     ///

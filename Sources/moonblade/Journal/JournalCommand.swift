@@ -32,9 +32,10 @@ struct JournalCommand: ParsableCommand {
             commandName: "to-spec",
             abstract: "Write a spec that replays a plugin's recorded dispatches and asserts the recorded states.",
             discussion: """
-                The spec sets the recorded state, dispatches each of the plugin's recorded updaters in \
-                order and asserts the state it left (or that it failed). Put it in the plugin's spec \
-                folder and `moonblade test` runs it: a regression test from a real session.
+                The spec runs each of the plugin's recorded updaters in order on the recorded state \
+                before it, as replay does (no interceptor or rule runs: what a rule dispatched is an \
+                entry of its own), and asserts the state it left (or that it failed). Put it in the \
+                plugin's spec folder and `moonblade test` runs it: a regression test from a real session.
                 """)
 
         @Argument(help: "The journal file.")
@@ -46,15 +47,11 @@ struct JournalCommand: ParsableCommand {
         @Option(help: ArgumentHelp("Where to write the spec (default: NAME_recorded_spec.lua).", valueName: "file"))
         var output: String?
 
-        @Option(help: ArgumentHelp("The first entry to replay.", valueName: "n"))
-        var from = 1
-
-        @Option(help: ArgumentHelp("The last entry to replay.", valueName: "n"))
-        var until = Int.max
+        @OptionGroup var range: EntryRangeOptions
 
         func run() throws {
             let source = try JournalFailure.guarding { () throws(JournalError) in
-                try JournalSpecWriter.spec(from: Journal.existing(at: file), plugin: plugin, from: from, until: until)
+                try JournalSpecWriter.spec(from: Journal.existing(at: file), plugin: plugin, from: range.from, until: range.until)
             }
             let path = output ?? "\(plugin)_recorded_spec.lua"
             do {

@@ -50,3 +50,19 @@ enum JournalFailure {
         }
     }
 }
+
+/// `--from N --until M`: the entries `replay` and `journal to-spec` take. A range that holds no entry
+/// is a usage error: `--from=-4` silently started at 1, and `--until` before `--from` replayed
+/// nothing and exited 0 (`to-spec` blamed the plugin for having no dispatch).
+struct EntryRangeOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The first entry to replay (entries are numbered from 1).", valueName: "n"))
+    var from = 1
+
+    @Option(help: ArgumentHelp("The last entry to replay.", valueName: "n"))
+    var until = Int.max
+
+    func validate() throws {
+        guard from >= 1 else { throw ValidationError("--from \(from): entries are numbered from 1") }
+        guard until >= from else { throw ValidationError("--until \(until) is before --from \(from)") }
+    }
+}

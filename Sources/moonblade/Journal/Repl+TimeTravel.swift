@@ -15,7 +15,8 @@ extension Repl {
             let number = argument.flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
             switch (words[0], argument, number) {
             case ("history", nil, _): self = .history(count: 20)
-            case ("history", _, let count?): self = .history(count: count)
+            // `history 0` printed "no dispatches yet" about a journal that has some.
+            case ("history", _, let count?) where count > 0: self = .history(count: count)
             case ("undo", nil, _): self = .undo
             case ("goto", _, let sequence?): self = .goto(sequence)
             case ("diff", _, let sequence?): self = .diff(sequence)

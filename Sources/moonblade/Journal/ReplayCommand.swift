@@ -12,7 +12,7 @@ struct ReplayCommand: AsyncParsableCommand {
             Each recorded Lua updater runs on the recorded state before it; the first whose result \
             differs from the recorded one (another state, or failing where it applied, or the other \
             way round) is reported with its sequence, item and the differing paths, and the exit \
-            code is 7. Side effects and Swift items are not run; their recorded changes are applied. \
+            code is \(ExitStatus.replayDiverged.rawValue). Side effects and Swift items are not run; their recorded changes are applied. \
             Check a plugin change against real traffic this way before reloading it into a host.
 
             \(ExitStatus.help)
@@ -27,11 +27,7 @@ struct ReplayCommand: AsyncParsableCommand {
         help: ArgumentHelp("The plugin folders to replay on (each with a plugin.lua).", valueName: "dir"))
     var plugins: [String]
 
-    @Option(help: ArgumentHelp("The first entry to replay.", valueName: "n"))
-    var from = 1
-
-    @Option(help: ArgumentHelp("The last entry to replay.", valueName: "n"))
-    var until = Int.max
+    @OptionGroup var range: EntryRangeOptions
 
     func run() async throws {
         let journal = try JournalFailure.guarding { () throws(JournalError) in try Journal.existing(at: file) }
@@ -42,7 +38,7 @@ struct ReplayCommand: AsyncParsableCommand {
             throw ExitStatus.pluginFailed.code
         }
         let report = try JournalFailure.guarding { () throws(JournalError) in
-            try JournalReplay.run(journal, on: host, from: from, until: until)
+            try JournalReplay.run(journal, on: host, from: range.from, until: range.until)
         }
         guard let divergence = report.divergence else {
             Console.print("replayed \(report.matched) updater dispatches, all as recorded (\(report.skipped) other entries skipped)")
