@@ -28,7 +28,9 @@ private struct JSONMutation: CustomStringConvertible {
         case 15: "state.obj[\"\(s)\"] = state.list"  // one table at two keys
         case 16: "state.obj[\"\(s)\"] = 0/0"  // JSON has no NaN: fails on both sides
         case 17: "state.list[\"\(s)\"] = 1"  // an array with a name: fails unless it was empty
-        case 18: "if #state.list >= 1 then state.list[1] = nil end"  // a hole unless it was the only item
+        // A hole unless it was the only item. The updater ends there: a length read across a hole is
+        // any border Lua picks (0 or the end), which a draft and a plain copy need not pick alike.
+        case 18: "if #state.list >= 1 then state.list[1] = nil return end"
         case 19: "if state.n > 5 then error(\"halfway\") end"
         case 20: "do return { n = state.n, list = state.list, obj = state.obj } end"
         case 21: "table.sort(state.list, function(a, b) return tostring(a) < tostring(b) end)"

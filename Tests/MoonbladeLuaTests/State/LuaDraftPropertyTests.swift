@@ -37,7 +37,9 @@ struct Mutation: CustomStringConvertible {
         case 24: "if #state.todos >= \(p) then state.todos[\(p).0].done = \(flag) end"
         case 25: "local l = state.byOwner[\"\(s)\"]; if l then l[#l + 1.0] = \(n) end"
         case 26: "state.byOwner[\"\(n)\"] = { \(n) }"
-        case 27: "if #state.todos >= 2 then state.todos[1] = nil end"  // a hole: decodes in neither copy
+        // A hole: decodes in neither copy. The updater ends there: a length read across a hole is any
+        // border Lua picks (0 or the end), which a draft and a plain copy need not pick alike.
+        case 27: "if #state.todos >= 2 then state.todos[1] = nil return end"
         case 28: "state.byOwner[\"\(s)\"] = { \(n), 0/0 }"
         // Aliases: one table at two keys, written through one of them; a table assigned into itself.
         case 29: "state.byOwner[\"\(s)\"] = state.byOwner.ann"
