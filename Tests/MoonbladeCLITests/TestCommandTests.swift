@@ -69,6 +69,25 @@ struct TestCommandTests {
                 """)
     }
 
+    /// `--watch` runs the specs again when a spec or the plugin changes, telling the exit status a run
+    /// without it would have had, and keeps watching after a run that fails.
+    @Test func watchRunsTheSpecsAgainWhenASpecOrThePluginChanges() async throws {
+        try sumPluginWithAWrongSpec()
+        let running = try RunningMoonblade(["test", "sum", "--watch"], in: workspace.url)
+        try await running.waitUntil("the first run") { stdout, stderr in
+            stdout.contains("1 passed, 1 failed") && stderr.contains("(exit status 2 without --watch)")
+                && stderr.contains("watching for changes")
+        }
+        let spec = try workspace.read("sum/spec/sum_spec.lua")
+        try workspace.file("sum/spec/sum_spec.lua", spec.replacingOccurrences(of: "total = 3", with: "total = 2"))
+        try await running.waitUntil("a run after the spec changed") { stdout, _ in stdout.contains("2 passed, 0 failed") }
+        try workspace.plugin(
+            "sum", "return { name = 'sum', updaters = { add = function(state, p) state.total = (state.total or 0) + 2 * p.by end } }")
+        try await running.waitUntil("a run after the plugin changed") { stdout, _ in stdout.contains("0 passed, 2 failed") }
+        running.send(signal: SIGINT)
+        _ = try await running.waitForExit()
+    }
+
     @Test func junitWritesEachCaseAndTheFailureWithItsDetails() async throws {
         try sumPluginWithAWrongSpec()
         let outcome = try await workspace.run(
