@@ -222,21 +222,18 @@ import Testing
     typealias Pairs12 = Pair<Pair<Pair<Pair<Pair<Pair<Pair<Pair<Pairs4>>>>>>>>
 
     /// Each use of a type was probed again, and each value handed back probed again: twelve levels
-    /// of a type used twice were some 4^12 probes.
+    /// of a type used twice were some 4^12 probes, which run well past the test's time limit (no timed
+    /// expectation: timings belong in benchmarks, and sanitized runs are several times slower).
     @Test(.timeLimit(.minutes(1)))
     func aTypeUsedManyTimesAtManyLevelsIsProbedOnce() throws {
-        let start = ContinuousClock.now
         let text = definitions(Pairs12.self)
-        #expect(ContinuousClock.now - start < .seconds(2))
         #expect(text.components(separatedBy: "---@class moonblade.types.Pair_").count == 12)
         #expect(problems(in: text) == [])
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func aTypeOfThousandsOfFieldsIsWrittenQuickly() throws {
-        let start = ContinuousClock.now
+    func aTypeOfThousandsOfFieldsIsWritten() throws {
         let text = definitions(Wide.self)
-        #expect(ContinuousClock.now - start < .seconds(2))
         #expect(text.components(separatedBy: "\n---@field field").count == 2001)
         #expect(problems(in: text) == [])
     }

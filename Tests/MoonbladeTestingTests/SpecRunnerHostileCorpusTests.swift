@@ -75,14 +75,12 @@ import Testing
     ])
     func aValueThatHoldsATableManyTimesIsShownCut(check: String, line: Int) async throws {
         let spec = "it(\"shared\", function()\n  local t = {}\n  for i = 1, 40 do t = { t, t } end\n  \(check)\nend)\n"
-        let start = ContinuousClock.now
         let outcome = try await results(spec)
         let failure = try #require(failed(outcome.first?.result))
         #expect(!failure.message.contains("instruction budget"), "\(failure.message.prefix(300))")
         #expect(failure.message.contains("{ { { {"), "\(failure.message.prefix(300))")
         #expect(failure.message.contains("…"), "\(failure.message.prefix(300))")
         #expect(failure.line == line)
-        #expect(ContinuousClock.now - start < .seconds(5))
     }
 
     @Test func aShortValueIsShownWhole() async throws {
