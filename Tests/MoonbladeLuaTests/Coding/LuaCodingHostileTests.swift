@@ -484,6 +484,40 @@ struct LuaCodingHostileTests {
         #expect(try roundTrip(Stamp(at: Date(timeIntervalSinceReferenceDate: 3)), vm: vm) == Stamp(at: Date(timeIntervalSinceReferenceDate: 3)))
     }
 
+    /// `.custom` strategies: the closures get an encoder and decoder at the value's place, and their
+    /// errors name it.
+    @Test func dataUnderCustomStrategiesGoesThroughTheClosures() throws {
+        var encoder = LuaEncoder()
+        encoder.dataEncodingStrategy = .custom { data, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(data.map { String($0, radix: 16) }.joined(separator: ":"))
+        }
+        var decoder = LuaDecoder()
+        decoder.dataDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            let bytes = text.split(separator: ":").compactMap { UInt8($0, radix: 16) }
+            guard bytes.count == text.split(separator: ":").count else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not hex bytes"))
+            }
+            return Data(bytes)
+        }
+        #expect(try encodeThenRun(Blob(bytes: Data([1, 255])), encoder: encoder, "return state.bytes") == ["1:ff"])
+        #expect(try roundTrip(Blob(bytes: Data([0, 16, 255])), encoder: encoder, decoder: decoder) == Blob(bytes: Data([0, 16, 255])))
+        #expect(decodingFailure(Blob.self, "return { bytes = 'zz' }", decoder: decoder) == "state.bytes: not hex bytes")
+    }
+
+    /// A value whose `encode(to:)` encodes nothing is an empty table, as `JSONEncoder` writes `{}`.
+    @Test func aValueThatEncodesNothingIsAnEmptyTable() throws {
+        struct Nothing: Codable, Equatable {
+            init() {}
+            init(from decoder: any Decoder) throws {}
+            func encode(to encoder: any Encoder) throws {}
+        }
+        struct Holder: Codable, Equatable { var nothing = Nothing(), after = 1 }
+        #expect(try encodeThenRun(Holder(), "return type(state.nothing), next(state.nothing), state.after") == ["table", .nil, 1])
+        #expect(try roundTrip(Holder()) == Holder())
+    }
+
     @Test func dataUnderEachStrategyRoundTripsEveryByteAndRefusesGarbage() throws {
         let bytes = Data((0...255).map(UInt8.init) + [0, 0])
         for (encoding, decoding) in [
@@ -499,6 +533,9 @@ struct LuaCodingHostileTests {
         }
         #expect(decodingFailure(Blob.self, "return { bytes = '!!not base64!!' }")?.hasPrefix("state.bytes: expected base64-encoded Data, found string") == true)
         #expect(decodingFailure(Blob.self, "return { bytes = 12 }") == "state.bytes: expected base64-encoded Data, found integer 12")
+        var strings = LuaDecoder()
+        strings.dataDecodingStrategy = .luaString
+        #expect(decodingFailure(Blob.self, "return { bytes = 12 }", decoder: strings) == "state.bytes: expected Data (a string of bytes), found integer 12")
         var raw = LuaDecoder()
         raw.dataDecodingStrategy = .deferredToData
         #expect(decodingFailure(Blob.self, "return { bytes = { 1, 256 } }", decoder: raw) == "state.bytes[2]: expected UInt8, found integer 256 (out of range)")
