@@ -28,6 +28,13 @@ struct PluginLoadingTests {
         (source: "return {\n  updaters = {\n    a = function(state) local b = 1; state.b = 2 end,\n    b = true,\n  },\n}", kind: .shape, line: 4, says: "updaters.b must be a function"),
         (source: "local version = 1\nreturn {\n  name = \"v\", version = \"two\",\n}", kind: .shape, line: 3, says: "version must be an integer"),
         (source: "return {\n  name = \"d\",\n  updaters = { a = function() end },\n  side_effects = {\n    a = function() end,\n  },\n}", kind: .shape, line: 5, says: "d.a is both an updater and a side effect"),
+        (source: "return {\n  name = \"m\",\n  migrate = 5,\n}", kind: .shape, line: 3, says: "migrate must be a function, found integer 5"),
+        (source: "return {\n  interceptors = \"x\",\n}", kind: .shape, line: 2, says: "interceptors must be a table, found string"),
+        (source: "return {\n  updaters = { [1] = function() end },\n}", kind: .shape, line: 2, says: "updaters may only have string keys, found a number key"),
+        (source: "return {\n  observers = {\n    { on_start = { \"a.b\" }, dispatch = { \"a.c\" } },\n  },\n}", kind: .shape, line: 3, says: "observers[1] has both an on_start list and a dispatch list; keep one"),
+        (source: "return {\n  observers = {\n    { on_start = 5 },\n  },\n}", kind: .shape, line: 3, says: "observers[1].on_start must be a list of items or true, found integer 5"),
+        (source: "return {\n  observers = {\n    { on_dispatch = \"a.b\", dispatch = \"a.c\" },\n  },\n}", kind: .shape, line: 3, says: "observers[1].dispatch must be a list of items, found string"),
+        (source: "return {\n  observers = {\n    { on_dispatch = \"a.b\", dispatch = { { \"a.c\", \"\\xff\" } } },\n  },\n}", kind: .shape, line: 3, says: "observers[1].dispatch[1] payload: "),
     ])
     func refusesABrokenPluginWithItsPlace(source: String, kind: PluginError.Kind, line: Int, says: String) throws {
         let scratch = ScratchPlugins()
