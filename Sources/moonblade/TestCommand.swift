@@ -18,7 +18,8 @@ struct TestCommand: AsyncParsableCommand {
             --junit also writes the results as JUnit XML, atomically, for CI systems. --filter, --tags \
             and --exclude-tags choose cases as busted does (tags are the #words in describe and it \
             names); --watch runs the specs again whenever a Lua file of the plugins or their specs \
-            changes, until interrupted.
+            changes, until interrupted. --side-effect-time-limit bounds how long a case waits for a \
+            side effect that never ends.
 
             \(ExitStatus.help)
             """
@@ -47,11 +48,23 @@ struct TestCommand: AsyncParsableCommand {
     var watch = false
 
     @Option(
+        help: ArgumentHelp(
+            "The longest a side effect a case dispatches may take, awaits included, in seconds (default 30); past it the case fails.",
+            valueName: "seconds"))
+    var sideEffectTimeLimit: Double?
+
+    @Option(
         help: """
             The lowest level of the spec stores' own log entries shown on standard error (trace … \
             critical); the report already has every failure.
             """)
     var logLevel: Logger.Level = .critical
+
+    func validate() throws {
+        if let sideEffectTimeLimit, !(sideEffectTimeLimit > 0 && sideEffectTimeLimit.isFinite) {
+            throw ValidationError("--side-effect-time-limit must be a positive number of seconds, not \(sideEffectTimeLimit)")
+        }
+    }
 
     func run() async throws {
         // The runner's stores log through swift-log's global handler: a side effect that an observer
@@ -86,7 +99,8 @@ struct TestCommand: AsyncParsableCommand {
     /// Runs the selected cases of the plugins in `folders` once, prints the report, and throws the exit
     /// status it calls for.
     private func runOnce(_ selection: LuaSpecSelection, folders: [String]) async throws {
-        let runner = LuaSpecRunner()
+        var runner = LuaSpecRunner()
+        if let sideEffectTimeLimit { runner.sideEffectTimeLimit = .seconds(sideEffectTimeLimit) }
         var outcomes: [SpecOutcome] = []
         var foldersWithoutSpecs: [String] = []
         for folder in folders {

@@ -2,8 +2,8 @@ import Foundation
 import FoundationXML
 import Testing
 
-/// `moonblade test` on specs that hold every byte in their names and messages, and on a case that
-/// never ends.
+/// `moonblade test` on specs that hold every byte in their names and messages, and on a case whose
+/// side effect never ends.
 @Suite("moonblade test with hostile specs")
 struct SpecRunnerHostileTests {
     let workspace = Workspace()
@@ -31,12 +31,11 @@ struct SpecRunnerHostileTests {
         #expect(names.count == 4 && names.allSatisfy { !$0.contains("\u{1B}") && !$0.contains("\0") })
     }
 
-    /// A side effect that dispatches without end comes back to the case only at the side effect's time
-    /// limit (the host's default, 30 s; the instruction budget counts only between two awaits), where
-    /// it fails: `moonblade test` prints nothing for that long. Left as a known issue: the runner has no
-    /// shorter limit per case (what a fix would decide: a limit's default for specs, and what becomes
-    /// of the abandoned store's work while the next cases run).
-    @Test func aCaseWhoseSideEffectNeverEndsEndsTheRun() async throws {
+    /// A side effect that dispatches without end never lets the case's `dispatch` return (the
+    /// instruction budget counts only between two awaits): the side effect's time limit ends it, the
+    /// case fails with that limit error at the dispatch's line, and the next case runs.
+    /// `--side-effect-time-limit` makes that wait short (the host's 30 s otherwise).
+    @Test func aCaseWhoseSideEffectNeverEndsFailsAtTheTimeLimitAndTheRunGoesOn() async throws {
         try workspace.plugin("loop", """
             return {
               name = "loop",
@@ -45,12 +44,27 @@ struct SpecRunnerHostileTests {
             }
             """)
         try workspace.file("loop/spec/loop_spec.lua", """
-            it("spins", function() dispatch("loop.spin") end)
+            it("spins", function()
+              dispatch("loop.spin")
+            end)
             it("next", function() end)
             """)
-        let running = try RunningMoonblade(["test", "loop"], in: workspace.url)
-        await withKnownIssue("a case whose side effect dispatches without end holds moonblade test up for the side effect's time limit, 30 s") {
-            try await running.waitUntil("the run's summary", timeout: .seconds(2)) { stdout, _ in stdout.contains(" failed") }
-        }
+        let outcome = try await workspace.run("test", "loop", "--side-effect-time-limit", "0.3")
+        #expect(outcome.status == 2)
+        let lines = outcome.stdout.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("FAIL loop: spins") && $0.contains("loop_spec.lua:2:") && $0.contains("time limit of 0.3") })
+        #expect(lines.contains("ok   loop: next"))
+        #expect(lines.last == "1 passed, 1 failed")
+    }
+
+    /// A time limit that is no positive number of seconds is refused before any case runs.
+    @Test(arguments: ["0", "-1", "nan", "inf"])
+    func aSideEffectTimeLimitThatIsNoPositiveNumberIsRefused(_ limit: String) async throws {
+        try workspace.plugin("loop", "return { name = \"loop\" }")
+        try workspace.file("loop/spec/loop_spec.lua", "it(\"runs\", function() end)")
+        let outcome = try await workspace.run("test", "loop", "--side-effect-time-limit=\(limit)")
+        #expect(outcome.status == 64)
+        #expect(outcome.stderr.contains("--side-effect-time-limit must be a positive number of seconds"))
+        #expect(!outcome.stdout.contains("ok   loop: runs"))
     }
 }

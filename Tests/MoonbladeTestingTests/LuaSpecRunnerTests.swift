@@ -234,6 +234,7 @@ import Testing
     @Test func aRunnerHasABudgetUnlessToldOtherwise() {
         #expect(LuaSpecRunner().instructionBudget == LuaSpecRunner.defaultInstructionBudget)
         #expect(LuaSpecRunner.defaultInstructionBudget == 100_000_000)
+        #expect(LuaSpecRunner().sideEffectTimeLimit == .seconds(30))
     }
 
     @Test func setStateOnAStartedStoreSettlesWhatItSetsOff() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import MoonbladeHost
 
 /// Finds and runs the Lua specs of plugins: `Plugins/<name>/spec/*_spec.lua`, in the busted style.
 ///
@@ -25,13 +26,26 @@ public struct LuaSpecRunner: Sendable {
     /// runaway loop fails within a second or so.
     public static let defaultInstructionBudget = 100_000_000
 
+    /// The side effects' time limit a runner has unless told otherwise: the host's own default.
+    public static let defaultSideEffectTimeLimit = PluginHost<JSONValue>.Configuration().sideEffectTimeLimit
+
     /// The most Lua instructions a case may run between two waits for the store, and a stub in one
     /// call; nil for no limit. Past it the case fails with a limit error at the line it was running.
     public var instructionBudget: Int?
 
+    /// The longest a plugin's side effect that a case dispatches may take in all, awaits included (the
+    /// store's `sideEffectTimeLimit`); nil for no limit. Past it the side effect fails with a limit
+    /// error, and so does the case's `dispatch` that waits for it: a side effect that never ends holds
+    /// the run up this long. The host's default, 30 s, unless told otherwise.
+    public var sideEffectTimeLimit: Duration?
+
     /// A runner; each ``run(_:)`` makes its own VM and store, so one runner can run cases concurrently.
-    public init(instructionBudget: Int? = LuaSpecRunner.defaultInstructionBudget) {
+    public init(
+        instructionBudget: Int? = LuaSpecRunner.defaultInstructionBudget,
+        sideEffectTimeLimit: Duration? = LuaSpecRunner.defaultSideEffectTimeLimit
+    ) {
         self.instructionBudget = instructionBudget
+        self.sideEffectTimeLimit = sideEffectTimeLimit
     }
 
     /// The cases of every plugin folder in `directory` (folders holding a `plugin.lua`), by folder name.
@@ -57,7 +71,7 @@ public struct LuaSpecRunner: Sendable {
             do throws(LuaSpecFailure) {
                 let session = try SpecSession(
                     file: template.file, chunkName: template.chunkName, pluginDirectory: directory,
-                    instructionBudget: defaultInstructionBudget)
+                    instructionBudget: defaultInstructionBudget, sideEffectTimeLimit: defaultSideEffectTimeLimit)
                 return try session.cases().enumerated().map { index, declared in
                     var specCase = template
                     specCase.names = declared.names
@@ -82,7 +96,7 @@ public struct LuaSpecRunner: Sendable {
         do throws(LuaSpecFailure) {
             session = try SpecSession(
                 file: specCase.file, chunkName: specCase.chunkName, pluginDirectory: specCase.pluginDirectory,
-                instructionBudget: instructionBudget)
+                instructionBudget: instructionBudget, sideEffectTimeLimit: sideEffectTimeLimit)
             declared = try session.cases()
         } catch {
             return .failed(error)

@@ -185,7 +185,7 @@ extension SpecSession {
         do {
             made = try PluginHost<JSONValue>(
                 plugins: [pluginDirectory], initialState: initialState, dependencies: dependencies,
-                configuration: PluginHost.Configuration(logger: ruleFailures.logger))
+                configuration: PluginHost.Configuration(sideEffectTimeLimit: sideEffectTimeLimit, logger: ruleFailures.logger))
         } catch {
             throw placedError(stack, "the store cannot start: \(error)")
         }

@@ -30,6 +30,8 @@ final class SpecSession: @unchecked Sendable {
     var initialState = JSONValue()
     /// What the case's store could only log, raised at the `dispatch` or `post` that set it off.
     let ruleFailures = RuleFailureLog()
+    /// The longest a side effect the case dispatches may take (the store's `sideEffectTimeLimit`).
+    let sideEffectTimeLimit: Duration?
     /// Stubbed dependencies by `group.name`.
     var stubs: [String: LuaReference] = [:]
     /// The stub a plugin's side effect is calling now, if any: the store waits for its answer.
@@ -39,14 +41,17 @@ final class SpecSession: @unchecked Sendable {
     ///
     /// - Parameter instructionBudget: the most instructions one resume of the case, or one stub call,
     ///   may run: a runaway loop then fails at its line instead of hanging the run.
+    /// - Parameter sideEffectTimeLimit: the longest a side effect of the case's store may take in all.
     /// - Throws: the file's load error, placed at its line.
     /// - Parameter source: the spec's text, when it is not to be read from `file`.
     init(
-        file: String, chunkName: String, pluginDirectory: String, instructionBudget: Int?, source: String? = nil
+        file: String, chunkName: String, pluginDirectory: String, instructionBudget: Int?,
+        sideEffectTimeLimit: Duration?, source: String? = nil
     ) throws(LuaSpecFailure) {
         self.file = file
         self.chunkName = chunkName
         self.pluginDirectory = pluginDirectory
+        self.sideEffectTimeLimit = sideEffectTimeLimit
         do {
             vm = try LuaVM(configuration: LuaVM.Configuration(memoryLimit: 256 << 20, instructionBudget: instructionBudget))
         } catch {
@@ -155,7 +160,7 @@ final class SpecSession: @unchecked Sendable {
     /// What the prelude gives spec files: the globals it defines and the assertions it knows, sorted,
     /// read from a live spec VM.
     static func vocabulary() -> (globals: [String], assertions: [String]) {
-        guard let session = try? SpecSession(file: "", chunkName: "vocabulary", pluginDirectory: "", instructionBudget: nil, source: "")
+        guard let session = try? SpecSession(file: "", chunkName: "vocabulary", pluginDirectory: "", instructionBudget: nil, sideEffectTimeLimit: nil, source: "")
         else { return ([], []) }
         return (session.names("globals"), session.names("assertions"))
     }
