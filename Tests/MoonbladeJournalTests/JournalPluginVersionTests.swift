@@ -151,6 +151,21 @@ import Testing
         try journal.close()
     }
 
+    /// A version row changed on disk no longer matches its checksum: reading versions (so `goto` and a
+    /// host resuming the journal) and `check` report it rather than migrate by a wrong version.
+    @Test func aDamagedVersionRowIsReported() async throws {
+        let workspace = Workspace()
+        let path = workspace.path("app.journal")
+        try await record(path, workspace, version: 1, adding: 1)
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { try $0.execute(sql: "UPDATE plugin_versions SET version = 0") }
+        try queue.close()
+        let journal = try Journal.existing(at: path)
+        let problem = "the version row of plugin step as of 0 is damaged: its row does not match its checksum"
+        #expect { _ = try journal.pluginVersions() } throws: { ($0 as? JournalError)?.problem == problem }
+        #expect { _ = try journal.check() } throws: { ($0 as? JournalError)?.problem.hasPrefix(problem) == true }
+    }
+
     /// Versions are written when they change (a first start, a reload), not per dispatch, and not
     /// again by a restart with the same plugins.
     @Test func versionsAreRecordedWhenTheyChangeOnly() async throws {
