@@ -162,7 +162,9 @@ public final class Journal: Sendable {
     }
 
     /// The state as of `sequence` (the latest when nil): the last snapshot at or before it plus the
-    /// patches after it. No plugin code runs. Nil for a journal with nothing in it.
+    /// patches after it. No plugin code runs: it is the state as recorded, kept by the plugin versions
+    /// ``pluginVersions(at:)`` names (``TimeTravel`` migrates what it puts back; this does not). Nil
+    /// for a journal with nothing in it.
     ///
     /// - Throws: ``JournalError`` for a sequence outside 0 through the last, naming the entry whose
     ///   patch does not fit, or the unreadable or damaged row.
