@@ -9,7 +9,7 @@ import MoonbladeHost
 /// from the recorded state, takes it again wherever other items changed it in between, and each
 /// updater must leave the recorded state (or fail, if it failed). The states are written as recorded:
 /// entries recorded under an earlier version of the plugin than the one the spec runs against are not
-/// migrated (write the spec from entries of the current version, `from`).
+/// migrated (start the spec, with `from`, at the first entry recorded under the current version).
 public enum JournalSpecWriter {
     /// The spec's Lua source for `plugin`'s updater entries from `from` through `until`.
     ///
