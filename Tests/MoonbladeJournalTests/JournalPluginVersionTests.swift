@@ -133,13 +133,7 @@ import Testing
     /// versions, and a host takes its state as kept by the loaded versions (no migration: nothing says
     /// it is older), then records them.
     @Test func aJournalWrittenBeforeVersionsWereRecordedStillOpens() async throws {
-        let workspace = Workspace()
-        let path = workspace.path("app.journal")
-        try await record(path, workspace, version: 1, adding: 3)
-        let queue = try DatabaseQueue(path: path)
-        try await queue.write { try $0.execute(sql: "DROP TABLE plugin_versions") }
-        try queue.close()
-
+        let (workspace, path) = try await recordedStep(adding: 3, editedWith: "DROP TABLE plugin_versions")
         let reader = try Journal.existing(at: path)
         #expect(try reader.pluginVersions() == [:])
         #expect(try reader.check().entries == 1)
@@ -154,12 +148,8 @@ import Testing
     /// A version row changed on disk no longer matches its checksum: reading versions (so `goto` and a
     /// host resuming the journal) and `check` report it rather than migrate by a wrong version.
     @Test func aDamagedVersionRowIsReported() async throws {
-        let workspace = Workspace()
-        let path = workspace.path("app.journal")
-        try await record(path, workspace, version: 1, adding: 1)
-        let queue = try DatabaseQueue(path: path)
-        try await queue.write { try $0.execute(sql: "UPDATE plugin_versions SET version = 0") }
-        try queue.close()
+        let (workspace, path) = try await recordedStep(adding: 1, editedWith: "UPDATE plugin_versions SET version = 0")
+        defer { withExtendedLifetime(workspace) {} }
         let journal = try Journal.existing(at: path)
         let problem = "the version row of plugin step as of 0 is damaged: its row does not match its checksum"
         #expect { _ = try journal.pluginVersions() } throws: { ($0 as? JournalError)?.problem == problem }
@@ -238,6 +228,18 @@ import Testing
             _ = try PluginHost<JSONValue>(plugins: [try workspace.step(version: 2, migrate: migrate)], journal: journal)
         }
         return (error, journal, workspace)
+    }
+
+    /// A new workspace with `app.journal` holding `step.add` by `adding` under version 1 of `step`,
+    /// then changed with `sql` as an older moonblade (or damage) would have left it; and its path.
+    private func recordedStep(adding: Int, editedWith sql: String) async throws -> (Workspace, String) {
+        let workspace = Workspace()
+        let path = workspace.path("app.journal")
+        try await record(path, workspace, version: 1, adding: adding)
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { try $0.execute(sql: sql) }
+        try queue.close()
+        return (workspace, path)
     }
 
     /// How many version rows the journal at `path` holds.
