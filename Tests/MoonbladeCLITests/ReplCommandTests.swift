@@ -109,6 +109,24 @@ struct ReplCommandTests {
         #expect(outcome.stderr == brokenStepReloadError + "\n")
     }
 
+    /// `goto` an entry recorded before a reload migrated the state: the state it brings back is
+    /// migrated too (`migrated_from`), so version 2 goes on from a state it can read.
+    @Test func gotoAcrossAReloadMigratesTheStateItBringsBack() async throws {
+        try workspace.plugin("step", stepPlugin(version: 1, factor: 1))
+        let repl = try RunningMoonblade(["repl", "step", "--no-watch"], in: workspace.url)
+        try repl.send(#"step.add {"by": 1}"#)
+        try await repl.waitUntil("ok after the first dispatch") { stdout, _ in stdout == "ok\n" }
+        try workspace.plugin("step", stepPlugin(version: 2, factor: 10))
+        for line in ["reload", #"step.add {"by": 1}"#, "goto 1", #"step.add {"by": 2}"#, "state"] {
+            try repl.send(line)
+        }
+        let outcome = try await repl.finish()
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.hasSuffix("at 1\nok\n{\n  \"migrated_from\": 1,\n  \"total\": 21\n}\n"), "\(outcome.stdout)")
+        // Logged by the host (the reload's own migration is an event, printed on standard output).
+        #expect(outcome.stderr.contains("info moonblade.host: migrated a recorded state of plugin step from version 1 to 2"))
+    }
+
     @Test func pluginsReloadByThemselvesAndTheReloadCommandIsReportedOnce() async throws {
         try workspace.plugin("step", stepPlugin(version: 1, factor: 1))
         let repl = try RunningMoonblade(["repl", "step"], in: workspace.url)
