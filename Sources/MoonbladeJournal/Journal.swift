@@ -162,7 +162,9 @@ public final class Journal: Sendable {
     }
 
     /// The state as of `sequence` (the latest when nil): the last snapshot at or before it plus the
-    /// patches after it. No plugin code runs. Nil for a journal with nothing in it.
+    /// patches after it. No plugin code runs: it is the state as recorded, kept by the plugin versions
+    /// ``pluginVersions(at:)`` names (``TimeTravel`` migrates what it puts back; this does not). Nil
+    /// for a journal with nothing in it.
     ///
     /// - Throws: ``JournalError`` for a sequence outside 0 through the last, naming the entry whose
     ///   patch does not fit, or the unreadable or damaged row.
@@ -189,6 +191,24 @@ public final class Journal: Sendable {
             state = try self.state(after: entry, from: state)
         }
         return state
+    }
+
+    /// The version of each plugin the state as of `sequence` (the latest when nil) was kept by, by
+    /// plugin name, as the journal recorded them when they changed (a host starting, a reload, a
+    /// plugin loaded into a running host).
+    ///
+    /// A plugin that is missing was not loaded then, or the journal was written before versions were
+    /// recorded; ``TimeTravel`` and a host resuming the journal take its state as it is.
+    ///
+    /// - Throws: ``JournalError`` for a version row that is unreadable or damaged.
+    public func pluginVersions(at sequence: Int? = nil) throws(JournalError) -> [String: Int] {
+        try pluginVersionHistory().versions(at: sequence ?? .max)
+    }
+
+    /// Every plugin version change the journal recorded, once every earlier dispatch is committed.
+    func pluginVersionHistory() throws(JournalError) -> PluginVersionHistory {
+        try flush()
+        return PluginVersionHistory(try database.pluginVersionChanges())
     }
 
     /// The state as of `sequence` (the latest when nil) decoded as `S`; nil for an empty journal.

@@ -30,9 +30,16 @@ struct PluginSession {
             dataDirectory: URL(fileURLWithPath: dataDirectory),
             logger: ConsoleLogHandler.pluginLogger(level: logLevel, timestamps: timestamps))
         if let journal {
-            host = try PluginHost(
-                plugins: plugins, journal: journal, initialState: initialState, dependencies: dependencies,
-                configuration: configuration)
+            do {
+                host = try PluginHost(
+                    plugins: plugins, journal: journal, initialState: initialState, dependencies: dependencies,
+                    configuration: configuration)
+            } catch let error as PluginError {
+                // The journal's state could not be brought up to the loaded plugins' versions (a
+                // failing `migrate`, or a state of a later version): the plugins cannot run on it.
+                Console.report(error)
+                throw ExitStatus.pluginFailed.code
+            }
         } else {
             host = try PluginHost(
                 plugins: plugins, initialState: initialState ?? JSONValue(), dependencies: dependencies,

@@ -55,6 +55,30 @@ struct JournalCommandTests {
         #expect(check.stdout == "app.journal: ok (entries: 2, last: 2, snapshots: 3)\n")
     }
 
+    /// A journal recorded under version 1 of a plugin, resumed with version 2: its `migrate` runs on the
+    /// state first; when it fails, the run does not start (exit 3, the error with its place) and the
+    /// journal stays as it was.
+    @Test func aRunMigratesTheJournalsStateOrRefusesToStart() async throws {
+        func step(version: Int, migrate: String) throws -> String {
+            try workspace.plugin(
+                "step", "return { name = \"step\", version = \(version), updaters = { add = function(s) s.count = s.count + 1 end },\n"
+                    + "  migrate = \(migrate) }")
+        }
+        let recorded = try await workspace.run(
+            "run", try workspace.plugin("step", #"return { name = "step", updaters = { add = function(s) s.total = (s.total or 0) + 1 end } }"#),
+            "--journal", "app.journal", "--dispatch", "step.add")
+        #expect(try recorded.json() == ["total": 1])
+
+        let refused = try await workspace.run(
+            "run", try step(version: 2, migrate: #"function(s) error("total is " .. s.total) end"#), "--journal", "app.journal")
+        #expect(refused.status == 3)
+        #expect(refused.stderr.contains("error: step.migrate: step/plugin.lua:2: total is 1"), "\(refused.stderr)")
+        let migrated = try await workspace.run(
+            "run", try step(version: 2, migrate: "function(s) s.count = s.total; s.total = nil end"), "--journal", "app.journal",
+            "--dispatch", "step.add")
+        #expect(try migrated.json() == ["count": 2])
+    }
+
     @Test func aStateFileCannotOverrideAJournalsState() async throws {
         _ = try await workspace.run(
             "run", shippedPlugin("counter"), "--journal", "app.journal", "--dispatch", "counter.increment")

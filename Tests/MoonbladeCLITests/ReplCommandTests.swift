@@ -78,12 +78,7 @@ struct ReplCommandTests {
     }
 
     @Test func reloadCommandSwapsInTheEditedCodeAndKeepsTheOldOneWhenTheEditIsBroken() async throws {
-        try workspace.plugin("step", stepPlugin(version: 1, factor: 1))
-        let repl = try RunningMoonblade(["repl", "step", "--no-watch"], in: workspace.url)
-        try repl.send(#"step.add {"by": 1}"#)
-        try await repl.waitUntil("ok after the first dispatch") { stdout, _ in stdout == "ok\n" }
-
-        try workspace.plugin("step", stepPlugin(version: 2, factor: 10))
+        let repl = try await replWithVersion2Waiting()
         try repl.send("reload")
         try repl.send(#"step.add {"by": 1}"#)
         try repl.send("state")
@@ -107,6 +102,31 @@ struct ReplCommandTests {
                 ok\n
                 """)
         #expect(outcome.stderr == brokenStepReloadError + "\n")
+    }
+
+    /// `goto` an entry recorded before a reload migrated the state: the state it brings back is
+    /// migrated too (`migrated_from`), so version 2 goes on from a state it can read.
+    @Test func gotoAcrossAReloadMigratesTheStateItBringsBack() async throws {
+        let repl = try await replWithVersion2Waiting()
+        for line in ["reload", #"step.add {"by": 1}"#, "goto 1", #"step.add {"by": 2}"#, "state"] {
+            try repl.send(line)
+        }
+        let outcome = try await repl.finish()
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.hasSuffix("at 1\nok\n{\n  \"migrated_from\": 1,\n  \"total\": 21\n}\n"), "\(outcome.stdout)")
+        // Logged by the host (the reload's own migration is an event, printed on standard output).
+        #expect(outcome.stderr.contains("info moonblade.host: migrated a recorded state of plugin step from version 1 to 2"))
+    }
+
+    /// A repl without a watcher on version 1 of `step` that has applied `step.add {"by": 1}` (entry
+    /// 1), with version 2 (whose `migrate` sets `migrated_from`) written for a `reload`.
+    private func replWithVersion2Waiting() async throws -> RunningMoonblade {
+        try workspace.plugin("step", stepPlugin(version: 1, factor: 1))
+        let repl = try RunningMoonblade(["repl", "step", "--no-watch"], in: workspace.url)
+        try repl.send(#"step.add {"by": 1}"#)
+        try await repl.waitUntil("ok after the first dispatch") { stdout, _ in stdout == "ok\n" }
+        try workspace.plugin("step", stepPlugin(version: 2, factor: 10))
+        return repl
     }
 
     @Test func pluginsReloadByThemselvesAndTheReloadCommandIsReportedOnce() async throws {

@@ -32,6 +32,9 @@ public struct PluginError: Error, CustomStringConvertible {
         case invalidValue
         /// A Lua item was dispatched to a store that is not a plugin host's.
         case unbound
+        /// A recorded state (the dispatch journal's) was kept by a later version of the plugin than
+        /// the one loaded: no migration leads back to the loaded version.
+        case downgrade
     }
 
     /// What went wrong, broadly.

@@ -104,6 +104,8 @@ public final class PluginHost<S: State & Codable>: Sendable {
     let reloadEventHub = ReloadEventHub()
     /// The watchers `watchPlugins` made that are still kept, for plugins loaded later to join.
     let watchers = RunningWatchers()
+    /// Told of each plugin ``load(plugin:)`` loads (see ``init(loaded:initialState:interceptors:innerInterceptors:sideEffectInterceptors:configuration:onLoad:)``).
+    let onLoad: (@Sendable (PluginInfo) -> Void)?
 
     /// Loads the plugins in `directories` (each holds a `plugin.lua`) and starts a store on them.
     ///
@@ -137,7 +139,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
     /// Loads the plugins like the public initializer, and also puts `innerInterceptors` innermost:
     /// after the plugins' Lua interceptors and rules, where items reach the store as they will run
     /// (the test harness tracks side effects there without hiding them from the rules).
-    package init(
+    package convenience init(
         plugins directories: [String],
         initialState: S,
         dependencies: PluginDependencies,
@@ -146,26 +148,33 @@ public final class PluginHost<S: State & Codable>: Sendable {
         sideEffectInterceptors: [SideEffectInterceptor] = [],
         configuration: Configuration
     ) throws(PluginError) {
-        let runtime = try PluginRuntime<S>(
-            configuration: configuration.vm, sideEffectTimeLimit: configuration.sideEffectTimeLimit,
-            pluginLimits: configuration.pluginLimits,
-            dependencies: dependencies, maxCascadeDepth: configuration.maxCascadeDepth, logger: configuration.logger,
-            instruments: HostInstruments(tracer: configuration.tracer, metricsFactory: configuration.metricsFactory))
-        var errors: [PluginError] = []
-        var refused: [String] = []
-        for directory in directories {
-            do {
-                try runtime.loadPlugin(from: directory)
-            } catch {
-                configuration.logger.error("plugin refused: \(error)", metadata: ["load": "refused"])
-                errors.append(error)
-                refused.append(directory)
-            }
-        }
+        self.init(
+            loaded: try LoadedPlugins(plugins: directories, dependencies: dependencies, configuration: configuration),
+            initialState: initialState, interceptors: interceptors, innerInterceptors: innerInterceptors,
+            sideEffectInterceptors: sideEffectInterceptors, configuration: configuration)
+    }
+
+    /// Starts a store on plugins already loaded, from `initialState`: the second half of loading a
+    /// host, for a caller that needs the plugins' code to settle its initial state (the journal runs
+    /// their migrations on a recovered state).
+    ///
+    /// - Parameter onLoad: called with each plugin ``load(plugin:)`` loads later (the journal records
+    ///   its version).
+    package init(
+        loaded: LoadedPlugins<S>,
+        initialState: S,
+        interceptors: [StoreInterceptor],
+        innerInterceptors: [StoreInterceptor],
+        sideEffectInterceptors: [SideEffectInterceptor] = [],
+        configuration: Configuration,
+        onLoad: (@Sendable (PluginInfo) -> Void)? = nil
+    ) {
+        let runtime = loaded.runtime
         self.runtime = runtime
         logger = configuration.logger
-        loadErrors = errors
-        refusedDirectories = refused
+        loadErrors = loaded.errors
+        refusedDirectories = loaded.refusedDirectories
+        self.onLoad = onLoad
         store = Store(
             interceptors: interceptors + [Self.bindingInterceptor(runtime), runtime.ruleInterceptor()] + innerInterceptors,
             sideEffectInterceptors: sideEffectInterceptors,
@@ -306,4 +315,44 @@ extension LuaReturningSideEffect {
     fileprivate func bound<S>(to runtime: PluginRuntime<S>) -> any Dispatchable {
         LuaItemSideEffect(runtime: runtime, item: Self.luaItem, payload: .encodable(self), readResult: .decoding(ReturnValue.self))
     }
+}
+
+/// Plugins loaded into a VM of their own, before any store runs on them: the first half of loading a
+/// ``PluginHost`` (see ``PluginHost/init(loaded:initialState:interceptors:innerInterceptors:sideEffectInterceptors:configuration:onLoad:)``).
+package struct LoadedPlugins<S: State & Codable>: Sendable {
+    let runtime: PluginRuntime<S>
+    /// Why each plugin that did not load was refused.
+    let errors: [PluginError]
+    /// The folders of the plugins that did not load, in order.
+    let refusedDirectories: [String]
+
+    /// Loads the plugins in `directories` in order; one that fails to load is left out, logged and
+    /// kept in ``errors``.
+    ///
+    /// - Throws: only when the Lua VM cannot be created.
+    package init(
+        plugins directories: [String], dependencies: PluginDependencies, configuration: PluginHost<S>.Configuration
+    ) throws(PluginError) {
+        runtime = try PluginRuntime<S>(
+            configuration: configuration.vm, sideEffectTimeLimit: configuration.sideEffectTimeLimit,
+            pluginLimits: configuration.pluginLimits,
+            dependencies: dependencies, maxCascadeDepth: configuration.maxCascadeDepth, logger: configuration.logger,
+            instruments: HostInstruments(tracer: configuration.tracer, metricsFactory: configuration.metricsFactory))
+        var errors: [PluginError] = []
+        var refused: [String] = []
+        for directory in directories {
+            do {
+                try runtime.loadPlugin(from: directory)
+            } catch {
+                configuration.logger.error("plugin refused: \(error)", metadata: ["load": "refused"])
+                errors.append(error)
+                refused.append(directory)
+            }
+        }
+        self.errors = errors
+        refusedDirectories = refused
+    }
+
+    /// Their migrations, for a state recorded under other versions.
+    package var migrator: PluginMigrator<S> { PluginMigrator(runtime: runtime) }
 }

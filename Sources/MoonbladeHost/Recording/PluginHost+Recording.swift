@@ -18,6 +18,9 @@ package struct RecordedItem: Sendable {
     }
     /// A Lua item's own name and the plugins loaded when it ran.
     private let luaItem: (name: String, loadedPlugins: [PluginInfo])?
+    /// For a reload's swap, the plugins loaded once it ran (read right after it, before another swap
+    /// can run): the only items that change which plugin versions the state is kept by.
+    package let pluginsAfterward: (@Sendable () -> [PluginInfo])?
     /// The payload, converted to JSON only when ``payloadJSON()`` is called (off the store's drain).
     private var payload: PluginValue
 
@@ -36,6 +39,7 @@ package struct RecordedItem: Sendable {
             isUpdater = dispatchable is any AnyStateUpdater
             isLuaItem = false
             luaItem = nil
+            pluginsAfterward = nil
             // Every dispatchable is Sendable; only the Encodable ones have a payload to record.
             payload = (dispatchable as? any Encodable).map { .encodable(SendableBox(value: $0)) } ?? .none
         }
@@ -48,6 +52,17 @@ package struct RecordedItem: Sendable {
         isLuaItem = true
         luaItem = (name, loadedPlugins)
         self.payload = payload
+        pluginsAfterward = nil
+    }
+
+    /// A reload's swap: recorded as the Swift updater it is, knowing where to read the versions it installs.
+    fileprivate init(swap: any Dispatchable, pluginsAfterward: @escaping @Sendable () -> [PluginInfo]) {
+        name = String(describing: type(of: swap))
+        isUpdater = true
+        isLuaItem = false
+        luaItem = nil
+        payload = .none
+        self.pluginsAfterward = pluginsAfterward
     }
 
     /// Which item types are Lua items, remembered per type: asked of the runtime, the conformance
@@ -55,8 +70,9 @@ package struct RecordedItem: Sendable {
     private static let boundTypes = ItemTypeMemo { $0 as? any RuntimeBoundItem.Type }
 }
 
-/// A Lua item that knows the runtime it runs in, so a recorder can name its plugin's version.
-private protocol RuntimeBoundItem: LuaItem {
+/// An item that knows the runtime it runs in, so a recorder can name its plugin's version (a Lua
+/// item) or the versions it installs (a reload's swap).
+private protocol RuntimeBoundItem: Dispatchable {
     /// Its description, with the plugins loaded in its runtime.
     var recorded: RecordedItem { get }
 }
@@ -77,6 +93,12 @@ extension RuntimeBoundItem {
 extension LuaItemUpdater: RuntimeBoundItem {
     fileprivate var recorded: RecordedItem {
         RecordedItem(luaItem: item, isUpdater: true, loadedPlugins: runtime.loadedPlugins, payload: payload)
+    }
+}
+
+extension PluginSwap: RuntimeBoundItem {
+    fileprivate var recorded: RecordedItem {
+        RecordedItem(swap: self) { [runtime] in runtime.loadedPlugins }
     }
 }
 

@@ -28,6 +28,7 @@ extension PluginHost {
         reloadEventHub.send(PluginReloadEvent(step: .started(plugin: folder), cause: cause))
         do throws(PluginError) {
             let info = try runtime.loadPlugin(from: directory)
+            onLoad?(info)
             // Edited from now on, it reloads like the plugins the host started with.
             for watcher in watchers.running { watcher.watch(directory) }
             reloadEventHub.send(PluginReloadEvent(step: .loaded(info), cause: cause))

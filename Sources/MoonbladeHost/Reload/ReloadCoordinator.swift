@@ -75,15 +75,11 @@ extension PluginRuntime {
             reloads.record(ReloadOutcome(info: candidate.info, migratedFrom: migrates ? earlier.info.version : nil), for: ticket)
             guard migrates else { return state }
             do throws(PluginError) {
-                return try applyUpdater(
-                    CompiledPlugin.migrationItem(of: plugin), to: state, payload: .encodable(earlier.info.version))
+                return try runMigration(of: plugin, from: earlier.info.version, on: state, outsideStore: false)
             } catch {
                 try install(earlier, lua)
                 reloads.record(nil, for: ticket)
-                var failure = error
-                failure.plugin = plugin
-                failure.item = "\(plugin).migrate"
-                throw failure
+                throw error
             }
         }
     }

@@ -31,7 +31,7 @@ extension Journal {
                         let (state, generation) = context.anyStateWithGeneration
                         try writer.record(
                             recorded, outcome: .applied, duration: duration, newState: state, target: jump,
-                            generation: generation)
+                            generation: generation, pluginsAfterward: recorded.pluginsAfterward?())
                     } else {
                         try writer.record(recorded, outcome: .started, duration: duration, newState: nil)
                     }
@@ -70,31 +70,40 @@ extension Journal {
     /// as a snapshot, so the journal can rebuild every state after it. The ``PluginHost`` initializer
     /// that takes a journal calls this; call it yourself when you put ``recorder()`` in a plain `Store`.
     public func begin<S: Encodable>(with initialState: S) throws(JournalError) {
-        try begin(with: initialState, recovered: state(at: nil))
+        try begin(with: initialState, recovered: state(at: nil), plugins: [])
     }
 
-    /// ``begin(with:)`` given the journal's latest state, already rebuilt.
-    func begin<S: Encodable>(with initialState: S, recovered: JSONValue?) throws(JournalError) {
+    /// ``begin(with:)`` given the journal's latest state, already rebuilt, and the `plugins` the
+    /// initial state is kept by (their versions recorded where they changed).
+    func begin<S: Encodable>(with initialState: S, recovered: JSONValue?, plugins: [PluginInfo]) throws(JournalError) {
         let json: JSONValue
         do {
             json = try JSONValue(encoding: initialState)
         } catch {
             throw JournalError(file: file, problem: "the initial state has no JSON form: \(error)")
         }
-        try writer.begin(with: json, recovered: recovered)
+        try writer.begin(with: json, recovered: recovered, plugins: plugins)
     }
 }
 
 extension PluginHost {
     /// Loads the plugins like ``init(plugins:initialState:dependencies:interceptors:configuration:)``
     /// and records every dispatch in `journal`, starting from the journal's latest state (its last
-    /// snapshot plus the patches after it; no plugin code runs) unless `initialState` is given.
+    /// snapshot plus the patches after it) unless `initialState` is given.
     ///
-    /// A given `initialState` that differs from the journal's is written as a snapshot, so the journal
-    /// can rebuild every later state. Call ``Journal/close()`` when done, for the shutdown snapshot.
+    /// The journal's state is brought up to the loaded plugins' versions first, as a reload would: each
+    /// plugin whose version is above the one the state was recorded under runs its `migrate(state,
+    /// from_version)` (see `PluginMigrator`), before any `on_start` rule. No other plugin code runs.
+    /// A given `initialState` is taken as kept by the loaded versions.
     ///
-    /// - Throws: ``JournalError`` when the journal's state cannot be rebuilt or is not an `S`, or the
-    ///   `PluginError` of a VM that cannot be created.
+    /// A starting state that differs from the journal's (given, or migrated) is written as a snapshot,
+    /// so the journal can rebuild every later state; the loaded plugins' versions are recorded where
+    /// they changed. Call ``Journal/close()`` when done, for the shutdown snapshot.
+    ///
+    /// - Throws: ``JournalError`` when the journal's state cannot be rebuilt or is not an `S`; the
+    ///   `PluginError` of a migration that fails (item `plugin.migrate`, with its `file:line`), of a
+    ///   state recorded under a later plugin version than the loaded one (``PluginError/Kind/downgrade``),
+    ///   or of a VM that cannot be created. Nothing is written to the journal then.
     public convenience init(
         plugins directories: [String],
         journal: Journal,
@@ -105,11 +114,27 @@ extension PluginHost {
     ) throws {
         // The journal's state is rebuilt once: to start from, and to tell whether a given one differs.
         let recovered = try journal.state(at: nil)
-        let start = try initialState ?? recovered.map { json throws(JournalError) in try journal.decode(json, as: S.self) } ?? S()
-        try journal.begin(with: start, recovered: recovered)
-        try self.init(
-            plugins: directories, initialState: start, dependencies: dependencies,
+        let loaded = try LoadedPlugins<S>(plugins: directories, dependencies: dependencies, configuration: configuration)
+        let start =
+            if let initialState {
+                initialState
+            } else if let recovered {
+                try loaded.migrator.migrate(journal.decode(recovered, as: S.self), recordedUnder: journal.pluginVersions())
+            } else {
+                S()
+            }
+        try journal.begin(with: start, recovered: recovered, plugins: loaded.migrator.plugins)
+        self.init(
+            loaded: loaded, initialState: start,
             interceptors: [journal.outcomeInterceptor()] + interceptors, innerInterceptors: [journal.recorder()],
-            configuration: configuration)
+            configuration: configuration
+        ) { [writer = journal.writer, logger = configuration.logger] plugin in
+            do {
+                try writer.pluginLoaded(plugin)
+            } catch {
+                // The plugin is loaded whatever the journal says: a later goto takes it as unrecorded.
+                logger.error("journal: the version of plugin \(plugin.name) was not recorded: \(error)")
+            }
+        }
     }
 }

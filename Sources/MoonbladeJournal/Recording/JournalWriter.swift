@@ -23,10 +23,13 @@ final class JournalWriter: @unchecked Sendable {
         let target: Int?
         /// The store's state generation right after an applied updater (to tell a rollback).
         let generation: UInt64?
+        /// The plugins loaded right after a reload's swap (the versions the state is kept by from it
+        /// on); nil for every other item.
+        let pluginsAfterward: [PluginInfo]?
 
         init(
             time: Date, item: RecordedItem, outcome: JournalEntry.Outcome, duration: Duration, newState: (any Sendable)?,
-            target: Int?, generation: UInt64?
+            target: Int?, generation: UInt64?, pluginsAfterward: [PluginInfo]?
         ) {
             self.time = time
             self.item = item
@@ -35,6 +38,7 @@ final class JournalWriter: @unchecked Sendable {
             self.newState = newState
             self.target = target
             self.generation = generation
+            self.pluginsAfterward = pluginsAfterward
         }
     }
 
@@ -64,6 +68,9 @@ final class JournalWriter: @unchecked Sendable {
     private let stateEncoder = StateEncoder()
     /// The sequence of the last snapshot written (guarded by `commitLock`).
     private var snapshotSequence: Int
+    /// The latest version recorded of each plugin (guarded by `commitLock`): a version row is written
+    /// only when one changes.
+    private var pluginVersions: [String: Int] = [:]
 
     init(database: JournalDatabase, configuration: Journal.Configuration, lastSequence: Int) {
         self.database = database
@@ -76,16 +83,40 @@ final class JournalWriter: @unchecked Sendable {
     var lastSequence: Int { condition.withLock { recordedSequence } }
 
     /// Sets the state the next entry applies to: the recovered state, or another one the host starts
-    /// from (then written as a snapshot, so the journal can rebuild every state after it).
-    func begin(with state: JSONValue, recovered: JSONValue?) throws(JournalError) {
+    /// from (then written as a snapshot, so the journal can rebuild every state after it), and the
+    /// `plugins` it is kept by (a version row for each whose version the journal does not have last).
+    func begin(with state: JSONValue, recovered: JSONValue?, plugins: [PluginInfo]) throws(JournalError) {
         commitLock.lock()
         defer { commitLock.unlock() }
         currentState = state
         stateEncoder.reset()
-        if recovered.map({ StatePatch(from: $0, to: state).isEmpty }) != true {
-            let sequence = lastSequence
-            snapshotSequence = sequence
-            try database.append([], snapshots: [(sequence, state)])
+        pluginVersions = PluginVersionHistory(try database.pluginVersionChanges()).versions(at: .max)
+        let sequence = lastSequence
+        let snapshots = recovered.map({ StatePatch(from: $0, to: state).isEmpty }) != true ? [(sequence, state)] : []
+        let versions = versionChanges(to: plugins, at: sequence)
+        if !snapshots.isEmpty || !versions.isEmpty {
+            try database.append([], snapshots: snapshots, versions: versions)
+        }
+        if !snapshots.isEmpty { snapshotSequence = sequence }
+    }
+
+    /// Records the version of a plugin loaded into the running host, as of the last entry numbered:
+    /// loading it changed no state, and every entry numbered after it ran with it loaded.
+    func pluginLoaded(_ plugin: PluginInfo) throws(JournalError) {
+        commitLock.lock()
+        defer { commitLock.unlock() }
+        let versions = versionChanges(to: [plugin], at: lastSequence)
+        guard !versions.isEmpty else { return }
+        try database.append([], snapshots: [], versions: versions)
+    }
+
+    /// A version row as of `sequence` for each of `plugins` whose version is not the latest recorded,
+    /// taken as the latest from now on (with `commitLock` held).
+    private func versionChanges(to plugins: [PluginInfo], at sequence: Int) -> [PluginVersionHistory.Change] {
+        plugins.compactMap { plugin in
+            guard pluginVersions[plugin.name] != plugin.version else { return nil }
+            pluginVersions[plugin.name] = plugin.version
+            return PluginVersionHistory.Change(sequence: sequence, plugin: plugin.name, version: plugin.version)
         }
     }
 
@@ -93,11 +124,11 @@ final class JournalWriter: @unchecked Sendable {
     /// with the strict setting, queued entries are committed before this returns.
     func record(
         _ item: RecordedItem, outcome: JournalEntry.Outcome, duration: Duration, newState: (any Sendable)?,
-        target: Int? = nil, generation: UInt64? = nil
+        target: Int? = nil, generation: UInt64? = nil, pluginsAfterward: [PluginInfo]? = nil
     ) throws(JournalError) {
         let entry = Pending(
             time: Date(), item: item, outcome: outcome, duration: duration, newState: newState, target: target,
-            generation: generation)
+            generation: generation, pluginsAfterward: pluginsAfterward)
         let isStaged = condition.withLock {
             guard stagingDepth > 0 else { return false }
             staged.append(entry)
@@ -276,24 +307,30 @@ final class JournalWriter: @unchecked Sendable {
         }
         guard !batch.isEmpty else { return }
         // A failed batch is not in the file: the entries after it are patched from the state before it.
-        let (stateBefore, snapshotBefore) = (currentState, snapshotSequence)
+        let (stateBefore, snapshotBefore, versionsBefore) = (currentState, snapshotSequence, pluginVersions)
         do {
             var snapshots: [(sequence: Int, state: JSONValue)] = []
+            var versions: [PluginVersionHistory.Change] = []
             let entries = try batch.map { pending throws(JournalError) in
                 let entry = try makeEntry(pending)
                 if let currentState, entry.sequence - snapshotSequence >= configuration.snapshotInterval {
                     snapshots.append((entry.sequence, currentState))
                     snapshotSequence = entry.sequence
                 }
+                // A swap recorded as failed (its migration failed, or an interceptor's failure rolled
+                // it back) left the state as it was: its versions are not the state's.
+                if let plugins = pending.pluginsAfterward, entry.outcome == .applied {
+                    versions += versionChanges(to: plugins, at: entry.sequence)
+                }
                 return entry
             }
-            try database.append(entries, snapshots: snapshots)
+            try database.append(entries, snapshots: snapshots, versions: versions)
             condition.withLock {
                 committedSequence = batch.last!.sequence
                 condition.broadcast()
             }
         } catch {
-            (currentState, snapshotSequence) = (stateBefore, snapshotBefore)
+            (currentState, snapshotSequence, pluginVersions) = (stateBefore, snapshotBefore, versionsBefore)
             condition.withLock {
                 // The entries are lost; later ones still commit, and the failure is reported once.
                 committedSequence = batch.last!.sequence

@@ -9,6 +9,12 @@ import MoonbladeHost
 /// updaters (side effects, Swift items, `goto`s) are not run; their recorded changes are applied so
 /// the next entry starts from the recorded state (and after a host's restart from another state, from
 /// that state).
+///
+/// An entry recorded under an earlier version of a plugin than the loaded one is replayed as that
+/// version's state would have been migrated: the loaded plugins' `migrate` runs on the recorded state
+/// before it and on the recorded state after it (see `PluginMigrator`), and the updater's result is
+/// compared with the migrated recorded one. A migration that fails is a divergence (the current code
+/// failed on recorded traffic); a state recorded under a later version than the loaded one is an error.
 public struct JournalReplay {
     /// The first dispatch whose replayed result differs from the recorded one.
     public struct Divergence: Sendable {
@@ -52,15 +58,32 @@ public struct JournalReplay {
     /// Failures match when both runs fail, whatever their messages (a message names lines that a
     /// change moves); a state matches when its JSON does, with `1` and `1.0` the same number.
     ///
-    /// - Throws: ``JournalError`` when the recorded states cannot be rebuilt.
+    /// - Throws: ``JournalError`` when the recorded states cannot be rebuilt, or one was recorded under
+    ///   a later version of a plugin than the loaded one.
     public static func run(
         _ journal: Journal, on host: PluginHost<JSONValue>, from: Int = 1, until: Int = .max
     ) throws(JournalError) -> Report {
         var report = Report(matched: 0, skipped: 0, divergence: nil)
-        _ = try journal.walkRecordedStates(from: max(from, 1), until: until) { entry, state, recorded throws(JournalError) in
+        let versions = try journal.pluginVersionHistory()
+        let migrator = host.migrator
+        _ = try journal.walkRecordedStates(from: max(from, 1), until: until) { entry, recordedBefore, recordedAfter throws(JournalError) in
             guard entry.kind == .updater, entry.plugin != nil, entry.target == nil else {
                 report.skipped += 1
                 return true
+            }
+            let state: JSONValue
+            let recorded: JSONValue
+            do throws(PluginError) {
+                let recordedUnder = versions.versions(at: entry.sequence - 1)
+                state = try migrator.migrate(recordedBefore, recordedUnder: recordedUnder)
+                recorded = try migrator.migrate(recordedAfter, recordedUnder: recordedUnder)
+            } catch where error.kind == .downgrade {
+                throw JournalError(file: journal.file, problem: "entry \(entry.sequence) (\(entry.name)): \(error.message)")
+            } catch {
+                report.divergence = Divergence(
+                    entry: entry, replayed: .failed(Journal.oneLine(error)), recordedState: recordedAfter,
+                    replayedState: recordedBefore)
+                return false
             }
             let replayed: JournalEntry.Outcome
             let replayedState: JSONValue

@@ -7,7 +7,9 @@ import MoonbladeHost
 /// ``JournalReplay`` runs it: outside the store, so no interceptor or rule runs (what a rule
 /// dispatched is recorded as an entry of its own; through `dispatch` it ran twice). The spec starts
 /// from the recorded state, takes it again wherever other items changed it in between, and each
-/// updater must leave the recorded state (or fail, if it failed).
+/// updater must leave the recorded state (or fail, if it failed). The states are written as recorded:
+/// entries recorded under an earlier version of the plugin than the one the spec runs against are not
+/// migrated (start the spec, with `from`, at the first entry recorded under the current version).
 public enum JournalSpecWriter {
     /// The spec's Lua source for `plugin`'s updater entries from `from` through `until`.
     ///

@@ -9,9 +9,9 @@ extension Journal {
         public var lastSequence: Int
     }
 
-    /// Verifies the journal: SQLite's integrity check, every row readable and matching its checksum,
-    /// sequences without gaps, and every state rebuildable (each snapshot, then each patch fitting
-    /// the state before it).
+    /// Verifies the journal: SQLite's integrity check, every row readable and matching its checksum
+    /// (plugin version rows too), sequences without gaps, and every state rebuildable (each snapshot,
+    /// then each patch fitting the state before it).
     ///
     /// - Throws: ``JournalError`` naming the first problem found, and how far the states still
     ///   rebuild (what can be read: `goto`, `replay --until` and `to-spec --until` work up to there).
@@ -47,6 +47,8 @@ extension Journal {
         if !walked && last > 0 {
             throw JournalError(file: file, problem: "the entries have no snapshot before them")
         }
+        // The versions the states were kept by: a damaged row would migrate a state it should not.
+        _ = try database.pluginVersionChanges()
         return Summary(entries: entries, snapshots: try database.snapshotCount(), lastSequence: rebuilt)
     }
 }

@@ -6,7 +6,8 @@ import MoonbladeHost
 /// The journal's SQLite file, through GRDB: the schema, and reading and writing rows.
 ///
 /// Tables: `journal_info` (the format and its version, so another SQLite file is refused),
-/// `entries` (one row per dispatch) and `snapshots` (whole states, each as of a sequence).
+/// `entries` (one row per dispatch), `snapshots` (whole states, each as of a sequence) and
+/// `plugin_versions` (which version of each plugin the states are kept by, from a sequence on).
 final class JournalDatabase: Sendable {
     static let format = "moonblade-journal"
     static let formatVersion = "1"
@@ -101,6 +102,12 @@ final class JournalDatabase: Sendable {
             for table in ["entries", "snapshots"] where try create && !db.columns(in: table).contains(where: { $0.name == "checksum" }) {
                 try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN checksum INTEGER")
             }
+            // Journals written before plugin versions were recorded get the table when opened for
+            // writing; their earlier states have no versions (read as the loaded ones: see
+            // `PluginVersionHistory`). Read-only, such a journal has no table and no versions.
+            if create {
+                try db.execute(sql: Self.pluginVersionsTable)
+            }
             return
         }
         guard try String.fetchAll(db, sql: "SELECT name FROM sqlite_master").isEmpty else {
@@ -118,11 +125,21 @@ final class JournalDatabase: Sendable {
                 CREATE TABLE snapshots (
                     id INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL, time REAL NOT NULL,
                     state TEXT NOT NULL, checksum INTEGER);
-                """)
+                """ + Self.pluginVersionsTable)
     }
 
-    /// Writes `entries` and `snapshots` in one transaction.
-    func append(_ entries: [JournalEntry], snapshots: [(sequence: Int, state: JSONValue)]) throws(JournalError) {
+    /// One row per plugin whose version changed: the states from entry `seq` on (the state after it)
+    /// are kept by `version` of `plugin`, until a later row for the plugin.
+    private static let pluginVersionsTable = """
+        CREATE TABLE IF NOT EXISTS plugin_versions (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL, plugin TEXT NOT NULL,
+            version INTEGER NOT NULL, checksum INTEGER);
+        """
+
+    /// Writes `entries`, `snapshots` and plugin `versions` in one transaction.
+    func append(
+        _ entries: [JournalEntry], snapshots: [(sequence: Int, state: JSONValue)], versions: [PluginVersionHistory.Change] = []
+    ) throws(JournalError) {
         try access { () throws in
             try queue.write { db in
                 var insert = try EntryInsertStatement(db)
@@ -136,6 +153,12 @@ final class JournalDatabase: Sendable {
                     ]
                     try db.execute(
                         sql: "INSERT INTO snapshots (seq, time, state, checksum) VALUES (?, ?, ?, ?)",
+                        arguments: StatementArguments(values + [RowChecksum(values).stored.databaseValue]))
+                }
+                for change in versions {
+                    let values = [change.sequence.databaseValue, change.plugin.databaseValue, change.version.databaseValue]
+                    try db.execute(
+                        sql: "INSERT INTO plugin_versions (seq, plugin, version, checksum) VALUES (?, ?, ?, ?)",
                         arguments: StatementArguments(values + [RowChecksum(values).stored.databaseValue]))
                 }
             }
@@ -298,6 +321,30 @@ private struct JournalFormatProblem: Error {
 }
 
 extension JournalDatabase {
+    /// Every plugin version change, in the order they apply (by sequence, then as written); none for a
+    /// journal from before versions were recorded.
+    ///
+    /// - Throws: ``JournalError`` naming a row that is unreadable or does not match its checksum.
+    func pluginVersionChanges() throws(JournalError) -> [PluginVersionHistory.Change] {
+        let rows = try access { () throws in
+            try queue.read { db in
+                guard try db.tableExists("plugin_versions") else { return [Row]() }
+                return try Row.fetchAll(db, sql: "SELECT * FROM plugin_versions ORDER BY seq, id")
+            }
+        }
+        return try rows.map { row throws(JournalError) in
+            let stored = try StoredRow(row, columns: ["seq", "plugin", "version"], what: "a plugin version row", file: file)
+            let change = PluginVersionHistory.Change(
+                sequence: try stored.value("seq"), plugin: try stored.value("plugin"), version: try stored.value("version"))
+            guard stored.isIntact else {
+                throw JournalError(
+                    file: file, problem: "the version row of plugin \(change.plugin) as of \(change.sequence) is damaged: "
+                        + "its row does not match its checksum")
+            }
+            return change
+        }
+    }
+
     /// Every snapshot's sequence, and for each sequence the last written: what recovery would use.
     func snapshotSequences() throws(JournalError) -> [Int] {
         try access { () throws in try queue.read { db in try Int.fetchAll(db, sql: "SELECT DISTINCT seq FROM snapshots ORDER BY seq") } }

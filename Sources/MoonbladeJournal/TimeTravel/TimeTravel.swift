@@ -26,13 +26,26 @@ public struct TimeTravel<S: State & Codable>: Sendable {
 
     /// Puts back the state as of `sequence`; what is dispatched next builds on it.
     ///
-    /// - Throws: ``JournalError`` when `sequence` is not in the journal.
+    /// A state recorded under an earlier version of a plugin than the loaded one is migrated first, as
+    /// a reload would have migrated it: the plugin's `migrate(state, from_version)` runs on it (see
+    /// `PluginMigrator`), in the store's order, so the code that runs next reads the state it expects.
+    ///
+    /// - Throws: ``JournalError`` when `sequence` is not in the journal. A `PluginError` when a
+    ///   migration fails (item `plugin.migrate`, with its `file:line`), or when the state was recorded
+    ///   under a later version of a plugin than the loaded one (``PluginError/Kind/downgrade``, naming
+    ///   the plugin and both versions); the store's state is then left as it was.
     public func goto(_ sequence: Int) async throws {
         guard let json = try journal.state(at: sequence) else {
             throw JournalError(file: journal.file, problem: "no state recorded as of \(sequence)")
         }
         let state = try journal.decode(json, as: S.self)
-        try await host.store.dispatch(TimeTravelItem(target: sequence, state: state)).value
+        let versions = try journal.pluginVersions(at: sequence)
+        let migrator = host.migrator
+        // Migrated inside the jump, as a reload's swap migrates: against the versions loaded when the
+        // store applies it, and a failing migration leaves the store's state as it was.
+        try await host.store.dispatch(TimeTravelItem(target: sequence, state: state) { state in
+            try migrator.migrate(state, recordedUnder: versions)
+        }).value
     }
 
     /// Goes back to the state before the last change of the current branch; returns its sequence.

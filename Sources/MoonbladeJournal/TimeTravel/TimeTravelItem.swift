@@ -6,9 +6,11 @@ struct TimeTravelItem<S: State & Encodable>: StateUpdater, Encodable, TimeTravel
     /// The sequence whose state this brings back.
     let target: Int
     let state: S
+    /// Brings `state` up to the plugin versions loaded when the jump is applied.
+    let migrate: @Sendable (S) throws -> S
 
-    func updateState(_ current: inout S) {
-        current = state
+    func updateState(_ current: inout S) throws {
+        current = try migrate(state)
     }
 
     enum CodingKeys: CodingKey { case target }

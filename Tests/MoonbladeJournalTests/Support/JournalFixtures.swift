@@ -47,6 +47,44 @@ final class Workspace: Sendable {
     }
 }
 
+extension Workspace {
+    /// What `step`'s `migrate` does unless a test gives another: moves version 1's `total` into `count`.
+    static let stepMigration = "function(s, from) s.count = s.total or 0; s.total = nil end"
+
+    /// The `step` plugin, whose state changed shape: version 1 keeps `total`; later versions keep
+    /// `count`, and their `migrate` (line 4 of `step/plugin.lua`; nil for none) brings `total` over.
+    /// Returns its folder.
+    @discardableResult
+    func step(version: Int, migrate: String? = Workspace.stepMigration) throws -> String {
+        guard version > 1 else {
+            return try plugin(
+                "step", #"return { name = "step", version = 1, updaters = { add = function(s, p) s.total = (s.total or 0) + p.by end } }"#)
+        }
+        return try plugin(
+            "step",
+            """
+            return {
+              name = "step", version = \(version),
+              updaters = { add = function(s, p) s.count = s.count + p.by end },
+              \(migrate.map { "migrate = \($0)," } ?? "")
+            }
+            """)
+    }
+
+    /// A host on a journal in memory that recorded `step.add` by 1 under version 1 of `step` (entry
+    /// 1), then reloaded version 2 with `migrate` (entry 2, leaving `count` 1). Its instruction budget
+    /// is a million, so a runaway `migrate` is stopped quickly.
+    func hostMigratedByAReload(migrate: String = Workspace.stepMigration) async throws -> (PluginHost<JSONValue>, Journal) {
+        let journal = try Journal.inMemory()
+        let host = try PluginHost<JSONValue>(
+            plugins: [try step(version: 1)], journal: journal, configuration: .init(instructionBudget: 1_000_000))
+        try await host.dispatch("step.add", ["by": 1]).value
+        try step(version: 2, migrate: migrate)
+        _ = try await host.reload(plugin: "step")
+        return (host, journal)
+    }
+}
+
 /// A typed state, to check the journal works beyond `JSONValue`.
 struct TallyState: State, Codable, Equatable {
     var count = 0
