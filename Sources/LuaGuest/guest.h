@@ -50,6 +50,8 @@ void moonblade_install_pattern_functions(lua_State *L);
 
 /// Calls the function a stand-in wraps (its upvalue 1) with the stand-in's arguments, in their place,
 /// leaving `results` results (`LUA_MULTRET` for all); returns how many values the stack then holds.
+/// A C function with no upvalues (a library function) runs in the stand-in's frame, so that its
+/// errors name it as the script called it.
 int moonblade_call_original(lua_State *L, int results);
 
 /// Replaces `table[name]` with a C closure of `function` whose upvalue is `table[original]`.

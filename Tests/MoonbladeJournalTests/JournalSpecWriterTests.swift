@@ -66,6 +66,29 @@ import Testing
         #expect(fewer.contains("replays entries 1 to 1"))
     }
 
+    /// Odd values a session may hold come back as they were: arrays nested each at its 50th item
+    /// (written as one expression, a constructor holds up to 50 items in registers and six such
+    /// levels failed to load with "function or expression needs too many registers"), keys that are
+    /// Lua keywords or no names, the ends of the integers, -0.0, and bytes that need escaping.
+    @Test func oddValuesComeBackAsTheyWere() async throws {
+        let workspace = Workspace()
+        let plugin = try workspace.plugin("keep", #"return { name = "keep", updaters = { set = function(s, p) s.v = p end } }"#)
+        let journal = try Journal.inMemory()
+        let host = try PluginHost<JSONValue>(plugins: [plugin], journal: journal)
+        var crowded = JSONValue.string("leaf")
+        for _ in 0..<8 { crowded = .array(Array(repeating: .integer(1), count: 49) + [crowded]) }
+        let odd = JSONValue.object([
+            "crowded": crowded, "end": .integer(.max), "nil": .integer(.min), "": .double(-0.0), "a b": .double(1e300),
+            "text": .string("\0\r\n\"\\é\u{7f}]]--"), "list": .array([.null, .object([:]), .array([])]),
+        ])
+        try await host.dispatch("keep.set", odd).value
+        let source = try JournalSpecWriter.spec(from: journal, plugin: "keep")
+        #expect(source.contains("deep[1] = "))
+        try FileManager.default.createDirectory(atPath: plugin + "/spec", withIntermediateDirectories: true)
+        try source.write(toFile: plugin + "/spec/recorded_spec.lua", atomically: true, encoding: .utf8)
+        #expect(try await results(plugin) == [.passed])
+    }
+
     private func results(_ plugin: String) async throws -> [LuaSpecResult] {
         var results: [LuaSpecResult] = []
         for specCase in LuaSpecRunner.discover(plugin: plugin) {

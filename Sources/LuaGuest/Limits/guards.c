@@ -33,7 +33,26 @@ int moonblade_is_stopped_thread(lua_State *L, int index) {
     return stopped;
 }
 
+/// Whether the function at `index` is a C function with no upvalues: one that can run in any C
+/// function's frame, reading only its arguments.
+static int moonblade_is_bare_c_function(lua_State *L, int index) {
+    if (!lua_iscfunction(L, index)) return 0;
+    if (lua_getupvalue(L, index, 1) == NULL) return 1;
+    lua_pop(L, 1);
+    return 0;
+}
+
 int moonblade_call_original(lua_State *L, int results) {
+    if (moonblade_is_bare_c_function(L, lua_upvalueindex(1))) {
+        // A library function runs in the stand-in's own frame, so that its argument errors name it as
+        // the script called it (`bad argument #5 to 'move'`): called from C, it was named '?'. Then
+        // only its results are left, as `lua_call` leaves them.
+        int count = lua_tocfunction(L, lua_upvalueindex(1))(L);
+        lua_rotate(L, 1, count);
+        lua_settop(L, count);
+        if (results != LUA_MULTRET) lua_settop(L, results);
+        return lua_gettop(L);
+    }
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, results);
@@ -188,17 +207,23 @@ static int moonblade_counted_move(lua_State *L) {
     luaL_argcheck(L, target <= LUA_MAXINTEGER - count + 1, 4, "destination wrap around");
     // Lua moves backwards when the ranges overlap in one table with the target after the start.
     int forward = !(target > first && target <= last && (destination == 1 || lua_compare(L, 1, destination, LUA_OPEQ)));
+    // Each chunk is moved by Lua's own in this frame, its range in place of the script's: a destination
+    // it refuses is named as the script called it (`bad argument #5 to 'move'`), not as '?'.
+    int arguments = destination == 5 ? 5 : 4;
+    lua_settop(L, arguments);
+    lua_CFunction move = lua_tocfunction(L, lua_upvalueindex(1));
     for (lua_Integer done = 0; done < count; done += moonblade_move_chunk) {
         lua_Integer size = count - done < moonblade_move_chunk ? count - done : moonblade_move_chunk;
         lua_Integer offset = forward ? done : count - done - size;
         moonblade_charge_steps(L, size);
-        lua_pushvalue(L, lua_upvalueindex(1));
-        lua_pushvalue(L, 1);
         lua_pushinteger(L, first + offset);
+        lua_replace(L, 2);
         lua_pushinteger(L, first + offset + size - 1);
+        lua_replace(L, 3);
         lua_pushinteger(L, target + offset);
-        lua_pushvalue(L, destination);
-        lua_call(L, 5, 0);
+        lua_replace(L, 4);
+        move(L);
+        lua_settop(L, arguments);
     }
     lua_pushvalue(L, destination);
     return 1;

@@ -721,6 +721,10 @@ static int settle_stored_table(lua_State *L, int m, lua_Integer live_session) {
     lua_getiuservalue(L, m, M_VIEW_MT);
     int draft = lua_rawequal(L, -2, -3), view = lua_rawequal(L, -1, -3);
     lua_settop(L, 4);
+    // A table the plugin made and gave a metatable of its own is the plugin's as much as one without:
+    // read back, it is itself (its `__index`, `__len` working), not a draft of it as if it were the
+    // resident state's, whose writes went to a copy the table itself never saw.
+    if (!draft && !view) return STORED_PLUGIN_TABLE;
     if (draft) {
         draft_record *kept = record_of(L, 3);
         draft = kept && kept->session != live_session && push_shown(L, 5);
@@ -852,9 +856,9 @@ static int draft_newindex(lua_State *L) {
         return luaL_error(L, "this state draft is no longer writable: its updater has returned");
     }
     int key_type = lua_type(L, 2);
-    if (key_type == LUA_TNIL) return luaL_error(L, "index is nil");
+    if (key_type == LUA_TNIL) return luaL_error(L, "table index is nil");
     if (key_type == LUA_TNUMBER && !lua_isinteger(L, 2) && isnan(lua_tonumber(L, 2))) {
-        return luaL_error(L, "index is NaN");
+        return luaL_error(L, "table index is NaN");
     }
     int stored = lua_type(L, 3) == LUA_TTABLE ? settle_stored_table(L, m, machine->live_session) : STORED_AS_IS;
     if (record->has_children) detach_child(L, 4, 2, 3);

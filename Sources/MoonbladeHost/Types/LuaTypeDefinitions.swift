@@ -1,3 +1,5 @@
+import MoonbladeLua
+
 /// LuaLS (`---@meta`) definitions for plugin code: the plugin table, `ctx`, the dependencies the host
 /// exposes with their argument and result shapes, and the state's shape where the host knows it.
 ///
@@ -132,9 +134,7 @@ public enum LuaTypeDefinitions {
     /// Lua escapes it (`["with-dash"]`, `["end"]`, `["line\nbreak"]`): a line break in a key broke
     /// the definitions' line in two.
     static func fieldName(_ name: String) -> String {
-        let isName =
-            name.first.map { $0.isASCII && ($0.isLetter || $0 == "_") } == true
-            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } && !luaKeywords.contains(name)
+        let isName = LuaCodingPath.isIdentifier(name)
         guard !isName else { return name }
         var quoted = "[\""
         for scalar in name.unicodeScalars {
@@ -154,8 +154,4 @@ public enum LuaTypeDefinitions {
         return quoted + "\"]"
     }
 
-    private static let luaKeywords: Set<String> = [
-        "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in", "local",
-        "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
-    ]
 }

@@ -109,7 +109,9 @@ package enum LuaCodingPath {
         "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
     ]
 
-    static func isIdentifier(_ name: String) -> Bool {
+    /// Whether `name` can be written bare as a Lua name (a field, a table key): ASCII letters, digits
+    /// and `_`, not starting with a digit, no keyword.
+    package static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.utf8.first, !(48...57).contains(first) else { return false }
         let valid = name.utf8.allSatisfy { byte in
             byte == 95 || (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)

@@ -93,6 +93,36 @@ struct SizedWorkLimitTests {
         try await stop.expectStopped(with: Self.rarelyHooked, kind: .limit, says: Self.budgetExceeded)
     }
 
+    /// The stand-ins that guard library functions (counted `table.move`, `table.sort`, `string.rep`,
+    /// the guarded coroutine functions, `setmetatable` without `__gc`) run the library's own in their
+    /// frame, so its argument errors name the function as the script called it, as plain Lua does:
+    /// called from C, they said `bad argument #5 to '?'`.
+    @Test(arguments: [
+        ("table.move({}, 1, 2, 1, 5)", "bad argument #5 to 'move' (table expected, got number)"),
+        ("local t = {} table.move(t, 1, 5000, 1, 5)", "bad argument #5 to 'move' (table expected, got number)"),
+        ("table.sort(5)", "bad argument #1 to 'sort' (table expected, got number)"),
+        ("string.rep({}, 2)", "bad argument #1 to 'rep' (string expected, got table)"),
+        ("coroutine.wrap(5)", "bad argument #1 to 'wrap' (function expected, got number)"),
+        ("coroutine.resume(5)", "bad argument #1 to 'resume' (thread expected, got number)"),
+        ("coroutine.close(5)", "bad argument #1 to 'close' (thread expected, got number)"),
+        ("setmetatable(5, {})", "bad argument #1 to 'setmetatable' (table expected, got number)"),
+    ])
+    func guardedLibraryFunctionsAreNamedInTheirArgumentErrors(source: String, message: String) throws {
+        let vm = try LuaVM(configuration: Self.limited)
+        let error = expectLuaError { _ = try vm.run(source, chunkName: "call.lua") }
+        #expect(error?.message == "call.lua:1: " + message)
+        // What they return is unchanged: the stand-ins leave the library function's results only.
+        #expect(
+            try vm.run("""
+                local t = {} for i = 1, 10000 do t[i] = i end
+                local co = coroutine.create(function(a) coroutine.yield(a + 1) return 'done' end)
+                local _, first = coroutine.resume(co, 1)
+                local _, second = coroutine.resume(co)
+                return table.move(t, 1, 10000, 2)[10001], first, second, coroutine.wrap(function() return 7 end)(),
+                  coroutine.close(coroutine.create(print)), string.rep('ab', 2, ','), getmetatable(setmetatable({}, { x = 1 })).x
+                """) == [10000, 2, "done", 7, true, "ab,ab", 1])
+    }
+
     @Test func sizedFunctionsKeepTheirResultsAndTheirNamesInErrors() throws {
         let vm = try LuaVM(configuration: Self.limited)
         let long = "local s = ('x'):rep(5000) "

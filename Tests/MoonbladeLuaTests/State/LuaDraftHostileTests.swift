@@ -207,6 +207,50 @@ struct LuaDraftHostileTests {
         ])
     }
 
+    /// The standard library at its edges: positions out of range, values `concat` cannot join, sorts
+    /// that fail, ranges past the end, an error whose value is a draft; the messages a plugin catches
+    /// with `pcall` are those of plain tables.
+    @Test func theStandardLibraryAtItsEdges() throws {
+        try expectSameAsPlainCopies([
+            "table.insert(state.byOwner.ann, 3, 9); table.insert(state.byOwner.ann, 1, 0)",
+            "state.name = select(2, pcall(table.insert, state.byOwner.ann, 6, 9)) .. #state.byOwner.ann",
+            "state.name = select(2, pcall(table.insert, state.byOwner.ann, 0, 9)) .. select(2, pcall(table.insert, state.byOwner.ann, 1, 2, 3))",
+            "state.name = tostring(table.remove(state.byOwner.ann, 5)) .. #state.byOwner.ann .. select(2, pcall(table.remove, state.byOwner.ann, 7))",
+            "state.name = tostring(table.remove(state.todos[2].tags, 0)) .. tostring(table.remove(state.todos[2].tags))",
+            "local p = {}; table.move(state.todos, 1, 3, 1, p); p[1].title = 'z'; state.name = state.todos[1].title; state.todos = p",
+            "table.move({ 9, 8, 7 }, 1, 3, 2, state.byOwner.ann); table.move(state.byOwner.ann, 1, 2, 3, state.byOwner.ann)",
+            "table.move(state.todos, 1, 3, 2); state.todos[1].title = 'q'",
+            "state.name = select(2, pcall(table.move, state.byOwner.ann, 1, 2, math.maxinteger))",
+            "state.name = select(2, pcall(table.concat, state.todos)) .. select(2, pcall(table.concat, state.byOwner.ann, ',', 1, 9))",
+            "state.counter = select('#', table.unpack(state.byOwner.ann, 1, 4)) * 10 + select('#', table.unpack(state.byOwner.ann, -1, 1))",
+            "local a, b, c = table.unpack(state.todos); a.title = 'u'; c.done = true",
+            "table.sort(state.todos, function(a, b) return a.title > b.title end); state.todos[1].done = true",
+            "state.name = select(2, pcall(table.sort, state.todos)); table.sort(state.todos[3].tags, function(a, b) return a > b end)",
+            "state.byOwner.ann = { 3, 'x', 2 }; state.name = select(2, pcall(table.sort, state.byOwner.ann)); state.byOwner.ann = { 1 }",
+            "local n = 0; for i in ipairs(state.todos) do n = n + 1; if i == 2 then break end end; state.counter = n",
+            "state.byOwner.ann[#state.byOwner.ann] = nil; state.counter = #state.byOwner.ann",
+            "local ok, e = pcall(error, state.todos); state.name = tostring(e == state.todos) .. tostring(e[1].title)",
+            "local co = coroutine.wrap(function() for _, t in ipairs(state.todos) do coroutine.yield(t) end end); co().title = 'w1'; co().done = false; co().tags[1] = 'w3'",
+            "state.name = select(2, pcall(function() state.byOwner[nil] = 1 end)) .. select(2, pcall(function() state.byOwner[0/0] = 1 end))",
+        ])
+    }
+
+    /// A table the plugin made with a metatable of its own, put in the state, reads back as itself
+    /// within the updater, as in a plain table: its `__index` and `__len` work, and writing it through
+    /// the state writes it. (Read back as a draft of it, `__index` and `__len` were gone and writes went
+    /// to a copy the table never saw.) It is in the new state as plain data.
+    @Test func aTableWithAMetatableOfItsOwnReadsBackAsItself() throws {
+        try expectSameAsPlainCopies([
+            "state.todos[1].tags = setmetatable({}, { __index = function() return 'mt' end }); state.name = state.todos[1].tags.x",
+            "local t = setmetatable({ 'a' }, { __len = function() return 5 end }); state.todos[1].tags = t; state.counter = #state.todos[1].tags",
+            """
+            local t = setmetatable({}, {}); state.todos[2].tags = t; state.todos[2].tags[1] = 'w'
+            state.name = tostring(t[1]) .. tostring(state.todos[2].tags == t) .. tostring(rawequal(state.todos[2].tags, t))
+            """,
+            "state.todos[1].tags[2] = 'next'; state.counter = #state.todos[1].tags + #state.todos[2].tags",
+        ])
+    }
+
     @Test func errorsMidwayThenTheNextUpdater() throws {
         try expectSameAsPlainCopies([
             "for i = 1, 50 do state.byOwner.ann[i] = i; state.todos[1].title = 'x' .. i end; error('late')",

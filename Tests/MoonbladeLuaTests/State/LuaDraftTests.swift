@@ -166,7 +166,7 @@ struct LuaDraftTests {
     @Test func writesWithABadKeyRaiseAtThePluginsLine() throws {
         let harness = try ResidentStateHarness(Board.sample)
         let error = expectLuaError { _ = try harness.draft("state.todos.x = 1\nstate[0/0] = 1") }
-        #expect(error?.message == "updater.lua:3: index is NaN")
+        #expect(error?.message == "updater.lua:3: table index is NaN")
     }
 
     @Test func aPayloadTheUpdaterStoredIsCopied() throws {
@@ -217,7 +217,7 @@ struct LuaDraftTests {
             ("local step = pairs(state); step(state, 'no such key')", "invalid key to 'next'"),
             ("table.insert(kept, { title = 'x', done = false, tags = {} })", "no longer writable"),
             ("resume_later()", "no longer writable"),
-            ("state.todos[1].tags[nil] = 1", "index is nil"),
+            ("state.todos[1].tags[nil] = 1", "table index is nil"),
         ] {
             let error = expectLuaError { _ = try harness.draft(source) }
             #expect(error?.message.contains(message) == true, "\(source): \(String(describing: error?.message))")
