@@ -29,9 +29,12 @@ extension Journal {
                     let duration = start.duration(to: .now)
                     if recorded.isUpdater {
                         let (state, generation) = context.anyStateWithGeneration
+                        // Read before the call: a closure called among its arguments made Swift copy
+                        // `recorded` whole for the call (~300 instructions a dispatch).
+                        let pluginsAfterward = recorded.pluginsAfterward?()
                         try writer.record(
                             recorded, outcome: .applied, duration: duration, newState: state, target: jump,
-                            generation: generation, pluginsAfterward: recorded.pluginsAfterward?())
+                            generation: generation, pluginsAfterward: pluginsAfterward)
                     } else {
                         try writer.record(recorded, outcome: .started, duration: duration, newState: nil)
                     }
