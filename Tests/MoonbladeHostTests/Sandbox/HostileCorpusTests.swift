@@ -24,7 +24,7 @@ struct HostileCorpusTests {
     /// bound measured the queue instead of the limit. Not in ``PoolHoldingWork``'s turn: each case holds
     /// a thread for a limit's length at most, and all of them together would keep the turn from the
     /// tests that wait for it past their own time limits (minutes under the thread sanitizer).
-    @Test(.serialized, arguments: HostileCorpus.cases)
+    @Test(.serialized, arguments: HostileCorpus.takenInThisRun(HostileCorpus.cases))
     func aHostilePluginGetsAClearErrorAndTheHostCarriesOn(_ hostile: HostileCase) async throws {
         try await Self.expectStopped(hostile)
     }
@@ -32,7 +32,7 @@ struct HostileCorpusTests {
     /// One at a time, and not beside other such work (``PoolHoldingWork``): each holds a thread of
     /// the cooperative pool while it works, and the other suites' side effects and reloads wait for
     /// one (two cores, two threads).
-    @Test(.serialized, arguments: HostileCorpus.casesAtScale)
+    @Test(.serialized, arguments: HostileCorpus.takenInThisRun(HostileCorpus.casesAtScale))
     func aHostilePluginDoingMegabytesOfWorkIsStoppedInTime(_ hostile: HostileCase) async throws {
         try await PoolHoldingWork.shared.run { try await Self.expectStopped(hostile) }
     }
