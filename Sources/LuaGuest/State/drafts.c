@@ -714,7 +714,8 @@ enum { STORED_AS_IS, STORED_PLUGIN_TABLE, STORED_KEPT, STORED_VIEW };
 /// state (a kept draft itself stays read-only), and returns STORED_KEPT or STORED_VIEW with the node
 /// of its place at 5 and the kept draft or view at 6, for `stand_for_shown`. Only when that table is
 /// final: a kept draft that was written but never finished (its updater failed, or it was detached)
-/// may hold tables the plugin can still change, so it stays itself, finished with the new state.
+/// may hold tables the plugin can still change, so it stays itself, finished with the new state. Any
+/// other table, with a metatable of its own or none, is the plugin's: STORED_PLUGIN_TABLE.
 static int settle_stored_table(lua_State *L, int m, lua_Integer live_session) {
     if (!lua_getmetatable(L, 3)) return STORED_PLUGIN_TABLE;
     lua_getiuservalue(L, m, M_DRAFT_MT);
@@ -728,7 +729,7 @@ static int settle_stored_table(lua_State *L, int m, lua_Integer live_session) {
     if (draft) {
         draft_record *kept = record_of(L, 3);
         draft = kept && kept->session != live_session && push_shown(L, 5);
-    } else if (view) {
+    } else {
         lookup(L, m, M_VIEW, 3);
     }
     if (!draft && !view) {  // a draft of this updater, or one not final

@@ -134,8 +134,7 @@ public enum LuaTypeDefinitions {
     /// Lua escapes it (`["with-dash"]`, `["end"]`, `["line\nbreak"]`): a line break in a key broke
     /// the definitions' line in two.
     static func fieldName(_ name: String) -> String {
-        let isName = LuaCodingPath.isIdentifier(name)
-        guard !isName else { return name }
+        guard !LuaCodingPath.isIdentifier(name) else { return name }
         var quoted = "[\""
         for scalar in name.unicodeScalars {
             switch scalar {
@@ -153,5 +152,4 @@ public enum LuaTypeDefinitions {
         }
         return quoted + "\"]"
     }
-
 }
