@@ -50,11 +50,23 @@ public final class ScratchPlugins: Sendable {
     }
 }
 
-/// Polls `condition` every millisecond until it holds or `timeout` passes; returns whether it held.
+/// Polls `condition` every millisecond until it holds or `timeout` of watching passes; returns whether it held.
+///
+/// The bound counts the time the poller watched, not the time the machine spent elsewhere: a wake-up
+/// that comes late (the two pool threads of this 2-core machine held by other suites' synchronous Lua
+/// for tens of seconds) counts as one short step, since whatever the condition waits for was kept
+/// from running just as long. A condition that never holds still fails after `timeout` of prompt
+/// polling, and after ten times `timeout` of wall-clock time whatever the load.
 public func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout.allowingForSanitizers
+    let budget = timeout.allowingForSanitizers
+    let start = ContinuousClock.now
+    var watched = Duration.zero
+    var lastLook = start
     while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
+        let now = ContinuousClock.now
+        watched += min(now - lastLook, .milliseconds(20))
+        lastLook = now
+        guard watched < budget, now - start < budget * 10 else { return false }
         try? await Task.sleep(for: .milliseconds(1))
     }
     return true

@@ -30,6 +30,13 @@ public let addressSanitized: Bool = {
 extension Duration {
     /// This bound, stretched by ``sanitizerSlowdown`` in a sanitized run.
     public var allowingForSanitizers: Duration { self * sanitizerSlowdown }
+
+    /// How late work that needs a thread of the cooperative pool may end in a full parallel run,
+    /// stretched for sanitizers: this machine's pool has two threads, which the other suites'
+    /// synchronous Lua (hostile runaways stopped at their limits) hold in turn, so a run that needs
+    /// a few milliseconds alone has waited 23 s for one. What such bounds catch (work escaping a
+    /// limit, a run never ending) takes minutes or forever.
+    public static let poolStarvationAllowance = Duration.seconds(60).allowingForSanitizers
 }
 
 extension Int {

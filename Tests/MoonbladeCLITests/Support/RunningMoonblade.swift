@@ -37,16 +37,19 @@ final class RunningMoonblade {
     ) async throws -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
-        while clock.now < deadline {
-            let (stdout, stderr) = try output.read()
-            if condition(stdout, stderr) { return true }
+        // Looked at once more after the deadline: a poller woken late must not miss output that came in time.
+        var (stdout, stderr) = try output.read()
+        while !condition(stdout, stderr) {
+            guard clock.now < deadline else {
+                Issue.record(
+                    "moonblade \(arguments.joined(separator: " ")): no \(what) within \(timeout)\nstdout: \(stdout)\nstderr: \(stderr)",
+                    sourceLocation: sourceLocation)
+                return false
+            }
             try await Task.sleep(for: .milliseconds(20))
+            (stdout, stderr) = try output.read()
         }
-        let (stdout, stderr) = try output.read()
-        Issue.record(
-            "moonblade \(arguments.joined(separator: " ")): no \(what) within \(timeout)\nstdout: \(stdout)\nstderr: \(stderr)",
-            sourceLocation: sourceLocation)
-        return false
+        return true
     }
 
     /// Sends the process the signal `number` (SIGINT, SIGTERM).
