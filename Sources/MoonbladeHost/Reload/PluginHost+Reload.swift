@@ -13,6 +13,10 @@ extension PluginHost {
     /// effects already running finish on the code they started with. Module-level locals start afresh:
     /// what must survive a reload belongs in the state.
     ///
+    /// The host's Swift interceptors see the swap like any item. One that drops it, or throws before
+    /// passing it on, fails the reload with nothing changed; one that throws after passing it on cannot
+    /// take it back, so the reload returns the new version and logs the interceptor's error as a warning.
+    ///
     /// Every step is reported to ``reloadEvents()`` (with the cause ``PluginReloadCause/call``) and the
     /// logger (those entries carry a `reload` metadata value: `succeeded`, `migrated` or `failed`, so a
     /// host showing the events can skip them).
@@ -65,14 +69,25 @@ extension PluginHost {
         }
         do throws(PluginError) {
             let (ticket, handle) = try reload.swap.get()
+            let failure: (any Error)?
             do {
                 try await handle.value
+                failure = nil
             } catch {
-                _ = runtime.finishReload(ticket)
-                throw error as? PluginError ?? PluginError(.runtime, plugin: name, message: "\(error)", underlying: error)
+                failure = error
             }
+            // The swap's own record says whether the new version went in: an interceptor may fail after
+            // passing the swap on, and the new code runs from then on all the same.
             guard let outcome = runtime.finishReload(ticket) else {
-                throw PluginError(.runtime, plugin: name, message: "an interceptor dropped the swap; nothing changed")
+                guard let failure else {
+                    throw PluginError(.runtime, plugin: name, message: "an interceptor dropped the swap; nothing changed")
+                }
+                throw failure as? PluginError ?? PluginError(.runtime, plugin: name, message: "\(failure)", underlying: failure)
+            }
+            if let failure {
+                logger.warning(
+                    "plugin \(name)'s new version is in; an interceptor failed after passing its swap on: \(failure)",
+                    metadata: ["plugin": "\(name)"])
             }
             let info = outcome.info
             if let from = outcome.migratedFrom {

@@ -1,0 +1,91 @@
+import Moonblade
+import MoonbladeHost
+import MoonbladeTestSupport
+import Testing
+
+/// A reload's swap goes through the Swift interceptors like any item: what the reload reports is what
+/// the swap did, whichever way an interceptor treats it.
+@Suite("Reloads through Swift interceptors")
+struct ReloadInterceptorTests {
+    let scratch = ScratchPlugins()
+
+    enum Refusal: Error { case refused }
+
+    /// What the armed interceptor does with the one item it sees while armed (the swap).
+    enum Treatment: Sendable {
+        case drop, throwBeforeNext, throwAfterNext
+    }
+
+    /// A host on counterx (`add` adds `by`), with an interceptor treating the swap of a reload to
+    /// version 2 (`add` adds `by * 10`) as `treatment`; returns what the reload did.
+    func reload(
+        treating treatment: Treatment
+    ) async throws -> (host: PluginHost<AppState>, events: ReloadLog, result: Result<PluginInfo, PluginError>) {
+        let armed = Locked(false)
+        let interceptor: StoreInterceptor = { _ in
+            { next in
+                { item in
+                    guard armed.withLock({ $0 }) else { return try next(item) }
+                    switch treatment {
+                    case .drop: return
+                    case .throwBeforeNext: throw Refusal.refused
+                    case .throwAfterNext:
+                        try next(item)
+                        throw Refusal.refused
+                    }
+                }
+            }
+        }
+        let folder = try scratch.write("counterx", versionedCounter(factor: 1))
+        let host = try PluginHost<AppState>(plugins: [folder], interceptors: [interceptor])
+        let events = ReloadLog(host)
+        _ = try scratch.write("counterx", versionedCounter(factor: 10, version: 2))
+        armed.withLock { $0 = true }
+        let result: Result<PluginInfo, PluginError>
+        do throws(PluginError) {
+            result = .success(try await host.reload(plugin: "counterx"))
+        } catch {
+            result = .failure(error)
+        }
+        armed.withLock { $0 = false }
+        try await host.dispatch("counterx.add", ["by": 1]).value
+        return (host, events, result)
+    }
+
+    @Test func aDroppedSwapFailsTheReloadAndTheOldCodeRuns() async throws {
+        let (host, events, result) = try await reload(treating: .drop)
+        #expect(throws: PluginError.self) { try result.get() }
+        #expect(result.failure?.message.contains("an interceptor dropped the swap") == true)
+        #expect(host.state.counter == 1)
+        #expect(host.plugins.map(\.version) == [1])
+        await waitUntil { events.all.count == 2 }
+        #expect(events.all.last?.hasPrefix("failed counterx") == true)
+    }
+
+    @Test func aSwapRefusedBeforeItRunsFailsTheReloadWithTheInterceptorsErrorAndTheOldCodeRuns() async throws {
+        let (host, events, result) = try await reload(treating: .throwBeforeNext)
+        let error = try #require(result.failure)
+        #expect(error.underlying is Refusal)
+        #expect(host.state.counter == 1)
+        #expect(host.plugins.map(\.version) == [1])
+        await waitUntil { events.all.count == 2 }
+        #expect(events.all.last?.hasPrefix("failed counterx") == true)
+    }
+
+    /// The swap went in before the interceptor failed: the new code runs, so the reload says so.
+    @Test func aFailureAfterTheSwapWentInReportsTheNewVersion() async throws {
+        let (host, events, result) = try await reload(treating: .throwAfterNext)
+        #expect(try result.get().version == 2)
+        #expect(host.state.counter == 10)
+        #expect(host.plugins.map(\.version) == [2])
+        await waitUntil { events.all.count == 2 }
+        #expect(events.all == ["started counterx", "succeeded counterx v2"])
+    }
+}
+
+extension Result {
+    fileprivate var failure: Failure? {
+        guard case .failure(let error) = self else { return nil }
+        return error
+    }
+}
