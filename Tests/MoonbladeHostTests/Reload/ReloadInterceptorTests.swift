@@ -17,7 +17,8 @@ struct ReloadInterceptorTests {
     }
 
     /// A host on counterx (`add` adds `by`), with an interceptor treating the swap of a reload to
-    /// version 2 (`add` adds `by * 10`) as `treatment`; returns what the reload did.
+    /// version 2 (`add` adds `by * 10`, `migrate` adds 1,000) as `treatment`; returns what the reload
+    /// did, after one `add` of 1.
     func reload(
         treating treatment: Treatment
     ) async throws -> (host: PluginHost<AppState>, events: ReloadLog, result: Result<PluginInfo, PluginError>) {
@@ -39,7 +40,9 @@ struct ReloadInterceptorTests {
         let folder = try scratch.write("counterx", versionedCounter(factor: 1))
         let host = try PluginHost<AppState>(plugins: [folder], interceptors: [interceptor])
         let events = ReloadLog(host)
-        _ = try scratch.write("counterx", versionedCounter(factor: 10, version: 2))
+        _ = try scratch.write(
+            "counterx",
+            versionedCounter(factor: 10, version: 2, extra: "migrate = function(state) state.counter = state.counter + 1000 end,"))
         armed.withLock { $0 = true }
         let result: Result<PluginInfo, PluginError>
         do throws(PluginError) {
@@ -72,14 +75,15 @@ struct ReloadInterceptorTests {
         #expect(events.all.last?.hasPrefix("failed counterx") == true)
     }
 
-    /// The swap went in before the interceptor failed: the new code runs, so the reload says so.
+    /// The swap and its migration went in before the interceptor failed (a Swift interceptor's failure
+    /// undoes nothing): the new code runs on the migrated state, so the reload says so.
     @Test func aFailureAfterTheSwapWentInReportsTheNewVersion() async throws {
         let (host, events, result) = try await reload(treating: .throwAfterNext)
         #expect(try result.get().version == 2)
-        #expect(host.state.counter == 10)
+        #expect(host.state.counter == 1_010)
         #expect(host.plugins.map(\.version) == [2])
-        await waitUntil { events.all.count == 2 }
-        #expect(events.all == ["started counterx", "succeeded counterx v2"])
+        await waitUntil { events.all.count == 3 }
+        #expect(events.all == ["started counterx", "migrated counterx 1->2", "succeeded counterx v2"])
     }
 }
 
