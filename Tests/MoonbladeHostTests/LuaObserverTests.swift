@@ -229,4 +229,41 @@ struct LuaObserverTests {
         #expect(error.message == "interceptors[1] must be a function, found string \"not a function\"")
         #expect(error.location?.description == "bad/plugin.lua:3")
     }
+
+    /// A Lua interceptor that fails after its `next` undoes the change (one transaction): no rule reacts to
+    /// it, as no listener hears of it; the same interceptor letting the item through sets the rules off.
+    @Test(arguments: [false, true])
+    func rulesReactOnlyToAChangeThatStays(interceptorFails: Bool) async throws {
+        let plugin = try scratch.write("guarded", """
+            return {
+              name = "guarded",
+              updaters = {
+                add = function(state) state.counter = state.counter + 1 end,
+                mark = function(state) state.todos[#state.todos + 1] = { title = "marked", done = false } end,
+              },
+              interceptors = { function(item, next)
+                next(item)
+                if item.name == "guarded.add" and \(interceptorFails) then error("refused after next") end
+              end },
+              observers = {
+                { on_dispatch = "guarded.add", dispatch = { "guarded.mark" } },
+                { on_state_change = function(old, new) return old.counter ~= new.counter end, dispatch = { "guarded.mark" } },
+              },
+            }
+            """)
+        let host = try host([plugin])
+        let changes = ChangeRecorder()
+        changes.attach(to: host.store)
+        let dispatch = try host.dispatch("guarded.add")
+        await host.store.waitUntilIdle()
+        if interceptorFails {
+            let error = await #expect(throws: PluginError.self) { try await dispatch.value }
+            #expect(error?.message.contains("refused after next") == true)
+            #expect(host.state == AppState())
+            #expect(changes.count == 0)
+        } else {
+            #expect(host.state.counter == 1)
+            #expect(host.state.todos.map(\.title) == ["marked", "marked"])
+        }
+    }
 }

@@ -13,9 +13,14 @@ struct Interception {
     let swiftPayload: LuaValue?
     /// How many reactions down a chain it was dispatched.
     let cascadeDepth: Int
-    /// Hands an item to the rest of the store's interceptor chain; Lua code that runs for it (a Lua
-    /// updater, observer rules) runs on the given stack, the one `next` was called on.
-    let deliver: (any Dispatchable, LuaStack) throws -> Void
+    /// Hands an item to the rest of the store's interceptor chain.
+    let deliver: (any Dispatchable) throws -> Void
+}
+
+/// The items the interceptors handed on for one dispatch, held back with what each changed until the
+/// dispatch's transaction commits: rules react to a change only once it is sure to stay.
+final class DeliveriesHeldBack {
+    var all: [ObservedDelivery] = []
 }
 
 /// The Lua thread a Lua interceptor's `next` handed an updater on from. The updater runs on it,

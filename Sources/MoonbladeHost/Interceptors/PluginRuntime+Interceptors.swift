@@ -20,35 +20,45 @@ extension PluginRuntime {
         guard let catalog = catalogWithRules else { return try next(dispatchable) }
         let kinds = catalog.rules
         let cascadeDepth = context.cascadeDepth
-        // The state is read, and the VM entered, only for an item some rule can react to.
-        let deliver: (any Dispatchable, LuaStack?) throws -> Void = { item, stack in
+        // The state is read only for an item some rule can react to: then what it changed comes back.
+        let deliver: (any Dispatchable) throws -> ObservedDelivery? = { item in
             let name = catalog.name(of: item)
             guard kinds.observers, kinds.mayObserve(name, isUpdater: item is any AnyStateUpdater) else {
-                return try next(item)
+                try next(item)
+                return nil
             }
             let old = context.anyStateWithGeneration
             try next(item)
             let new = context.anyStateWithGeneration
             let change = ObservedChange(
                 old: old.state, oldGeneration: old.generation, new: new.state, newGeneration: new.generation)
-            self.observe(item, name: name, change: change, cascadeDepth: cascadeDepth, on: stack)
+            return ObservedDelivery(item: item, name: name, change: change)
         }
-        guard kinds.interceptors, let name = catalog.name(of: dispatchable) else { return try deliver(dispatchable, nil) }
+        guard kinds.interceptors, let name = catalog.name(of: dispatchable) else {
+            if let delivery = try deliver(dispatchable) { observe(delivery, cascadeDepth: cascadeDepth) }
+            return
+        }
         // One transaction: an interceptor failing after its `next` (calling it twice, say) undoes the
-        // change that `next` applied, and no listener hears of it.
+        // change that `next` applied, so no listener hears of it, and no rule: they fire once it commits.
+        let delivered = DeliveriesHeldBack()
         try context.transaction {
             try withLua { lua in
-                try passThroughInterceptors(dispatchable, name: name, cascadeDepth: cascadeDepth, lua, deliver: deliver)
+                try passThroughInterceptors(dispatchable, name: name, cascadeDepth: cascadeDepth, lua) { item in
+                    if let delivery = try deliver(item) { delivered.all.append(delivery) }
+                }
             }
+        }
+        for delivery in delivered.all {
+            observe(delivery, cascadeDepth: cascadeDepth)
         }
     }
 
     /// Runs the Lua interceptor chain on `{ name, kind, payload }`; its last `next` delivers the item.
     private func passThroughInterceptors(
         _ dispatchable: any Dispatchable, name: String, cascadeDepth: Int, _ lua: LuaSide,
-        deliver: @escaping (any Dispatchable, LuaStack) throws -> Void
+        deliver: @escaping (any Dispatchable) throws -> Void
     ) throws {
-        guard let interceptors = lua.code.interceptors else { return try deliver(dispatchable, lua.stack) }
+        guard let interceptors = lua.code.interceptors else { return try deliver(dispatchable) }
         let stack = lua.stack
         let base = stack.top
         defer { stack.top = base }
@@ -88,7 +98,7 @@ extension PluginRuntime {
                 throw placedError(stack, "next: \(error.message)", cause: error, fallback: lua.lastInterceptorDefinition(on: stack))
             }
             stack.pop()
-            try interception.deliver(item, stack)
+            try interception.deliver(item)
             return 0
         }
     }

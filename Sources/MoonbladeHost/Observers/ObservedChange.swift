@@ -8,3 +8,10 @@ struct ObservedChange {
     let new: any State
     let newGeneration: UInt64
 }
+
+/// An item the store handled, under its name if it has one, and the change it made.
+struct ObservedDelivery {
+    let item: any Dispatchable
+    let name: String?
+    let change: ObservedChange
+}

@@ -27,17 +27,15 @@ extension PluginRuntime {
         dispatch(reactions, to: store)
     }
 
-    /// Applies the `on_dispatch` and `on_state_change` rules to `dispatchable` (named `name`), which the
-    /// store has just handled, running them on `thread` (the stack of the interceptor that handed the
-    /// item on, if one did) or the main thread.
+    /// Applies the `on_dispatch` and `on_state_change` rules to the item of `delivery`, which the store
+    /// has handled for good (no interceptor can undo its change any more), on the VM's main thread.
     ///
     /// A rule that fails is reported and skipped; the others still fire and the item stays handled.
-    func observe(
-        _ dispatchable: any Dispatchable, name: String?, change: ObservedChange, cascadeDepth: Int, on thread: LuaStack?
-    ) {
+    func observe(_ delivery: ObservedDelivery, cascadeDepth: Int) {
+        let (dispatchable, name, change) = (delivery.item, delivery.name, delivery.change)
         let isUpdater = dispatchable is any AnyStateUpdater
         let (reactions, store) = withLua { lua -> ([RuleReaction], InterceptorContext?) in
-            let stack = thread ?? lua.stack
+            let stack = lua.stack
             let base = stack.top
             defer { stack.top = base }
             // The states are pushed once, below everything else, if a rule may need them: read-only
