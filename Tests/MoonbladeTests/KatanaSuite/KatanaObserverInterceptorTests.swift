@@ -70,8 +70,9 @@ enum StateChangeRule: String, CaseIterable, Sendable, CustomTestStringConvertibl
 /// Katana's `KatanaTests/ObserverInterceptorTests.swift`, ported to Moonblade's store. Katana's tests
 /// that differ only in the kind of state change rule (typed or on `any State`) or in the items listed
 /// are the cases of one parameterized test here.
-/// Katana polls (`waitFor`) for the observed items; Moonblade runs them before the dispatch that
-/// triggered them returns, so the port checks the state at once.
+/// Katana polls (`waitFor`) for the observed items; Moonblade queues them right behind the item that
+/// triggered them, and a store at rest drains its queue on the dispatching thread before the dispatch
+/// returns, so the port (each test's store its own, at rest) checks the state at once.
 @Suite("Katana suite: Observer interceptor", .timeLimit(.minutes(1)))
 struct KatanaObserverInterceptorTests {
     private let todo = Todo(title: "title", id: "id")
