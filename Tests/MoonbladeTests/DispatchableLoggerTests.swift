@@ -38,6 +38,26 @@ struct DispatchableLoggerTests {
         #expect(store.state == TestState(count: 2, log: ["quiet"]))
     }
 
+    @Test("logs what the rest of the chain handled: not an updater that throws or an item a later interceptor rejects")
+    func logsOnceHandled() async throws {
+        struct Refusal: Error {}
+        let messages = Recorder<String>()
+        let logger = Logger(label: "test") { _ in CapturingLogHandler(messages: messages) }
+        let rejectAppends: StoreInterceptor = { _ in
+            { next in
+                { item in
+                    if item is Append { throw Refusal() }
+                    try next(item)
+                }
+            }
+        }
+        let store = TestStore(interceptors: [DispatchableLogger.interceptor(logger: logger), rejectAppends])
+        await #expect(throws: Refusal.self) { try await store.dispatch(Append("refused")).value }
+        await #expect(throws: TestError.self) { try await store.dispatch(FailingUpdater()).value }
+        try await store.dispatch(Increment()).value
+        #expect(messages.values == ["info [Dispatchable]: \(String(reflecting: Increment()))"])
+    }
+
     @Test("logs at the level it is given")
     func level() {
         let messages = Recorder<String>()

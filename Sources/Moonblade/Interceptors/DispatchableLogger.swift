@@ -2,8 +2,12 @@ import Logging
 
 /// Katana's logging interceptor: logs every dispatched item through swift-log.
 public enum DispatchableLogger {
-    /// Returns an interceptor that logs every item before passing it on, except items whose exact type
-    /// is in `blackList`.
+    /// Returns an interceptor that logs every item the rest of the chain handled, except items whose
+    /// exact type is in `blackList`.
+    ///
+    /// As in Katana, an item is logged once `next` has returned: one that a later interceptor drops is
+    /// logged, one that a later interceptor rejects, or an updater that throws, is not (its error
+    /// reaches whoever dispatched it).
     ///
     /// - Parameters:
     ///   - blackList: the item types not to log (exact types: subclasses and conformers are logged).
@@ -18,10 +22,10 @@ public enum DispatchableLogger {
         return { _ in
             { next in
                 { dispatchable in
+                    try next(dispatchable)
                     if !ignoredTypes.contains(ObjectIdentifier(type(of: dispatchable))) {
                         logger.log(level: level, "[Dispatchable]: \(String(reflecting: dispatchable))")
                     }
-                    try next(dispatchable)
                 }
             }
         }
