@@ -9,6 +9,11 @@
 /// Registry key of the weak-keyed set of coroutines a limit stopped.
 extern const char moonblade_stopped_threads_key[];
 
+/// Metafield of a table every plugin shares read-only (a library's view, a view of the state): what
+/// messages call it. The sandbox's `rawset` refuses such a table: a raw write into one would change
+/// what every other plugin reads.
+extern const char moonblade_read_only_field[];
+
 /// Charges `steps` units of work done in C (pattern matching, moving table elements) to the running
 /// guest call's instruction budget and checks its deadline; raises the limit error when one is
 /// exceeded. Does nothing outside guest calls.

@@ -102,6 +102,33 @@ struct ResidentStateHostileTests {
         #expect(host.state == .object(fields), sourceLocation: sourceLocation)
     }
 
+    /// A view is one per table version, shared by every plugin: the sandbox's `rawset` refuses it (as it
+    /// refuses the libraries' views), or one plugin's raw write would change what every other one reads.
+    @Test func rawsetOnAViewIsRefusedAtItsLineAndNoPluginSeesAnything() async throws {
+        let writer = try scratch.write("writer", """
+            return {
+              name = "writer",
+              side_effects = {
+                root = function(ctx) rawset(ctx.state(), "n", 99) end,
+                nested = function(ctx) rawset(ctx.state().items, 1, "evil") end,
+              },
+            }
+            """)
+        let reader = try scratch.write("reader", """
+            return {
+              name = "reader",
+              side_effects = { read = function(ctx) return { n = ctx.state().n, first = ctx.state().items[1] } end },
+            }
+            """)
+        let host = try PluginHost<JSONValue>(plugins: [writer, reader], initialState: ["n": 1, "items": ["real"]])
+        for (item, line) in [("writer.root", 4), ("writer.nested", 5)] {
+            let error = try await #require(throws: PluginError.self) { try await host.dispatch(item).value }
+            #expect(error.message.contains("rawset: the state (a view) is read-only"), "\(error)")
+            #expect(error.location?.description == "writer/plugin.lua:\(line)")
+        }
+        #expect(try await host.dispatch("reader.read", returning: JSONValue.self).value == ["n": 1, "first": "real"])
+    }
+
     @Test func draftsKeptInCoroutinesAndGlobalsAreReadOnlyAtThePluginsLine() async throws {
         let host = try hostileHost()
         try await host.dispatch("hostile.start_co").value

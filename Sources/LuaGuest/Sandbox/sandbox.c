@@ -16,8 +16,7 @@
 #include <lua5.4/lualib.h>
 #include <string.h>
 
-/// Metafield of a read-only view: the name used in messages. Its presence marks the view.
-static const char moonblade_read_only_field[] = "moonblade.read_only";
+const char moonblade_read_only_field[] = "moonblade.read_only";
 /// Registry keys: the globals every sandbox starts with, and the metatable every sandbox has.
 static const char moonblade_sandbox_template_key[] = "moonblade.sandbox_template";
 static const char moonblade_sandbox_metatable_key[] = "moonblade.sandbox_metatable";

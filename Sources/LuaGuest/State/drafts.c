@@ -1407,10 +1407,17 @@ static void weak_table(lua_State *L, int m, int which, const char *mode) {
     lua_setiuservalue(L, m, which);
 }
 
-static void proxy_metatable(lua_State *L, int m, int which, const char *name, const luaL_Reg *methods) {
-    lua_createtable(L, 0, 5);
+/// A proxy's metatable, `name` for `getmetatable`; `shared`, the name of what it shows when every plugin
+/// may hold the same proxy (a view), which the sandbox's `rawset` then refuses.
+static void proxy_metatable(
+    lua_State *L, int m, int which, const char *name, const char *shared, const luaL_Reg *methods) {
+    lua_createtable(L, 0, 6);
     lua_pushstring(L, name);
     lua_setfield(L, -2, "__metatable");
+    if (shared) {
+        lua_pushstring(L, shared);
+        lua_setfield(L, -2, moonblade_read_only_field);
+    }
     lua_pushvalue(L, m);
     lua_getiuservalue(L, m, M_REC);
     luaL_setfuncs(L, methods, 2);
@@ -1434,8 +1441,8 @@ int moonblade_open_state_machinery(lua_State *L) {
     static const luaL_Reg view_methods[] = {
         {"__index", view_index}, {"__newindex", view_newindex}, {"__len", view_len}, {"__pairs", view_pairs},
         {NULL, NULL}};
-    proxy_metatable(L, m, M_DRAFT_MT, "state draft", draft_methods);
-    proxy_metatable(L, m, M_VIEW_MT, "state view", view_methods);
+    proxy_metatable(L, m, M_DRAFT_MT, "state draft", NULL, draft_methods);
+    proxy_metatable(L, m, M_VIEW_MT, "state view", "the state (a view)", view_methods);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, m, M_ARRAY);
     lua_pushvalue(L, 2);
