@@ -42,6 +42,32 @@ struct LuaInterceptorTests {
         #expect(changes.count == 0)
     }
 
+    /// A side effect that does not run (dropped, or renamed into an updater) returns nothing: nil to a
+    /// dispatcher asking for a value that can be nil, as a Lua side effect returning nothing does.
+    @Test func aSideEffectDroppedOrRenamedIntoAnUpdaterReturnsNothing() async throws {
+        let plugin = try scratch.write("p", """
+            return {
+              name = "p",
+              updaters = { add = function(state) state.counter = state.counter + 1 end },
+              side_effects = { answer = function() return 42 end, become_add = function() return 1 end },
+              interceptors = { function(item, next)
+                if item.name == "p.answer" then return end
+                if item.name == "p.become_add" then item.name = "p.add" end
+                next(item)
+              end },
+            }
+            """)
+        let host = try PluginHost<AppState>(plugins: [plugin])
+        #expect(try await host.dispatch("p.answer", returning: JSONValue.self).value == .null)
+        #expect(try await host.dispatch("p.answer", returning: Int?.self).value == nil)
+        #expect(try await host.dispatchAndSettle("p.answer") == nil)
+        #expect(try await host.dispatch("p.become_add", returning: JSONValue.self).value == .null)
+        await host.settle()
+        #expect(host.state.counter == 1)
+        let error = try await #require(throws: StoreError.self) { try await host.dispatch("p.answer", returning: Int.self).value }
+        #expect(error.description.contains("found no value (an interceptor dropped the side effect"))
+    }
+
     @Test func raisingRejectsTheItemWithThePluginAndItsLine() async throws {
         let reject = try listPlugin(scratch, "limits", "interceptors", """
             function(item, next)

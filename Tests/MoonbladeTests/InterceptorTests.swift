@@ -103,9 +103,14 @@ struct InterceptorTests {
         try await store.dispatch(Append("kept")).value
         #expect(store.state == TestState(count: 0, log: ["kept"]))
         #expect(calls.values == [0])
-        // A dropped returning side effect has no value to give.
+        // A dropped returning side effect has no value to give: nil where the value can be nil, else an error.
+        struct MaybeSquare: ReturningSideEffect {
+            func sideEffect(_ context: any AnySideEffectContext) async throws -> Int? { 4 }
+        }
         let dropAll = TestStore(interceptors: [intercepting { _, _ in }])
-        await #expect(throws: StoreError.self) { try await dropAll.dispatch(Square(value: 2)).value }
+        #expect(try await dropAll.dispatch(MaybeSquare()).value == nil)
+        let error = try await #require(throws: StoreError.self) { try await dropAll.dispatch(Square(value: 2)).value }
+        #expect(error.description.hasPrefix("type mismatch: expected Swift.Int, found no value (an interceptor dropped"))
     }
 
     @Test("an item an interceptor replaces with one that is neither updater nor side effect fails with unsupportedDispatchable")

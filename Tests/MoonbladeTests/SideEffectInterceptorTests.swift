@@ -97,7 +97,10 @@ struct SideEffectInterceptorTests {
         try await store.dispatch(AppendRan()).value
         #expect(try await store.dispatch(Square(value: 3)).value == 7)
         #expect(store.state.log.isEmpty)
-        await #expect(throws: StoreError.typeMismatch(expected: "Swift.Int", found: "()")) {
+        await #expect(
+            throws: StoreError.typeMismatch(
+                expected: "Swift.Int", found: "no value (an interceptor dropped the side effect or replaced it with a state updater)")
+        ) {
             try await store.dispatch(SquarePlusOne(value: 3)).value
         }
     }

@@ -16,10 +16,12 @@ public typealias StoreInterceptorNext = (_ dispatchable: any Dispatchable) throw
 /// - replace it by calling `next` with another item: an item of the same kind (updater or side
 ///   effect) runs in its place and its result goes to the original handle; an item of another kind is
 ///   re-dispatched through the whole chain, after the items already queued, and the original handle
-///   resolves to the replacement's result (a `Void` handle ignores a returned value);
+///   resolves to the replacement's result (a `Void` handle ignores a returned value; a handle expecting
+///   a value gets none from an updater, as below);
 /// - drop it by returning without calling `next`: a dropped updater or plain side effect resolves
 ///   successfully with no change and no listener call (a dropped ``ReturningSideEffect`` has no value
-///   to return and fails with ``StoreError/typeMismatch(expected:found:)``);
+///   to return: its handle gives nil when its value can be nil, an `Optional`, and otherwise fails with
+///   ``StoreError/typeMismatch(expected:found:)``);
 /// - throw: before `next`, the item never runs; either way the error reaches ``DispatchHandle/value``.
 ///
 /// Dispatching from an interceptor never deadlocks: the item is queued and runs after this one. For

@@ -6,7 +6,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case unsupportedDispatchable(String)
     /// A type did not match: an updater or side effect written for another state or dependency type,
     /// or a dispatch whose value is not what the handle expects (for instance a returning side effect
-    /// that an interceptor dropped).
+    /// that an interceptor dropped, when its value cannot be nil).
     case typeMismatch(expected: String, found: String)
     /// A blocking ``DispatchHandle/wait(file:line:)`` at `place` (`file:line`) was made on the thread
     /// that is draining the store, while it was `processing` an item (in an interceptor, an updater

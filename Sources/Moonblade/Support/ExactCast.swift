@@ -12,10 +12,19 @@ package func exactCast<Value>(_ value: any Sendable, to type: Value.Type) throws
 }
 
 /// `value as? Value`, apart: where it is inlined, `Value?`'s metadata is looked up on every call.
+///
+/// `()` where a value was expected is a dispatch that returned none (a returning side effect an
+/// interceptor dropped, or replaced with an updater): a `Value` that can be nil (an `Optional`) is nil.
 @inline(never)
 private func castDynamically<Value>(_ value: any Sendable, to _: Value.Type) throws -> Value {
-    guard let value = value as? Value else {
+    if let value = value as? Value { return value }
+    guard value is Void else {
         throw StoreError.typeMismatch(expected: String(reflecting: Value.self), found: String(reflecting: type(of: value)))
     }
-    return value
+    guard let nilable = Value.self as? any ExpressibleByNilLiteral.Type else {
+        throw StoreError.typeMismatch(
+            expected: String(reflecting: Value.self),
+            found: "no value (an interceptor dropped the side effect or replaced it with a state updater)")
+    }
+    return nilable.init(nilLiteral: ()) as! Value
 }
