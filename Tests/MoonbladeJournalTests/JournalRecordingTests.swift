@@ -134,6 +134,34 @@ import Testing
         #expect(try journal.state() == host.state)
     }
 
+    /// An interceptor renaming an item into one of the other kind makes the store dispatch the new one
+    /// through the whole chain: it is recorded once, as it runs, and replays as recorded.
+    @Test func anItemRenamedIntoTheOtherKindIsRecordedOnceAsItRuns() async throws {
+        let workspace = Workspace()
+        let switcher = try workspace.plugin(
+            "switch",
+            """
+            return { name = "switch", interceptors = { function(item, next)
+              if item.name == "tally.twice" and item.payload.as_add then item.name = "tally.add" end
+              if item.name == "tally.push" and item.payload.as_twice then item.name = "tally.twice"; item.payload = { by = 1 } end
+              next(item)
+            end } }
+            """)
+        let journal = try Journal.inMemory(configuration: .init(durability: .strict))
+        let host = try PluginHost<JSONValue>(plugins: [try workspace.tally(), switcher], journal: journal)
+        try await host.dispatch("tally.twice", ["by": 3, "as_add": true] as JSONValue).value
+        try await host.dispatch("tally.push", ["item": "x", "as_twice": true] as JSONValue).value
+        await host.settle()
+        let entries = try journal.entries()
+        #expect(entries.map(\.name) == ["tally.add", "tally.twice", "tally.add", "tally.add"])
+        #expect(entries.map(\.kind) == [.updater, .sideEffect, .updater, .updater])
+        #expect(entries[0].patch.changes == [.init(path: [.key("count")], value: 3)])
+        #expect(try journal.state() == ["count": 5])
+        let report = try JournalReplay.run(journal, on: try PluginHost<JSONValue>(plugins: [try workspace.tally(), switcher]))
+        #expect(report.divergence == nil)
+        #expect(report.matched == 3)
+    }
+
     @Test func aPlainStoreRecordsSwiftItemsByType() async throws {
         struct Bump: StateUpdater, Encodable {
             var by: Int

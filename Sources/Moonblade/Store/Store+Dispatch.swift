@@ -139,6 +139,13 @@ extension Store {
         return currentStatus ?? .succeeded
     }
 
+    /// Whether an item of this kind reaching the end of the interceptor chain is handled there, as the
+    /// item being processed or in its place; one of the other kind is re-dispatched through the whole
+    /// chain instead (see ``apply(_:)``). For interceptors, on the draining thread.
+    package func handlesInPlace(isUpdater: Bool) -> Bool {
+        currentItemType.map { $0.isUpdater == isUpdater } ?? true
+    }
+
     /// The innermost `next` of the interceptor chain: handles the item the interceptors let through.
     func apply(_ dispatchable: any Dispatchable) throws {
         guard let original = currentItemType else {
