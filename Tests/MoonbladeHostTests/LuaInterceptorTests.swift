@@ -100,11 +100,14 @@ struct LuaInterceptorTests {
         #expect(host.state.todos.isEmpty)
     }
 
-    @Test func callingNextTwiceIsAnErrorNotADoubleDispatch() async throws {
+    /// `return next(item)`, a tail call, is placed at its line too (a `next` written in Lua left no line
+    /// of the interceptor to name).
+    @Test(arguments: ["next(item)", "return next(item)"])
+    func callingNextTwiceIsAnErrorNotADoubleDispatch(secondCall: String) async throws {
         let twice = try listPlugin(scratch, "twice", "interceptors", """
             function(item, next)
               next(item)
-              next(item)
+              \(secondCall)
             end,
             """)
         let host = try PluginHost<AppState>(plugins: [shippedPlugin("counter"), twice])
@@ -118,6 +121,26 @@ struct LuaInterceptorTests {
         // One transaction: the change the first `next` applied is undone, and no listener heard of it.
         #expect(host.state.counter == 0)
         #expect(changes.count == 0)
+    }
+
+    /// A `next` kept past its interceptor ends with it, even when the interceptor raised: called during
+    /// another item's interception, it would hand the earlier item on in its place.
+    @Test func aNextKeptFromAnInterceptorThatRaisedIsRefusedAtItsLine() async throws {
+        let keeper = try scratch.write("keeper", """
+            local kept
+            return { name = "keeper", interceptors = { function(item, next)
+              if kept then local stale = kept; kept = nil; return stale(item) end
+              kept = next
+              error("refused, next kept")
+            end } }
+            """)
+        let host = try PluginHost<AppState>(plugins: [shippedPlugin("counter"), keeper])
+        let first = try await #require(throws: PluginError.self) { try await host.dispatch("counter.increment").value }
+        #expect(first.message.contains("refused, next kept"))
+        let second = try await #require(throws: PluginError.self) { try await host.dispatch("counter.reset").value }
+        #expect(second.message.contains("next was called after its interceptor returned"), "\(second)")
+        #expect(second.location?.description == "keeper/plugin.lua:3")
+        #expect(host.state.counter == 0)
     }
 
     @Test func anInterceptorFailingAfterNextUndoesTheChangeAndTheNextDispatchWorks() async throws {

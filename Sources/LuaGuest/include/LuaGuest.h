@@ -102,6 +102,14 @@ int moonblade_push_sandbox(lua_State *L);
 /// The Lua function `read_only(table, name)`: a read-only view of `table`, called `name` in messages.
 int moonblade_read_only(lua_State *L);
 
+// MARK: - Interceptors (Interceptors/)
+
+/// The Lua function `make_next(intercept, interceptors, index, item)`: returns the `next` the
+/// interceptor at `index` is given, and its state, to be closed (`<close>`) when the interceptor
+/// returns or raises. `next(passed)` works once, until then, and calls `intercept(interceptors,
+/// index + 1, passed or item)`; its errors name the line that called it, `return next(item)` included.
+int moonblade_make_interceptor_next(lua_State *L);
+
 // MARK: - The resident state (State/)
 
 /// The chunk name of the machinery's bit of Lua (it copies sequences): host glue, where no error of a

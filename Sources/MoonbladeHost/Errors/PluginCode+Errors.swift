@@ -45,11 +45,10 @@ extension PluginCode {
 }
 
 /// An error raised at the plugin line that called into the host, past the host's glue. (Where a
-/// tail call left no plugin line, it is placed at `fallback` when given, else
-/// ``PluginCode/pluginError(_:item:plugin:on:)`` places it later.)
+/// tail call left no plugin line, ``PluginCode/pluginError(_:item:plugin:on:)`` places it later.)
 /// A `cause` rides along to the ``PluginError`` it becomes, which takes its kind.
-func placedError(_ stack: LuaStack, _ message: String, cause: ItemError? = nil, fallback: LuaLocation? = nil) -> LuaError {
-    let location = stack.callerLocation(skipping: PluginCode.glueChunks) ?? fallback
+func placedError(_ stack: LuaStack, _ message: String, cause: ItemError? = nil) -> LuaError {
+    let location = stack.callerLocation(skipping: PluginCode.glueChunks)
     return LuaError(
         .runtime, message: location.map { "\($0): \(message)" } ?? message, location: location, underlying: cause)
 }

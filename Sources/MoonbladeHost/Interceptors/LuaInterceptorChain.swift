@@ -16,7 +16,8 @@ final class LuaInterceptorChain {
     init(on stack: LuaStack, handOn: @escaping LuaFunction) throws(LuaError) {
         try stack.load(Self.source, chunkName: Self.chunkName)
         stack.push(function: handOn)
-        try stack.callAsHost(arguments: 1, results: 1)
+        stack.pushInterceptorNextMaker()
+        try stack.callAsHost(arguments: 2, results: 1)
         intercept = stack.popReference()
     }
 
@@ -30,24 +31,16 @@ final class LuaInterceptorChain {
     }
 
     private static let source = """
-        local hand_on = ...
-        local error, type = error, type
+        local hand_on, make_next = ...
 
         -- Passes `item` to interceptors[index], whose `next` passes it on, and past the last one to the
-        -- store. Each `next` works once, and only while its interceptor runs.
+        -- store. Each `next` works once, and only while its interceptor runs: closing its state (as the
+        -- interceptor returns or raises) ends it.
         local function intercept(interceptors, index, item)
           local interceptor = interceptors[index]
           if interceptor == nil then return hand_on(item) end
-          local called, returned = false, false
-          interceptor(item, function(passed)
-            if returned then error("next was called after its interceptor returned", 2) end
-            if called then error("next was called twice; an interceptor passes an item on once", 2) end
-            called = true
-            if passed == nil then passed = item end
-            if type(passed) ~= "table" then error("next expects the item table, got a " .. type(passed), 2) end
-            intercept(interceptors, index + 1, passed)
-          end)
-          returned = true
+          local next, state <close> = make_next(intercept, interceptors, index, item)
+          interceptor(item, next)
         end
 
         return function(interceptors, item) intercept(interceptors, 1, item) end

@@ -93,9 +93,8 @@ extension PluginRuntime {
             do throws(ItemError) {
                 item = try handedOn(name, payloadAt: stack.top, of: stack, interception)
             } catch {
-                // `return next(item)` is a tail call: no line of the interceptor is left to name, so
-                // it is named by its definition (the last one's: its `next` hands items to the store).
-                throw placedError(stack, "next: \(error.message)", cause: error, fallback: lua.lastInterceptorDefinition(on: stack))
+                // Placed at the interceptor's call of `next`, which a tail call leaves in place (a C function).
+                throw placedError(stack, "next: \(error.message)", cause: error)
             }
             stack.pop()
             try interception.deliver(item)
@@ -124,21 +123,5 @@ extension PluginRuntime {
         let cascadeDepth = interception.cascadeDepth + (kind.isUpdater == interception.isUpdater ? 0 : 1)
         try checkCascade(cascadeDepth, cause: "re-dispatching \(interception.name) as \(name)")
         return try makeItem(name, kind: kind, payloadAt: index, of: stack)
-    }
-}
-
-extension LuaSide {
-    /// Where the last Lua interceptor of the chain is defined; nil without interceptors.
-    func lastInterceptorDefinition(on stack: LuaStack) -> LuaLocation? {
-        guard let interceptors = code.interceptors, (try? stack.reserve(2)) != nil else { return nil }
-        interceptors.push(onto: stack)
-        defer { stack.pop() }
-        let count = stack.rawLength(at: -1)
-        guard count > 0, stack.rawGet(table: -1, at: Int64(count)) == .function else {
-            if count > 0 { stack.pop() }
-            return nil
-        }
-        defer { stack.pop() }
-        return stack.definitionLocation(ofFunctionAt: -1)
     }
 }

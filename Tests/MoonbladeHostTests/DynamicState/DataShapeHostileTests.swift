@@ -121,9 +121,9 @@ struct DataShapeHostileTests {
         #expect(host.state == [:])
     }
 
-    /// An interceptor that hands on a payload with no data form is the one at fault: its
-    /// `return next(item)` is a tail call, which leaves no line of its own, and the error was placed
-    /// at the updater the item names, a line that did nothing wrong.
+    /// An interceptor that hands on a payload with no data form is the one at fault: the error is placed
+    /// at its `return next(item)`, a tail call (it was once placed at the updater the item names, a line
+    /// that did nothing wrong).
     @Test func aPayloadAnInterceptorSpoilsIsPlacedAtTheInterceptor() async throws {
         let spoiler = try scratch.write("spoiler", """
             return {
@@ -141,7 +141,7 @@ struct DataShapeHostileTests {
             """)
         let host = try PluginHost<JSONValue>(plugins: [spoiler])
         let error = await #expect(throws: PluginError.self) { try await host.dispatch("spoiler.set", 1).value }
-        #expect(error?.location?.description == "spoiler/plugin.lua:7", "\(String(describing: error))")
+        #expect(error?.location?.description == "spoiler/plugin.lua:9", "\(String(describing: error))")
         #expect(error?.message.contains("next: spoiler.set payload: a function has no data form") == true, "\(String(describing: error))")
         #expect(host.state == [:])
     }
