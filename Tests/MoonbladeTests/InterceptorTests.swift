@@ -75,18 +75,23 @@ struct InterceptorTests {
         #expect(trace.values.filter { $0 == "outer before" }.count == 4)
     }
 
-    @Test("an item replaced by one of another kind is re-dispatched through the whole chain")
+    @Test("an item replaced by one of another kind is re-dispatched through the whole chain, unseen further in before")
     func replaceOtherKind() async throws {
         let trace = Recorder<String>()
         let store = TestStore(interceptors: [
             intercepting { dispatchable, next in
                 trace.append(String(describing: type(of: dispatchable)))
                 try next(dispatchable is Append ? ReadDispatchRead() : dispatchable)
-            }
+            },
+            // Further in: sees each item once, as it runs, never one the store only queues.
+            intercepting { dispatchable, next in
+                trace.append("inner " + String(describing: type(of: dispatchable)))
+                try next(dispatchable)
+            },
         ])
         // The Void handle of the updater follows the replacement side effect to its end.
         try await store.dispatch(Append("replaced")).value
-        #expect(trace.values == ["Append", "ReadDispatchRead", "Increment"])
+        #expect(trace.values == ["Append", "ReadDispatchRead", "inner ReadDispatchRead", "Increment", "inner Increment"])
         #expect(store.state == TestState(count: 1, log: []))
     }
 

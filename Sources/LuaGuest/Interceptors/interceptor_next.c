@@ -8,11 +8,12 @@
 #include "../guest.h"
 
 enum { upvalue_intercept = 1, upvalue_interceptors, upvalue_index, upvalue_item, upvalue_state };
+/// The state table's flags, at these indexes.
+enum { state_called = 1, state_returned };
 
-/// Whether the field `name` of the closure's state table is set.
-static int state_flag(lua_State *L, const char *name) {
-    lua_pushstring(L, name);
-    int set = lua_rawget(L, lua_upvalueindex(upvalue_state)) != LUA_TNIL;
+/// Whether `flag` of the closure's state table is set.
+static int state_flag(lua_State *L, int flag) {
+    int set = lua_rawgeti(L, lua_upvalueindex(upvalue_state), flag) != LUA_TNIL;
     lua_pop(L, 1);
     return set;
 }
@@ -28,11 +29,10 @@ static int passed_on(lua_State *L, int status, lua_KContext context) {
 /// `intercept(interceptors, index + 1, item)`.
 static int interceptor_next(lua_State *L) {
     lua_settop(L, 1);
-    if (state_flag(L, "returned")) return luaL_error(L, "next was called after its interceptor returned");
-    if (state_flag(L, "called")) return luaL_error(L, "next was called twice; an interceptor passes an item on once");
-    lua_pushliteral(L, "called");
+    if (state_flag(L, state_returned)) return luaL_error(L, "next was called after its interceptor returned");
+    if (state_flag(L, state_called)) return luaL_error(L, "next was called twice; an interceptor passes an item on once");
     lua_pushboolean(L, 1);
-    lua_rawset(L, lua_upvalueindex(upvalue_state));
+    lua_rawseti(L, lua_upvalueindex(upvalue_state), state_called);
     if (lua_isnil(L, 1)) {
         lua_pushvalue(L, lua_upvalueindex(upvalue_item));
         lua_replace(L, 1);
@@ -52,9 +52,8 @@ static const char state_metatable_key = 0;
 
 /// `__close` of a state table: its interceptor has returned, or raised.
 static int close_state(lua_State *L) {
-    lua_pushliteral(L, "returned");
     lua_pushboolean(L, 1);
-    lua_rawset(L, 1);
+    lua_rawseti(L, 1, state_returned);
     return 0;
 }
 
@@ -64,7 +63,7 @@ int moonblade_make_interceptor_next(lua_State *L) {
     luaL_checkinteger(L, 3);
     luaL_checktype(L, 4, LUA_TTABLE);
     lua_settop(L, 4);
-    lua_createtable(L, 0, 2);
+    lua_createtable(L, 2, 0);
     if (lua_rawgetp(L, LUA_REGISTRYINDEX, &state_metatable_key) == LUA_TNIL) {
         lua_pop(L, 1);
         lua_createtable(L, 0, 1);

@@ -38,11 +38,6 @@ public struct InterceptorContext: AnySideEffectContext {
         store?.anyDispatch(dispatchable, cascadeDepth: cascadeDepth) ?? .failed(StoreError.storeReleased)
     }
 
-    /// Whether an item of this kind, handed on by this interceptor, is handled when it reaches the end of
-    /// the chain (rather than re-dispatched through the whole chain, as an item of the other kind than
-    /// the one being processed is).
-    package func handlesInPlace(isUpdater: Bool) -> Bool { store?.handlesInPlace(isUpdater: isUpdater) ?? true }
-
     /// A stamp of the store's state that changes with every change; see ``Store/stateGeneration``.
     package var stateGeneration: UInt64 { liveStore.stateGeneration }
 

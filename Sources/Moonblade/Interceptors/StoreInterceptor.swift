@@ -15,7 +15,8 @@ public typealias StoreInterceptorNext = (_ dispatchable: any Dispatchable) throw
 ///   ``SideEffectInterceptor``'s `next` returns once it has finished);
 /// - replace it by calling `next` with another item: an item of the same kind (updater or side
 ///   effect) runs in its place and its result goes to the original handle; an item of another kind is
-///   re-dispatched through the whole chain, after the items already queued, and the original handle
+///   re-dispatched through the whole chain, after the items already queued (the interceptors further in
+///   see it then, not before), and the original handle
 ///   resolves to the replacement's result (a `Void` handle ignores a returned value; a handle expecting
 ///   a value gets none from an updater, as below);
 /// - drop it by returning without calling `next`: a dropped updater or plain side effect resolves

@@ -15,7 +15,6 @@ package protocol CascadingStore: AnyStore {
     var stateGeneration: UInt64 { get }
     var anyStateWithGeneration: (state: any State, generation: UInt64) { get }
     func transaction(_ body: () throws -> Void) throws
-    func handlesInPlace(isUpdater: Bool) -> Bool
 }
 
 extension Store: CascadingStore {}

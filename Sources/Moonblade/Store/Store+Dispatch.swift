@@ -113,8 +113,7 @@ extension Store {
     func unservableWait(at place: String) -> StoreError? {
         guard isOnDrainingThread else { return nil }
         // This thread holds the draining role, so it may read what it is processing.
-        let processing = currentItemType.map(\.name)
-        return .unservableWait(place: place, processing: processing ?? "a listener")
+        return .unservableWait(place: place, processing: processing.type?.name ?? "a listener")
     }
 
     /// Whether the calling thread holds the draining role.
@@ -124,10 +123,10 @@ extension Store {
 
     /// Runs one item through the interceptor chain and returns its status. Draining thread only.
     private func process(_ item: DispatchItem, cascadeDepth: Int) -> DispatchStatus {
-        currentItemType = item.metatype
+        processing.type = item.metatype
         currentCascadeDepth = cascadeDepth
         defer {
-            currentItemType = nil
+            processing.type = nil
             currentStatus = nil
         }
         do {
@@ -139,32 +138,29 @@ extension Store {
         return currentStatus ?? .succeeded
     }
 
-    /// Whether an item of this kind reaching the end of the interceptor chain is handled there, as the
-    /// item being processed or in its place; one of the other kind is re-dispatched through the whole
-    /// chain instead (see ``apply(_:)``). For interceptors, on the draining thread.
-    package func handlesInPlace(isUpdater: Bool) -> Bool {
-        currentItemType.map { $0.isUpdater == isUpdater } ?? true
+    /// Takes `dispatchable`, which an interceptor passed on in place of an item of type `original`: one
+    /// of the same kind goes on in its place, its type now the one processed (true); one of the other
+    /// kind is a dispatch of its own through the whole chain, after the items already queued, which the
+    /// original handle follows (false). Draining thread only.
+    func takesInPlace(_ dispatchable: any Dispatchable, replacing original: DispatchItem.Metatype) throws -> Bool {
+        guard let replacement = DispatchItem(dispatchable) else {
+            throw StoreError.unsupportedDispatchable(String(reflecting: type(of: dispatchable)))
+        }
+        guard replacement.metatype.isUpdater == original.isUpdater else {
+            currentStatus = .pending(lock.withLock { enqueue(replacement, cascadeDepth: currentCascadeDepth + 1) })
+            return false
+        }
+        processing.type = replacement.metatype
+        return true
     }
 
-    /// The innermost `next` of the interceptor chain: handles the item the interceptors let through.
+    /// The innermost `next` of the interceptor chain: handles the item the interceptors let through, of
+    /// the type each link took it as (``takesInPlace(_:replacing:)``).
     func apply(_ dispatchable: any Dispatchable) throws {
-        guard let original = currentItemType else {
+        guard let metatype = processing.type else {
             preconditionFailure("the interceptor chain ran outside of the store's drain")
         }
-        // Usually the item itself or a replacement of its type, which a compare with the item's
-        // concrete type tells without the runtime conformance lookups of `DispatchItem(_:)`.
-        var metatype = original
-        if !original.isType(of: dispatchable) {
-            guard let replacement = DispatchItem(dispatchable) else {
-                throw StoreError.unsupportedDispatchable(String(reflecting: type(of: dispatchable)))
-            }
-            guard replacement.metatype.isUpdater == original.isUpdater else {
-                // Another kind: a dispatch of its own through the whole chain; the original handle follows it.
-                currentStatus = .pending(lock.withLock { enqueue(replacement, cascadeDepth: currentCascadeDepth + 1) })
-                return
-            }
-            metatype = replacement.metatype
-        }
+        precondition(metatype.isType(of: dispatchable), "an item reached the store past the interceptor chain's links")
         switch metatype {
         case .updater(let type): try applyUpdater(dispatchable, as: type)
         case .sideEffect(let type): currentStatus = startSideEffect(dispatchable, as: type)

@@ -23,7 +23,7 @@
 public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, @unchecked Sendable {
     // @unchecked Sendable: the mutable state shared between threads is only touched while holding
     // `lock`. `dependencyContainer` and `interceptorChain` are written only in `init`, before the
-    // store is ready. `currentItemType` and `currentStatus` belong to the draining thread; the draining
+    // store is ready. `processing` and `currentStatus` belong to the draining thread; the draining
     // role passes from thread to thread through `lock`, which orders those accesses.
 
     let lock = Lock()
@@ -63,7 +63,8 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
     @exclusivity(unchecked) var drainingThread = pthread_self()
     /// The type of the item being processed, to tell an in-place replacement from a re-dispatch: a
     /// metatype, which costs nothing to copy, where the item itself is copied through value witnesses.
-    @exclusivity(unchecked) var currentItemType: DispatchItem.Metatype?
+    /// A box of its own, which the interceptor chain's links read without reaching the store.
+    let processing = ProcessingItem()
     /// The status the innermost `next` produced for the item being processed, if not a plain success.
     @exclusivity(unchecked) var currentStatus: DispatchStatus?
     /// How many reactions down a chain the item being processed was dispatched.
@@ -111,10 +112,22 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
         let initialState = stateInitializer()
         lock.withLock { storedState = initialState }
         let stages = interceptors.map { $0(context) }
+        let processing = processing
         interceptorChain = stages.reversed().reduce({ [weak self] dispatchable in
             guard let self else { throw StoreError.storeReleased }
             try self.apply(dispatchable)
-        }) { next, stage in stage(next) }
+        }) { next, stage in
+            stage { [weak self] dispatchable in
+                // Usually the item itself, which a compare of concrete types tells without the runtime's
+                // conformance look-ups; a replacement is taken in place or re-dispatched here, so that no
+                // interceptor further in sees an item the store would only queue.
+                if let type = processing.type, !type.isType(of: dispatchable) {
+                    guard let self else { throw StoreError.storeReleased }
+                    guard try self.takesInPlace(dispatchable, replacing: type) else { return }
+                }
+                try next(dispatchable)
+            }
+        }
         if !sideEffectInterceptors.isEmpty {
             let innermost: SideEffectInterceptorNext = { sideEffect in
                 guard let context = SideEffectRun.context else {

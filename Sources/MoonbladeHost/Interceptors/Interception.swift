@@ -13,8 +13,12 @@ struct Interception {
     let swiftPayload: LuaValue?
     /// How many reactions down a chain it was dispatched.
     let cascadeDepth: Int
-    /// Hands an item to the rest of the store's interceptor chain.
+    /// Hands an item of the original's kind to the rest of the store's interceptor chain, for the
+    /// observer rules to see what it changed.
     let deliver: (any Dispatchable) throws -> Void
+    /// Hands an item of the other kind to the store's chain, which re-dispatches it (no rule sees it
+    /// here: it is observed when it runs).
+    let passOn: StoreInterceptorNext
 }
 
 /// The items the interceptors handed on for one dispatch, held back with what each changed until the

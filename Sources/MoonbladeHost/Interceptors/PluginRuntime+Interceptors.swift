@@ -43,7 +43,7 @@ extension PluginRuntime {
         let delivered = DeliveriesHeldBack()
         try context.transaction {
             try withLua { lua in
-                try passThroughInterceptors(dispatchable, name: name, cascadeDepth: cascadeDepth, lua) { item in
+                try passThroughInterceptors(dispatchable, name: name, cascadeDepth: cascadeDepth, lua, passOn: next) { item in
                     if let delivery = try deliver(item) { delivered.all.append(delivery) }
                 }
             }
@@ -56,7 +56,7 @@ extension PluginRuntime {
     /// Runs the Lua interceptor chain on `{ name, kind, payload }`; its last `next` delivers the item.
     private func passThroughInterceptors(
         _ dispatchable: any Dispatchable, name: String, cascadeDepth: Int, _ lua: LuaSide,
-        deliver: @escaping (any Dispatchable) throws -> Void
+        passOn: @escaping StoreInterceptorNext, deliver: @escaping (any Dispatchable) throws -> Void
     ) throws {
         guard let interceptors = lua.code.interceptors else { return try deliver(dispatchable) }
         let stack = lua.stack
@@ -66,7 +66,7 @@ extension PluginRuntime {
         let swiftPayload = try pushItemTable(for: dispatchable, name: name, onto: stack, keepingPayload: true, lua)
         let interception = Interception(
             original: dispatchable, name: name, isUpdater: dispatchable is any AnyStateUpdater,
-            swiftPayload: swiftPayload, cascadeDepth: cascadeDepth, deliver: deliver)
+            swiftPayload: swiftPayload, cascadeDepth: cascadeDepth, deliver: deliver, passOn: passOn)
         do {
             try lua.interceptors.run(interceptors, on: stack, for: interception)
         } catch {
@@ -89,39 +89,41 @@ extension PluginRuntime {
             }
             stack.pop()
             stack.rawGet(table: 1, field: "payload")
-            let item: any Dispatchable
+            let handed: (item: any Dispatchable, inPlace: Bool)
             do throws(ItemError) {
-                item = try handedOn(name, payloadAt: stack.top, of: stack, interception)
+                handed = try handedOn(name, payloadAt: stack.top, of: stack, interception)
             } catch {
                 // Placed at the interceptor's call of `next`, which a tail call leaves in place (a C function).
                 throw placedError(stack, "next: \(error.message)", cause: error)
             }
             stack.pop()
-            try interception.deliver(item)
+            try handed.inPlace ? interception.deliver(handed.item) : interception.passOn(handed.item)
             return 0
         }
     }
 
     /// What the interceptors hand on: the original item when they changed nothing it carries, the same
-    /// kind of item with a new name or payload, or an item of another kind that the store re-dispatches.
+    /// kind of item with a new name or payload (in place), or an item of another kind, which the store
+    /// re-dispatches (not in place).
     private func handedOn(
         _ name: String, payloadAt index: Int32, of stack: LuaStack, _ interception: Interception
-    ) throws(ItemError) -> any Dispatchable {
+    ) throws(ItemError) -> (item: any Dispatchable, inPlace: Bool) {
         if let payload = interception.swiftPayload, name == interception.name,
             (try? stack.value(at: index, requiringUTF8: true)) == payload
         {
-            return interception.original
+            return (interception.original, true)
         }
         guard let kind = catalog.kind(of: name) else { throw .unknownItem(name) }
-        if kind.isUpdater == interception.isUpdater, !kind.isSwift,
-            let original = interception.original as? any LuaItem
-        {
-            return original.replaced(
-                by: name, payload: try luaPayload(of: name, at: index, stack), thread: InterceptorThread(stack: stack))
+        let inPlace = kind.isUpdater == interception.isUpdater
+        if inPlace, !kind.isSwift, let original = interception.original as? any LuaItem {
+            return (
+                original.replaced(
+                    by: name, payload: try luaPayload(of: name, at: index, stack), thread: InterceptorThread(stack: stack)),
+                true
+            )
         }
         // Another kind is re-dispatched: one more reaction in the chain.
-        let cascadeDepth = interception.cascadeDepth + (kind.isUpdater == interception.isUpdater ? 0 : 1)
-        try checkCascade(cascadeDepth, cause: "re-dispatching \(interception.name) as \(name)")
-        return try makeItem(name, kind: kind, payloadAt: index, of: stack)
+        try checkCascade(interception.cascadeDepth + (inPlace ? 0 : 1), cause: "re-dispatching \(interception.name) as \(name)")
+        return (try makeItem(name, kind: kind, payloadAt: index, of: stack), inPlace)
     }
 }

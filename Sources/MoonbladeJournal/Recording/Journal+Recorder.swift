@@ -15,9 +15,6 @@ extension Journal {
             { next in
                 { item in
                     var recorded = RecordedItem(item)
-                    // An item of the other kind than the one being processed (an interceptor renamed a
-                    // side effect into an updater) is only queued here: it is recorded when it comes again.
-                    guard context.handlesInPlace(isUpdater: recorded.isUpdater) else { return try next(item) }
                     let jump = recorded.isLuaItem ? nil : (item as? any TimeTravelJump)?.target
                     if jump != nil { recorded.name = "goto" }
                     let start = ContinuousClock.now
