@@ -138,29 +138,49 @@ extension Store {
         return currentStatus ?? .succeeded
     }
 
+    /// The `next` an interceptor is given when another one is further in: `next` itself for the item
+    /// being processed and for a replacement of its kind; a replacement of the other kind is
+    /// re-dispatched here, unseen further in (``takenInPlace(_:replacing:)``).
+    func link(to next: @escaping StoreInterceptorNext) -> StoreInterceptorNext {
+        let processing = processing
+        return { [weak self] dispatchable in
+            // Usually the item itself, which a compare of concrete types tells without the runtime's
+            // conformance look-ups.
+            if let type = processing.type, !type.isType(of: dispatchable) {
+                guard let self else { throw StoreError.storeReleased }
+                guard try self.takenInPlace(dispatchable, replacing: type) != nil else { return }
+            }
+            try next(dispatchable)
+        }
+    }
+
     /// Takes `dispatchable`, which an interceptor passed on in place of an item of type `original`: one
-    /// of the same kind goes on in its place, its type now the one processed (true); one of the other
-    /// kind is a dispatch of its own through the whole chain, after the items already queued, which the
-    /// original handle follows (false). Draining thread only.
-    func takesInPlace(_ dispatchable: any Dispatchable, replacing original: DispatchItem.Metatype) throws -> Bool {
+    /// of the same kind goes on in its place, its type now the one processed (returned); one of the
+    /// other kind is a dispatch of its own through the whole chain, after the items already queued,
+    /// which the original handle follows (nil). Draining thread only.
+    func takenInPlace(_ dispatchable: any Dispatchable, replacing original: DispatchItem.Metatype) throws
+        -> DispatchItem.Metatype?
+    {
         guard let replacement = DispatchItem(dispatchable) else {
             throw StoreError.unsupportedDispatchable(String(reflecting: type(of: dispatchable)))
         }
         guard replacement.metatype.isUpdater == original.isUpdater else {
             currentStatus = .pending(lock.withLock { enqueue(replacement, cascadeDepth: currentCascadeDepth + 1) })
-            return false
+            return nil
         }
         processing.type = replacement.metatype
-        return true
+        return replacement.metatype
     }
 
-    /// The innermost `next` of the interceptor chain: handles the item the interceptors let through, of
-    /// the type each link took it as (``takesInPlace(_:replacing:)``).
+    /// The innermost `next` of the interceptor chain: handles the item the interceptors let through.
     func apply(_ dispatchable: any Dispatchable) throws {
-        guard let metatype = processing.type else {
+        guard var metatype = processing.type else {
             preconditionFailure("the interceptor chain ran outside of the store's drain")
         }
-        precondition(metatype.isType(of: dispatchable), "an item reached the store past the interceptor chain's links")
+        if !metatype.isType(of: dispatchable) {
+            guard let taken = try takenInPlace(dispatchable, replacing: metatype) else { return }
+            metatype = taken
+        }
         switch metatype {
         case .updater(let type): try applyUpdater(dispatchable, as: type)
         case .sideEffect(let type): currentStatus = startSideEffect(dispatchable, as: type)

@@ -112,22 +112,17 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
         let initialState = stateInitializer()
         lock.withLock { storedState = initialState }
         let stages = interceptors.map { $0(context) }
-        let processing = processing
-        interceptorChain = stages.reversed().reduce({ [weak self] dispatchable in
+        // The innermost stage hands items straight to `apply`; every other one through a link that takes a
+        // replacement in place or re-dispatches it there, so that no interceptor further in sees an item
+        // the store would only queue.
+        var chain: StoreInterceptorNext = { [weak self] dispatchable in
             guard let self else { throw StoreError.storeReleased }
             try self.apply(dispatchable)
-        }) { next, stage in
-            stage { [weak self] dispatchable in
-                // Usually the item itself, which a compare of concrete types tells without the runtime's
-                // conformance look-ups; a replacement is taken in place or re-dispatched here, so that no
-                // interceptor further in sees an item the store would only queue.
-                if let type = processing.type, !type.isType(of: dispatchable) {
-                    guard let self else { throw StoreError.storeReleased }
-                    guard try self.takesInPlace(dispatchable, replacing: type) else { return }
-                }
-                try next(dispatchable)
-            }
         }
+        for (index, stage) in stages.enumerated().reversed() {
+            chain = stage(index == stages.count - 1 ? chain : link(to: chain))
+        }
+        interceptorChain = chain
         if !sideEffectInterceptors.isEmpty {
             let innermost: SideEffectInterceptorNext = { sideEffect in
                 guard let context = SideEffectRun.context else {
