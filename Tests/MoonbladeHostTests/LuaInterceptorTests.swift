@@ -68,31 +68,6 @@ struct LuaInterceptorTests {
         #expect(error.description.contains("found no value (an interceptor dropped the side effect"))
     }
 
-    /// A side effect renamed into an updater is re-dispatched: the rules watching the updater see it
-    /// once, as it runs, not also where the store only queued it.
-    @Test func rulesSeeAnItemRenamedIntoTheOtherKindOnceAsItRuns() async throws {
-        let plugin = try scratch.write("p", """
-            return {
-              name = "p",
-              updaters = {
-                add = function(state) state.counter = state.counter + 1 end,
-                mark = function(state) state.todos[#state.todos + 1] = { title = "seen", done = false } end,
-              },
-              side_effects = { become_add = function() end },
-              interceptors = { function(item, next)
-                if item.name == "p.become_add" then item.name = "p.add" end
-                next(item)
-              end },
-              observers = { { on_dispatch = "p.add", dispatch = { "p.mark" } } },
-            }
-            """)
-        let host = try PluginHost<AppState>(plugins: [plugin])
-        try await host.dispatch("p.become_add").value
-        await host.settle()
-        #expect(host.state.counter == 1)
-        #expect(host.state.todos.map(\.title) == ["seen"])
-    }
-
     @Test func raisingRejectsTheItemWithThePluginAndItsLine() async throws {
         let reject = try listPlugin(scratch, "limits", "interceptors", """
             function(item, next)

@@ -230,18 +230,20 @@ struct LuaObserverTests {
         #expect(error.location?.description == "bad/plugin.lua:3")
     }
 
-    /// A Lua interceptor that fails after its `next` undoes the change (one transaction): no rule reacts to
-    /// it, as no listener hears of it; the same interceptor letting the item through sets the rules off.
-    @Test(arguments: [false, true])
-    func rulesReactOnlyToAChangeThatStays(interceptorFails: Bool) async throws {
-        let plugin = try scratch.write("guarded", """
+    /// A plugin whose `add` sets off two rules (`on_dispatch`, `on_state_change`), each marking the state
+    /// with a todo; its interceptor renames the side effect `become_add` into `add`, and fails after its
+    /// `next` when `interceptorFails`.
+    func markingPlugin(interceptorFails: Bool = false) throws -> String {
+        try scratch.write("guarded", """
             return {
               name = "guarded",
               updaters = {
                 add = function(state) state.counter = state.counter + 1 end,
                 mark = function(state) state.todos[#state.todos + 1] = { title = "marked", done = false } end,
               },
+              side_effects = { become_add = function() end },
               interceptors = { function(item, next)
+                if item.name == "guarded.become_add" then item.name = "guarded.add" end
                 next(item)
                 if item.name == "guarded.add" and \(interceptorFails) then error("refused after next") end
               end },
@@ -251,7 +253,13 @@ struct LuaObserverTests {
               },
             }
             """)
-        let host = try host([plugin])
+    }
+
+    /// A Lua interceptor that fails after its `next` undoes the change (one transaction): no rule reacts to
+    /// it, as no listener hears of it; the same interceptor letting the item through sets the rules off.
+    @Test(arguments: [false, true])
+    func rulesReactOnlyToAChangeThatStays(interceptorFails: Bool) async throws {
+        let host = try host([try markingPlugin(interceptorFails: interceptorFails)])
         let changes = ChangeRecorder()
         changes.attach(to: host.store)
         let dispatch = try host.dispatch("guarded.add")
@@ -265,5 +273,15 @@ struct LuaObserverTests {
             #expect(host.state.counter == 1)
             #expect(host.state.todos.map(\.title) == ["marked", "marked"])
         }
+    }
+
+    /// A side effect renamed into an updater is re-dispatched: the rules see the updater once, as it
+    /// runs, not also where the store only queued it.
+    @Test func rulesSeeAnItemRenamedIntoTheOtherKindOnceAsItRuns() async throws {
+        let host = try host([try markingPlugin()])
+        try await host.dispatch("guarded.become_add").value
+        await host.settle()
+        #expect(host.state.counter == 1)
+        #expect(host.state.todos.map(\.title) == ["marked", "marked"])
     }
 }
