@@ -19,7 +19,7 @@ struct MoonbladeCommand: AsyncParsableCommand {
         version: MoonbladeCommand.version,
         subcommands: [
             RunCommand.self, ReplCommand.self, CheckCommand.self, TestCommand.self, TypesCommand.self,
-            ReplayCommand.self, JournalCommand.self,
+            ReplayCommand.self, JournalCommand.self, ServeCommand.self,
         ]
     )
 }

@@ -34,7 +34,7 @@ public struct Problem: Error, HTTPResponseError, CustomStringConvertible {
     /// The problem document.
     public var json: JSONValue {
         var document = members
-        document["type"] = .string("urn:moonblade:problem:" + title.replacing(" ", with: "-"))
+        document["type"] = .string("urn:moonblade:problem:" + title.lowercased().replacing(" ", with: "-"))
         document["title"] = .string(title)
         document["status"] = .integer(Int64(status.code))
         document["detail"] = .string(detail)
