@@ -20,18 +20,28 @@ extension HostRoutes {
     }
 
     /// Refuses a browser's `request` with 403 when its `Origin` is neither the server's own (the
-    /// request's `Host`) nor an allowed one.
+    /// request's `Host`) nor an allowed one. An origin without a port matches the host on any port
+    /// (WebSocket clients outside browsers send `ws://localhost` for `localhost:8080`).
     func checkOrigin(_ request: Request) throws(Problem) {
         guard let origin = request.headers[.origin] else { return }
         if configuration.allowedOrigins.contains(origin) { return }
-        // HTTP/1 `Host` becomes the authority on the way in; a request made in memory may keep the header.
-        let host = request.head.authority ?? request.headers[HTTPField.Name("Host")!]
+        // HTTP/1 `Host` becomes the authority on the way in; a request made in memory keeps the header.
+        let host = request.headers[HTTPField.Name("Host")!] ?? request.head.authority
         let originHost = origin.split(separator: "://", maxSplits: 1).last.map(String.init)
-        guard let host, originHost == host else {
+        guard let host, let originHost, Self.sameHost(originHost, host) else {
             throw Problem(
                 .forbidden, title: "cross-origin",
                 detail: "the event stream accepts pages of its own origin; \(origin) is not \(host ?? "this server")")
         }
+    }
+
+    /// Whether the origin's `host[:port]` names the server's `host[:port]`.
+    private static func sameHost(_ origin: String, _ server: String) -> Bool {
+        func name(_ authority: String) -> Substring {
+            authority.hasPrefix("[") ? authority.prefix { $0 != "]" } : authority.prefix { $0 != ":" }
+        }
+        let originHasPort = origin.hasPrefix("[") ? origin.contains("]:") : origin.contains(":")
+        return originHasPort ? origin.lowercased() == server.lowercased() : name(origin).lowercased() == name(server).lowercased()
     }
 
     private static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
