@@ -141,7 +141,8 @@ let package = Package(
         // target), every Lua block compiles, every whole plugin passes the shape check.
         .testTarget(
             name: "MoonbladeDocumentationTests",
-            dependencies: ["MoonbladeHost", "MoonbladeTesting", "MoonbladeJournal", "MoonbladeTestSupport"]
+            dependencies: ["MoonbladeHost", "MoonbladeTesting", "MoonbladeJournal", "MoonbladeTestSupport"],
+            exclude: ["Manifests"]
         ),
     ],
     swiftLanguageModes: [.v6]

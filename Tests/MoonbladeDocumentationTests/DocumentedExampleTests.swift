@@ -77,3 +77,21 @@ struct DocumentedExampleTests {
         return String(match.1)
     }
 }
+
+/// A manifest a document shows is read by SwiftPM: one whose region is not valid manifest code fails.
+@Test func everyDocumentedManifestIsReadBySwiftPM() throws {
+    let manifests = try snippetSources().filter { $0.lastPathComponent == "Package.swift" }
+    #expect(!manifests.isEmpty)
+    for manifest in manifests {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift", "package", "dump-package", "--package-path", manifest.deletingLastPathComponent().path]
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(relativePath(manifest)): \(complaint)")
+    }
+}
