@@ -1,4 +1,5 @@
 import MoonbladeTesting
+import Testing
 
 // The examples of the MoonbladeJournal catalog's articles: compiled here, not run (their plugin and
 // journal paths are the reader's).
