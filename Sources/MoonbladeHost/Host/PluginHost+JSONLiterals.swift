@@ -3,7 +3,7 @@
 /// ``JSONValue``. They behave exactly as the `Encodable` forms they forward to.
 extension PluginHost {
     /// Dispatches the item `name` with a payload written as a JSON literal; see
-    /// ``dispatch(_:_:retries:delay:)-(_,(any Encodable & Sendable)?,_,_)``.
+    /// the `Encodable` form of `dispatch(_:_:retries:delay:)`.
     @discardableResult
     public func dispatch(
         _ name: String, _ payload: JSONValue, retries: Int = 0, delay: Duration = .zero
@@ -20,7 +20,7 @@ extension PluginHost {
     }
 
     /// Dispatches `name` with a payload written as a JSON literal and waits until everything it set off
-    /// is done; see ``dispatchAndSettle(_:_:)-(_,(any Encodable & Sendable)?)``.
+    /// is done; see the `Encodable` form of `dispatchAndSettle(_:_:)`.
     @discardableResult
     public func dispatchAndSettle(_ name: String, _ payload: JSONValue) async throws -> JSONValue? {
         try await dispatchAndSettle(name, payload as any Encodable & Sendable)
