@@ -2,8 +2,7 @@
 /// types in one dictionary, which no single `Encodable` type holds; these overloads read it as a
 /// ``JSONValue``. They behave exactly as the `Encodable` forms they forward to.
 extension PluginHost {
-    /// Dispatches the item `name` with a payload written as a JSON literal; see
-    /// the `Encodable` form of `dispatch(_:_:retries:delay:)`.
+    /// Dispatches the item `name` with a payload written as a JSON literal, as the `Encodable` form does.
     @discardableResult
     public func dispatch(
         _ name: String, _ payload: JSONValue, retries: Int = 0, delay: Duration = .zero
@@ -20,7 +19,7 @@ extension PluginHost {
     }
 
     /// Dispatches `name` with a payload written as a JSON literal and waits until everything it set off
-    /// is done; see the `Encodable` form of `dispatchAndSettle(_:_:)`.
+    /// is done, as the `Encodable` form does.
     @discardableResult
     public func dispatchAndSettle(_ name: String, _ payload: JSONValue) async throws -> JSONValue? {
         try await dispatchAndSettle(name, payload as any Encodable & Sendable)

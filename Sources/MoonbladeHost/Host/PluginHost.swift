@@ -220,7 +220,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
     /// into its type, as from Lua's `ctx.dispatch`).
     ///
     /// With `retries`, a failing dispatch is made again up to that many times, `delay` apart; see
-    /// `Dispatcher.dispatch(_:retries:delay:)` in the Moonblade module.
+    /// the store's `dispatch(_:retries:delay:)`.
     ///
     /// - Throws: ``PluginError/Kind/unknownItem`` at once when no item has that name, and
     ///   ``PluginError/Kind/invalidValue`` when a Swift item's payload does not decode into its type;

@@ -4,7 +4,7 @@ import MoonbladeHost
 
 extension Journal {
     /// The store interceptor that records every item that passes it: put it innermost, where items
-    /// reach the store as they run (`PluginHost.init(plugins:journal:initialState:dependencies:interceptors:configuration:)`
+    /// reach the store as they run (`PluginHost/init(plugins:journal:initialState:dependencies:interceptors:configuration:)`
     /// does). A plain `Store` can use it too, as the last of its interceptors.
     ///
     /// Updaters are recorded with their outcome and what they changed; side effects as started (what
@@ -105,7 +105,7 @@ extension PluginHost {
     ///
     /// - Throws: ``JournalError`` when the journal's state cannot be rebuilt or is not an `S`; the
     ///   `PluginError` of a migration that fails (item `plugin.migrate`, with its `file:line`), of a
-    ///   state recorded under a later plugin version than the loaded one (`PluginError.Kind.downgrade`),
+    ///   state recorded under a later plugin version than the loaded one (`PluginError/Kind/downgrade`),
     ///   or of a VM that cannot be created. Nothing is written to the journal then.
     public convenience init(
         plugins directories: [String],

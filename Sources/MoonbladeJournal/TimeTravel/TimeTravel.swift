@@ -32,7 +32,7 @@ public struct TimeTravel<S: State & Codable>: Sendable {
     ///
     /// - Throws: ``JournalError`` when `sequence` is not in the journal. A `PluginError` when a
     ///   migration fails (item `plugin.migrate`, with its `file:line`), or when the state was recorded
-    ///   under a later version of a plugin than the loaded one (`PluginError.Kind.downgrade`, naming
+    ///   under a later version of a plugin than the loaded one (`PluginError/Kind/downgrade`, naming
     ///   the plugin and both versions); the store's state is then left as it was.
     public func goto(_ sequence: Int) async throws {
         guard let json = try journal.state(at: sequence) else {

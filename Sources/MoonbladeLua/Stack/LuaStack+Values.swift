@@ -44,7 +44,7 @@ extension LuaStack {
     /// levels deep are `.conversion` errors.
     ///
     /// - Parameters:
-    ///   - index: the stack slot to read.
+    ///   - index: the value's stack index.
     ///   - requiringUTF8: refuse a string (or key) that is not valid UTF-8 with a `.conversion`
     ///     error, as the host does for a value Lua hands on: otherwise it is read with each bad byte
     ///     replaced by U+FFFD.
