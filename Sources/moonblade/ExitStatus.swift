@@ -33,7 +33,7 @@ enum ExitStatus: Int32, CaseIterable {
         }
     }
 
-    /// The exit codes, as `--help` and the README list them.
+    /// The exit codes, as `--help` and the command-line article list them.
     static let help =
         (["EXIT CODES:", "  0   success"] + allCases.map { "  \($0.rawValue)   \($0.meaning)" }
         + [

@@ -18,7 +18,7 @@ import Tracing
 /// and the others still load. Items are named `plugin.item`. The host is `Sendable`: dispatch from any
 /// thread.
 public final class PluginHost<S: State & Codable>: Sendable {
-    /// Settings for the Lua side: the limits plugin code runs under (see README, "Sandbox and limits").
+    /// Settings for the Lua side: the limits plugin code runs under (see <doc:SandboxAndLimits>).
     ///
     /// Every limit a plugin exceeds fails the dispatch with a ``PluginError/Kind/limit`` error naming
     /// the item and the plugin line; the state is untouched and the next dispatch runs normally.
@@ -31,7 +31,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
         /// far above any sane updater, low enough that a runaway loop frees the store quickly.
         public var instructionBudget: Int?
         /// Instructions between two checks of the budget and the time limits. Default 1000.
-        /// nil removes the count hook: tight Lua loops then run about twice as fast (see README), but
+        /// nil removes the count hook: tight Lua loops then run about twice as fast (BENCHMARKS.md), but
         /// none of them can stop running Lua code any more (awaits are still timed).
         public var hookInterval: Int?
         /// The longest one updater, interceptor or observer rule call (and one stretch of a side effect
