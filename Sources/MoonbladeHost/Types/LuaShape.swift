@@ -1,7 +1,14 @@
 /// The shape of a value as Lua sees it through the Codable mapping, for editor types: what a
 /// dependency takes and returns, what a typed state holds.
 public indirect enum LuaShape: Sendable, Equatable {
-    case string, integer, number, boolean
+    /// A Lua string: a Swift `String`, `URL` or `UUID`.
+    case string
+    /// A Lua integer: any Swift integer type.
+    case integer
+    /// A Lua number that may have a fraction: a Swift `Double`, `Float`, `Date` or `Decimal`.
+    case number
+    /// A Lua boolean: a Swift `Bool`.
+    case boolean
     /// Anything: the shape could not be found (or is dynamic, as `JSONValue`).
     case any
     /// A sequence of elements.
@@ -21,7 +28,9 @@ public indirect enum LuaShape: Sendable, Equatable {
 
     /// A named field of an ``object(name:fields:)``.
     public struct Field: Sendable, Equatable {
+        /// The field's key in the Lua table.
         public var name: String
+        /// What the field holds (``LuaShape/optional(_:)`` when it may be nil).
         public var shape: LuaShape
     }
 
