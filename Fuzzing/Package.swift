@@ -1,0 +1,28 @@
+// swift-tools-version: 6.1
+//
+// Moonblade's fuzz harnesses written in Swift (libFuzzer, AddressSanitizer). A package of its own that
+// depends on the root package by path, so the root's `swift build`/`swift test` never sees the fuzzer
+// flags. Run one with `Scripts/fuzz TARGET [SECONDS]`; FUZZING.md says what each compares and what
+// they found. The pattern matcher's harness is C (Matcher/), built by the script with clang.
+
+import PackageDescription
+
+/// A libFuzzer harness: an executable whose `main.swift` hands its test function to `runFuzzer`,
+/// built by `Scripts/fuzz` with `-sanitize=fuzzer,address`.
+func harness(_ name: String, dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(name: name, dependencies: dependencies + ["FuzzSupport"])
+}
+
+let package = Package(
+    name: "MoonbladeFuzz",
+    dependencies: [.package(name: "Moonblade", path: "..")],
+    targets: [
+        // Reading structured choices out of the fuzzer's bytes, and failing loudly.
+        .target(name: "FuzzSupport", dependencies: ["FuzzDriver"]),
+        // libFuzzer's driver, declared for Swift.
+        .target(name: "FuzzDriver"),
+        // The strict JSON reader against Foundation's JSONSerialization.
+        harness("FuzzJSON", dependencies: [.product(name: "MoonbladeHost", package: "Moonblade")]),
+    ],
+    swiftLanguageModes: [.v6]
+)
