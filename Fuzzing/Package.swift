@@ -9,8 +9,8 @@ import PackageDescription
 
 /// A libFuzzer harness: an executable whose `main.swift` hands its test function to `runFuzzer`,
 /// built by `Scripts/fuzz` with `-sanitize=fuzzer,address`.
-func harness(_ name: String, dependencies: [Target.Dependency]) -> Target {
-    .executableTarget(name: name, dependencies: dependencies + ["FuzzSupport"])
+func harness(_ name: String, dependencies: [Target.Dependency], exclude: [String] = []) -> Target {
+    .executableTarget(name: name, dependencies: dependencies + ["FuzzSupport"], exclude: exclude)
 }
 
 let package = Package(
@@ -23,6 +23,16 @@ let package = Package(
         .target(name: "FuzzDriver"),
         // The strict JSON reader against Foundation's JSONSerialization.
         harness("FuzzJSON", dependencies: [.product(name: "MoonbladeHost", package: "Moonblade")]),
+        // LuaEncoder/LuaDecoder on random Lua values and random Codable values.
+        harness(
+            "FuzzCoding",
+            dependencies: [
+                .product(name: "MoonbladeLua", package: "Moonblade"), .product(name: "MoonbladeHost", package: "Moonblade"),
+            ]),
+        // Lua updaters on drafts against the same program on a plain copy, through PluginHost.
+        harness(
+            "FuzzDrafts", dependencies: [.product(name: "MoonbladeHost", package: "Moonblade")],
+            exclude: ["Plugin"]),
     ],
     swiftLanguageModes: [.v6]
 )

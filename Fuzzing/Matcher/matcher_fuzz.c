@@ -43,6 +43,7 @@ static int setup(lua_State *state) {
     lua_pop(state, 1);
     lua_pushnil(state);
     lua_setglobal(state, LUA_STRLIBNAME);
+    lua_insert(state, -2);  // ours, stock
     if (luaL_loadfile(state, COMPARE_LUA) != LUA_OK) lua_error(state);
     lua_insert(state, -3);
     lua_call(state, 2, 1);  // compare.lua(ours, stock)

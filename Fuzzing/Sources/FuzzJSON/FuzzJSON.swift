@@ -40,7 +40,7 @@ enum JSONDifferential {
         case .failure(let error):
             fuzzFinding("ours reads \(ours.jsonString()) where Foundation refuses: \(error)\ninput: \(bytes)")
         case .success(let value):
-            if let difference = difference(ours, value, at: "") {
+            if let difference = difference(ours.withoutByteOrderMarks, value, at: "") {
                 fuzzFinding("values differ at \(difference)\nours: \(ours.jsonString())\ninput: \(bytes)")
             }
         }
@@ -89,7 +89,7 @@ enum JSONDifferential {
             }
             return path + " (\(value) vs \(reference))"
         case .string(let value):
-            guard let string = reference as? String, Array(string.utf8) == Array(value.utf8) else { return path }
+            guard let string = reference as? String, string.utf8.elementsEqual(value.utf8) else { return path }
             return nil
         case .array(let elements):
             guard let array = reference as? [Any], array.count == elements.count else { return path }
@@ -109,5 +109,25 @@ enum JSONDifferential {
 
     static func isBoolean(_ number: NSNumber) -> Bool {
         type(of: number) == type(of: NSNumber(value: true))
+    }
+}
+
+extension JSONValue {
+    /// The value with a leading U+FEFF taken off every string and key: Foundation drops a byte order
+    /// mark at the start of a string (NSString's reading), where ours keeps the character the text holds.
+    var withoutByteOrderMarks: JSONValue {
+        switch self {
+        case .string(let text): .string(text.withoutByteOrderMarks)
+        case .array(let elements): .array(elements.map(\.withoutByteOrderMarks))
+        case .object(let members):
+            .object(Dictionary(members.map { ($0.withoutByteOrderMarks, $1.withoutByteOrderMarks) }) { first, _ in first })
+        default: self
+        }
+    }
+}
+
+extension String {
+    var withoutByteOrderMarks: String {
+        unicodeScalars.first == "\u{FEFF}" ? String(String.UnicodeScalarView(unicodeScalars.dropFirst())) : self
     }
 }
