@@ -15,7 +15,10 @@ func harness(_ name: String, dependencies: [Target.Dependency], exclude: [String
 
 let package = Package(
     name: "MoonbladeFuzz",
-    dependencies: [.package(name: "Moonblade", path: "..")],
+    dependencies: [
+        .package(name: "Moonblade", path: ".."),
+        .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
+    ],
     targets: [
         // Reading structured choices out of the fuzzer's bytes, and failing loudly.
         .target(name: "FuzzSupport", dependencies: ["FuzzDriver"]),
@@ -28,6 +31,7 @@ let package = Package(
             "FuzzCoding",
             dependencies: [
                 .product(name: "MoonbladeLua", package: "Moonblade"), .product(name: "MoonbladeHost", package: "Moonblade"),
+                .product(name: "CustomDump", package: "swift-custom-dump"),
             ]),
         // Lua updaters on drafts against the same program on a plain copy, through PluginHost.
         harness(
