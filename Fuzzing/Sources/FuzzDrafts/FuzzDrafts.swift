@@ -19,6 +19,9 @@ enum DraftsDifferential {
     ]
     static let keys: [JSONValue] = ["a", "b", "inner", "list", "n", "obj", "x", "k"]
 
+    /// With FUZZ_VERBOSE set, each dispatch's program and outcome are printed (replaying an input).
+    static let verbose = ProcessInfo.processInfo.environment["FUZZ_VERBOSE"] != nil
+
     /// One host for every input: `reset` puts the initial state back first.
     nonisolated(unsafe) static let host: PluginHost<JSONValue> = {
         let plugin = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Plugin/drafts")
@@ -41,6 +44,9 @@ enum DraftsDifferential {
             let before = host.state
             let plain = try? host.dispatch("drafts.plain", PlainRun(state: before, program: program), returning: JSONValue.self).wait()
             let drafted: Void? = try? host.dispatch("drafts.run", JSONValue.array(program)).wait()
+            if verbose {
+                FileHandle.standardError.write(Data("\(JSONValue.array(program).jsonString()) -> \(drafted != nil ? host.state.jsonString() : "failed")\n".utf8))
+            }
             guard (drafted != nil) == (plain != nil), host.state == (plain ?? before) else {
                 fuzzFinding("""
                     dispatch \(number) of program \(JSONValue.array(program).jsonString())
