@@ -89,7 +89,9 @@ enum JSONDifferential {
             }
             return path + " (\(value) vs \(reference))"
         case .string(let value):
-            guard let string = reference as? String, string.utf8.elementsEqual(value.utf8) else { return path }
+            guard let string = reference as? String, string.withoutByteOrderMarks.utf8.elementsEqual(value.utf8) else {
+                return path
+            }
             return nil
         case .array(let elements):
             guard let array = reference as? [Any], array.count == elements.count else { return path }
@@ -98,7 +100,9 @@ enum JSONDifferential {
             }
             return nil
         case .object(let members):
-            guard let object = reference as? [String: Any], object.count == members.count else { return path }
+            guard let raw = reference as? [String: Any] else { return path }
+            let object = Dictionary(raw.map { ($0.withoutByteOrderMarks, $1) }) { first, _ in first }
+            guard object.count == members.count else { return path }
             for (key, member) in members {
                 guard let other = object[key] else { return "\(path).\(key) (missing)" }
                 if let found = difference(member, other, at: "\(path).\(key)") { return found }
@@ -113,8 +117,9 @@ enum JSONDifferential {
 }
 
 extension JSONValue {
-    /// The value with a leading U+FEFF taken off every string and key: Foundation drops a byte order
-    /// mark at the start of a string (NSString's reading), where ours keeps the character the text holds.
+    /// The value with U+FEFF taken out of every string and key: Foundation drops one that starts a
+    /// string or follows an escape (it reads each run between escapes as NSString does a file), where
+    /// ours keeps the character the text holds. Both sides are compared without any.
     var withoutByteOrderMarks: JSONValue {
         switch self {
         case .string(let text): .string(text.withoutByteOrderMarks)
@@ -127,7 +132,5 @@ extension JSONValue {
 }
 
 extension String {
-    var withoutByteOrderMarks: String {
-        unicodeScalars.first == "\u{FEFF}" ? String(String.UnicodeScalarView(unicodeScalars.dropFirst())) : self
-    }
+    var withoutByteOrderMarks: String { String(String.UnicodeScalarView(unicodeScalars.filter { $0 != "\u{FEFF}" })) }
 }
