@@ -43,9 +43,11 @@ enum DraftsDifferential {
             }
             let before = host.state
             let plain = try? host.dispatch("drafts.plain", PlainRun(state: before, program: program), returning: JSONValue.self).wait()
-            let drafted: Void? = try? host.dispatch("drafts.run", JSONValue.array(program)).wait()
+            let outcome = Result { try host.dispatch("drafts.run", JSONValue.array(program)).wait() }
+            let drafted: Void? = try? outcome.get()
             if verbose {
-                FileHandle.standardError.write(Data("\(JSONValue.array(program).jsonString()) -> \(drafted != nil ? host.state.jsonString() : "failed")\n".utf8))
+                let result = (try? outcome.get()).map { host.state.jsonString() } ?? "\(outcome)"
+                FileHandle.standardError.write(Data("\(JSONValue.array(program).jsonString()) -> \(result)\n".utf8))
             }
             guard (drafted != nil) == (plain != nil), host.state == (plain ?? before) else {
                 fuzzFinding("""
