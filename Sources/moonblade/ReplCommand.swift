@@ -49,6 +49,10 @@ struct ReplCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The history file of the line editor (default: ~/.moonblade_history).", valueName: "file"))
     var history: String?
 
+    func validate() throws {
+        try host.requireFolders()
+    }
+
     func run() async throws {
         let journal = try journalOptions.open() ?? JournalFailure.guarding { () throws(JournalError) in try Journal.inMemory() }
         defer { JournalFailure.close(journal) }

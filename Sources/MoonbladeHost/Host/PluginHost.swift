@@ -251,7 +251,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
         case .swift(_, let make):
             let item = try runtime.makeSwiftItem(name, make, payload: value)
             return store.anyDispatch(item, retries: retries, delay: delay).typed()
-        case nil: throw unknownItemError(name)
+        case nil: throw unknownItemError(name, among: runtime.catalog.itemNames)
         }
     }
 
@@ -272,7 +272,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
             let item = try runtime.makeSwiftItem(name, make, payload: PluginValue(payload: payload))
             return store.anyDispatch(item, retries: retries, delay: delay).typed()
         case nil:
-            throw unknownItemError(name)
+            throw unknownItemError(name, among: runtime.catalog.itemNames)
         }
     }
 

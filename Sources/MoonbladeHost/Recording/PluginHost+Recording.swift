@@ -114,7 +114,7 @@ extension PluginHost {
     ///
     /// - Throws: ``PluginError/Kind/unknownItem`` when `item` is not a Lua updater, or the updater's error.
     package func applyUpdater(_ item: String, payload: JSONValue?, to state: S) throws(PluginError) -> S {
-        guard case .luaUpdater? = runtime.kind(of: item) else { throw unknownItemError(item) }
+        guard case .luaUpdater? = runtime.kind(of: item) else { throw unknownItemError(item, among: runtime.catalog.itemNames) }
         return try runtime.applyUpdater(item, to: state, payload: PluginValue(payload: payload), outsideStore: true)
     }
 }
