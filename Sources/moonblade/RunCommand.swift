@@ -227,6 +227,8 @@ struct RunCommand: AsyncParsableCommand {
             if printState {
                 Console.print(session.state.jsonString())
             }
+        case .failure(let error as DispatchRequestError):
+            Console.report(error.naming(session.itemNames))
         case .failure(let error):
             Console.report(error)
         }
