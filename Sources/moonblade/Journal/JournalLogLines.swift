@@ -7,23 +7,11 @@ enum JournalLogLines {
     /// (state kept by tally v1)`, then one indented line per change.
     static func lines(_ logged: Journal.LogEntry) -> [String] {
         let entry = logged.entry
-        let what =
-            if let target = entry.target {
-                "goto \(target)"
-            } else {
-                ([entry.name] + (entry.payload.map { [$0.jsonString()] } ?? [])).joined(separator: " ")
-            }
-        let outcome =
-            switch entry.outcome {
-            case .applied: "applied"
-            case .started: "side effect started"
-            case .failed(let message): "failed: \(message)"
-            }
         let versions = logged.pluginVersions.sorted { $0.key < $1.key }.map { "\($0.key) v\($0.value)" }
         let kept = versions.isEmpty ? "" : "  (state kept by \(versions.joined(separator: ", ")))"
         let milliseconds = Double(entry.duration.components.seconds) * 1e3 + Double(entry.duration.components.attoseconds) * 1e-15
-        return ["\(entry.sequence)  \(time.format(entry.time))  \(what)",
-                "    \(entry.target == nil ? entry.source : "swift")  \(outcome)  \(String(format: "%.3f ms", milliseconds))\(kept)"]
+        return ["\(entry.sequence)  \(time.format(entry.time))  \(entry.shownItem)",
+                "    \(entry.target == nil ? entry.source : "swift")  \(entry.shownOutcome(applied: "applied"))  \(String(format: "%.3f ms", milliseconds))\(kept)"]
             + logged.changes.map { "    \($0)" }
     }
 
