@@ -50,6 +50,10 @@ public final class PluginHost<S: State & Codable>: Sendable {
         /// Limits of particular plugins, by plugin name, in place of the host-wide ones above (see
         /// ``PluginLimits``). Empty by default: every plugin runs under the host-wide limits.
         public var pluginLimits: [String: PluginLimits] = [:]
+        /// Whether the plugins' `on_start` rules fire when the store starts. True by default; a host
+        /// that starts from a recorded state (a journal's recovery, a replay) puts it back without
+        /// them, so starting only to look changes nothing.
+        public var firesStartRules = true
         /// Where load problems, failing observer rules and reloads are logged.
         public var logger: Logger
         /// Where the spans of Lua dispatches and reloads go (see ``SpanAttributeName``); nil for the
@@ -175,7 +179,9 @@ public final class PluginHost<S: State & Codable>: Sendable {
         refusedDirectories = loaded.refusedDirectories
         self.onLoad = onLoad
         store = Store(
-            interceptors: interceptors + [Self.bindingInterceptor(runtime), runtime.ruleInterceptor()] + innerInterceptors,
+            interceptors: interceptors + [
+                Self.bindingInterceptor(runtime), runtime.ruleInterceptor(firingStartRules: configuration.firesStartRules),
+            ] + innerInterceptors,
             sideEffectInterceptors: sideEffectInterceptors,
             stateInitializer: { initialState },
             dependenciesInitializer: PluginHostDependencies.init(dispatch:getState:))
@@ -244,7 +250,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
         case .swift(_, let make):
             let item = try runtime.makeSwiftItem(name, make, payload: value)
             return store.anyDispatch(item, retries: retries, delay: delay).typed()
-        case nil: throw unknownItemError(name)
+        case nil: throw unknownItemError(name, among: runtime.catalog.itemNames)
         }
     }
 
@@ -265,7 +271,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
             let item = try runtime.makeSwiftItem(name, make, payload: PluginValue(payload: payload))
             return store.anyDispatch(item, retries: retries, delay: delay).typed()
         case nil:
-            throw unknownItemError(name)
+            throw unknownItemError(name, among: runtime.catalog.itemNames)
         }
     }
 

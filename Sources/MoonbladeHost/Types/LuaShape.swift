@@ -25,6 +25,8 @@ public indirect enum LuaShape: Sendable, Equatable {
     case partialObject(name: String, fields: [Field])
     /// The value may be nil.
     case optional(LuaShape)
+    /// Any one of the shapes: a dependency that takes a message or a table (`log.info`).
+    case oneOf([LuaShape])
 
     /// A named field of an ``object(name:fields:)``.
     public struct Field: Sendable, Equatable {
@@ -60,6 +62,7 @@ public indirect enum LuaShape: Sendable, Equatable {
         case .object(let name, _), .partialObject(let name, _): naming(name)
         case .optional(let wrapped):
             wrapped.isSimple ? "\(wrapped.luaType(naming: naming))?" : "(\(wrapped.luaType(naming: naming)))?"
+        case .oneOf(let shapes): shapes.map { $0.luaType(naming: naming) }.joined(separator: "|")
         }
     }
 
@@ -75,7 +78,7 @@ public indirect enum LuaShape: Sendable, Equatable {
 
     private var isSimple: Bool {
         switch self {
-        case .optional, .array: false
+        case .optional, .array, .oneOf: false
         default: true
         }
     }
@@ -98,6 +101,8 @@ public indirect enum LuaShape: Sendable, Equatable {
             for field in fields { field.shape.collect(into: &found) }
         case .array(let inner), .map(let inner), .integerKeyedMap(let inner), .optional(let inner):
             inner.collect(into: &found)
+        case .oneOf(let shapes):
+            for shape in shapes { shape.collect(into: &found) }
         default:
             break
         }

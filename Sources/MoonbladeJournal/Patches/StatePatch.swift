@@ -161,13 +161,14 @@ public struct StatePatchError: Error, CustomStringConvertible {
 }
 
 extension StatePatch {
-    /// A path as people read it: `todos[3].done`; the root is `state`.
+    /// A path as a plugin author reads it: `todos[3].done`, positions counted from 1 as Lua counts
+    /// them (the third todo, `.index(2)`); the root is `state`.
     public static func describe(_ path: [PathElement]) -> String {
         var text = ""
         for element in path {
             switch element {
             case .key(let key): text += text.isEmpty ? key : "." + key
-            case .index: text += element.description
+            case .index(let index): text += "[\(index + 1)]"
             }
         }
         return text.isEmpty ? "state" : text
