@@ -92,7 +92,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
-            ]
+            ],
+            // `moonblade new plugin`'s templates, compiled into the executable: it needs no bundle beside it.
+            resources: [.embedInCode("Templates/plugin.lua"), .embedInCode("Templates/plugin_spec.lua")]
         ),
         // A host behind a web service: Hummingbird routes a user mounts in their app, the event stream.
         .target(

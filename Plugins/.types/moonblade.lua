@@ -4,11 +4,27 @@
 ---The store's state (dynamic: any table).
 ---@alias moonblade.State table
 
+---The items plugins can dispatch.
+---@alias moonblade.ItemName "cart.add"|"cart.checked_out"|"cart.checkout"|"cart.clear"|"cart.remove"|"cart.set_quantity"|"counter.increment"|"counter.reset"|"todo.add"|"todo.clear_done"|"todo.load"|"todo.replace"|"todo.save"|"todo.toggle"
+
+---`ctx.dispatch`'s options: run the whole dispatch again while it fails.
+---@class moonblade.DispatchOptions
+---@field retries? integer How many times to try again (default 0).
+---@field delay? number Seconds between two tries (default 0).
+
 ---What a side effect gets: the store and the Swift functions the host exposes.
 ---@class moonblade.Context
----@field state fun(): moonblade.State A copy of the state now.
----@field dispatch fun(name: string, payload?: any): any Runs an item to completion; a side effect's result.
+---@field state fun(): moonblade.State The state now, as a read-only view (no copy): read it again after an await to see what changed.
+---@field dispatch fun(name: moonblade.ItemName, payload?: any, options?: moonblade.DispatchOptions): any Runs an item to completion and returns a side effect's result; a failure is raised here.
 ---@field deps moonblade.Deps The host's Swift functions, each awaited.
+
+---The library every plugin and spec sees as the global `moonblade` (read-only).
+---@class moonblade.Library
+---@field array fun(): table An empty table that stays a JSON array ([]) when it reaches the state or JSON.
+---@field object fun(): table An empty table that stays a JSON object ({}) when it reaches the state or JSON.
+---@field null lightuserdata JSON's null where a table must keep it (a nil would remove the key).
+---@type moonblade.Library
+moonblade = nil
 
 ---@class moonblade.Deps
 ---@field clock moonblade.deps.clock
@@ -20,17 +36,21 @@
 ---@field now fun(): number
 
 ---@class moonblade.deps.log
----@field critical fun(arguments: string)
----@field debug fun(arguments: string)
----@field error fun(arguments: string)
----@field info fun(arguments: string)
----@field notice fun(arguments: string)
----@field trace fun(arguments: string)
----@field warning fun(arguments: string)
+---@field critical fun(arguments: string|moonblade.types.LogEntry)
+---@field debug fun(arguments: string|moonblade.types.LogEntry)
+---@field error fun(arguments: string|moonblade.types.LogEntry)
+---@field info fun(arguments: string|moonblade.types.LogEntry)
+---@field notice fun(arguments: string|moonblade.types.LogEntry)
+---@field trace fun(arguments: string|moonblade.types.LogEntry)
+---@field warning fun(arguments: string|moonblade.types.LogEntry)
 
 ---@class moonblade.deps.storage
 ---@field read fun(arguments: moonblade.types.StorageRequest): any?
 ---@field write fun(arguments: moonblade.types.StorageRequest)
+
+---@class moonblade.types.LogEntry
+---@field message string
+---@field [string] any The fields past the first the editor types could not read.
 
 ---@class moonblade.types.StorageRequest
 ---@field key string
@@ -44,19 +64,19 @@
 
 ---An observer rule: one trigger and what it dispatches (a name, or { name, payload or function }).
 ---@class moonblade.Rule
----@field on_start? boolean|(string|table)[]
----@field on_dispatch? string
+---@field on_start? boolean|(moonblade.ItemName|table)[]
+---@field on_dispatch? moonblade.ItemName
 ---@field on_state_change? fun(old: moonblade.State, new: moonblade.State): boolean
 ---@field on_notification? string
----@field dispatch? (string|table)[]
+---@field dispatch? (moonblade.ItemName|table)[]
 
----What `plugin.lua` returns.
+---What `plugin.lua` returns: `---@type moonblade.Plugin` on `local plugin = { ... }`, then `return plugin`.
 ---@class moonblade.Plugin
 ---@field name? string The plugin's name (default: its folder's).
 ---@field version? integer Raise it, with `migrate`, when the state's shape changes.
 ---@field updaters? table<string, fun(state: moonblade.State, payload: any): moonblade.State?>
 ---@field side_effects? table<string, fun(ctx: moonblade.Context, payload: any): any>
----@field interceptors? (fun(item: moonblade.Item, next: fun(item: moonblade.Item)))[]
+---@field interceptors? (fun(item: moonblade.Item, next: fun(item?: moonblade.Item)))[] `next()` passes the item on as it is; not calling it drops it.
 ---@field observers? moonblade.Rule[]
 ---@field migrate? fun(state: moonblade.State, from_version: integer): moonblade.State?
 

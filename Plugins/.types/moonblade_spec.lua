@@ -210,6 +210,14 @@ function apply_updater(state, name, payload) end
 ---@param body fun()
 function before_each(body) end
 
+---The clock the plugin's ctx.deps.clock reads: it stands at 1970-01-01T00:00:00Z until set.
+---@class moonblade.SpecClock
+---@field set fun(time: number|string) Seconds since 1970, or an ISO 8601 time ("2026-11-21T15:30:00Z").
+---@field advance fun(seconds: number) Moves the clock on.
+---@field now fun(): number Seconds since 1970.
+---@type moonblade.SpecClock
+clock = nil
+
 ---Same as describe.
 ---@param name string
 ---@param body fun()
@@ -233,6 +241,10 @@ function finally(body) end
 ---@param name string
 ---@param body? fun()
 function it(name, body) end
+
+---What the plugin logged through ctx.deps.log, oldest first: { level, message, plugin, <fields> }.
+---@return { level: string, message: string, plugin: string?, [string]: string }[]
+function logs() end
 
 ---A case that is not run yet.
 ---@param name string
@@ -260,6 +272,13 @@ spy = nil
 ---A copy of the store's state.
 ---@return moonblade.State
 function state() end
+
+---The case's in-memory storage: what the plugin's ctx.deps.storage reads and writes.
+---@class moonblade.SpecStorage
+---@field read fun(key: string): any The value under key, or nil.
+---@field write fun(key: string, value: any) Stores value under key; nil removes it.
+---@type moonblade.SpecStorage
+storage = nil
 
 ---`stub("group.name", function)` answers ctx.deps.group.name; `stub(table, key, ...)` replaces a
 ---table's function with one answering the values.

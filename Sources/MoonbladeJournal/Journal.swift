@@ -32,6 +32,7 @@ public final class Journal: Sendable {
             case strict
         }
 
+        /// How surely an entry is on disk when its dispatch handle resolves; group commit by default.
         public var durability: Durability
         /// A snapshot of the whole state is written every this many entries (and at ``Journal/close()``),
         /// so recovery applies at most this many patches.
@@ -45,6 +46,7 @@ public final class Journal: Sendable {
         /// Where write failures of the background writer are logged.
         public var logger: Logger
 
+        /// A configuration; a `snapshotInterval` or `maxPendingEntries` below 1 counts as 1.
         public init(
             durability: Durability = .groupCommit, snapshotInterval: Int = 1000, commitInterval: Duration = .milliseconds(2),
             maxPendingEntries: Int = 10_000, logger: Logger = Logger(label: "moonblade.journal")
@@ -59,6 +61,7 @@ public final class Journal: Sendable {
 
     /// The journal's file, `:memory:` for one in memory.
     public var file: String { database.file }
+    /// The settings the journal was opened with.
     public let configuration: Configuration
     let database: JournalDatabase
     let writer: JournalWriter

@@ -23,7 +23,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .pluginFailed: "a plugin failed to load or to pass its shape check, or to migrate the journal's state to its version; or a folder given holds no plugin"
         case .fileFailed:
             "a folder given does not exist, or a file cannot be read or written (--state, also when it is not exact JSON; "
-                + "--save, checked before any work; --junit)"
+                + "--save, checked before any work; --junit; new, also when the plugin's folder exists)"
         case .noSpecs: "a plugin has no spec case (test: spec/*_spec.lua with an `it`)"
         case .loggedFailure:
             "a failure reached only the log (run: a rule, what it dispatched, an on_start item, a stopped cascade; "
@@ -33,7 +33,7 @@ enum ExitStatus: Int32, CaseIterable {
         }
     }
 
-    /// The exit codes, as `--help` and the README list them.
+    /// The exit codes, as `--help` and the command-line article list them.
     static let help =
         (["EXIT CODES:", "  0   success"] + allCases.map { "  \($0.rawValue)   \($0.meaning)" }
         + [

@@ -7,8 +7,8 @@ import Tracing
 
 /// The options of every command that runs plugins: which plugins, and where their data lives.
 struct HostOptions: ParsableArguments {
-    @Argument(help: "Plugin folders, each with a plugin.lua; or a folder of plugin folders.")
-    var plugins: [String]
+    @Argument(help: "Plugin folders, each with a plugin.lua; or a folder of plugin folders (before or after the options).")
+    var plugins: [String] = []
 
     @Option(
         help: ArgumentHelp("The directory the storage dependency keeps its JSON files in.", valueName: "dir"))
@@ -22,6 +22,25 @@ struct HostOptions: ParsableArguments {
         inversion: .prefixedNo,
         help: "Start each log line with the time (default: when standard error is not a terminal).")
     var timestamps: Bool?
+
+    /// Moves the plugin folders at the end of `words`, the values of an option that takes every word
+    /// up to the next option (`--dispatch`, `--post`), to ``plugins``: in `run --dispatch x.y '{…}'
+    /// DIR`, DIR is a plugin folder. A word is a folder when one exists by that name and it is no item
+    /// name (an item name is never read as a folder).
+    mutating func takeFolders(trailing words: inout [String]) {
+        var folders: [String] = []
+        while let last = words.last, !ItemName.isName(last[...]), FileReader.isFolder(last) {
+            folders.insert(words.removeLast(), at: 0)
+        }
+        plugins += folders
+    }
+
+    /// Refuses a command line that names no plugin folder, before or after the options.
+    func requireFolders() throws {
+        guard !plugins.isEmpty else {
+            throw ValidationError("Missing expected argument '<plugins> ...' (a plugin folder, or a folder of them)")
+        }
+    }
 
     /// Loads the plugins on `initialState` (else the journal's latest state, else `{}`) and lets their
     /// `on_start` work finish; reports and exits on a folder that is not a plugin (see

@@ -46,6 +46,16 @@ final class LineEditor: @unchecked Sendable {
 
     /// `~/.moonblade_history`, where the repl keeps its history unless told otherwise.
     static var defaultHistoryFile: String {
-        FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".moonblade_history").path
+        historyFile(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// `$XDG_STATE_HOME/moonblade/history` when that is set, else `$HOME/.moonblade_history`: the home
+    /// the environment names (the user database's was used whatever `$HOME` said).
+    static func historyFile(environment: [String: String]) -> String {
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+            return URL(fileURLWithPath: state).appendingPathComponent("moonblade/history").path
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        return URL(fileURLWithPath: home).appendingPathComponent(".moonblade_history").path
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MoonbladeHost
 
 /// `moonblade`: runs Lua plugins in a Moonblade store from the command line.
 @main
@@ -19,7 +20,7 @@ struct MoonbladeCommand: AsyncParsableCommand {
         version: MoonbladeCommand.version,
         subcommands: [
             RunCommand.self, ReplCommand.self, CheckCommand.self, TestCommand.self, TypesCommand.self,
-            ReplayCommand.self, JournalCommand.self, ServeCommand.self,
+            ReplayCommand.self, JournalCommand.self, NewCommand.self, ServeCommand.self,
         ]
     )
 }
@@ -38,6 +39,21 @@ extension MoonbladeCommand {
             Console.printError("error: argument \(bad) of the command line is not valid UTF-8")
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
-        await main(NegativePayloads.protecting(Array(CommandLine.arguments.dropFirst())))
+        let words = Array(CommandLine.arguments.dropFirst())
+        if let unknown = unknownCommand(in: words) {
+            Console.printError(unknown)
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
+        await main(NegativePayloads.protecting(TraceFormat.normalize(words)))
+    }
+
+    /// `error: no command rnu; did you mean run?` when the first word is neither an option nor a
+    /// command: ArgumentParser said only "2 unexpected arguments".
+    static func unknownCommand(in words: [String]) -> String? {
+        guard let first = words.first, !first.hasPrefix("-") else { return nil }
+        let commands = configuration.subcommands.map { $0._commandName } + ["help"]
+        guard !commands.contains(first) else { return nil }
+        let hint = NameSuggestion.closest(to: first, among: commands).map { "; did you mean \($0)?" } ?? ""
+        return "error: no command \(first)\(hint) (commands: \(commands.joined(separator: ", ")))"
     }
 }

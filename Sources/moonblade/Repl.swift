@@ -1,5 +1,6 @@
 import Foundation
 import MoonbladeHost
+import MoonbladeJournal
 
 /// The read-eval-print loop of `moonblade repl`: one command per line, errors reported and survived.
 struct Repl {
@@ -58,7 +59,8 @@ struct Repl {
                     }
                     Console.print(result.map { $0.jsonString() } ?? "ok")
                     if showsDiff {
-                        let changes = StateDiff.lines(from: before, to: session.state)
+                        // The format of `diff N` and the journal: `total: 6 → 7`, positions from 1.
+                        let changes = StatePatch(from: before, to: session.state).lines(against: before)
                         Console.print(changes.isEmpty ? "(the state did not change)" : changes.joined(separator: "\n"))
                     }
                 case .diff(let on):
@@ -76,6 +78,8 @@ struct Repl {
                 case .nothing:
                     continue
                 }
+            } catch let error as DispatchRequestError {
+                Console.report(error.naming(session.itemNames))
             } catch {
                 Console.report(error)
             }

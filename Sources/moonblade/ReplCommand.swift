@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import MoonbladeHost
 import MoonbladeJournal
 
@@ -46,8 +47,14 @@ struct ReplCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Save the state to this file (atomically) when the session ends.", valueName: "file"))
     var save: String?
 
-    @Option(help: ArgumentHelp("The history file of the line editor (default: ~/.moonblade_history).", valueName: "file"))
+    @Option(help: ArgumentHelp(
+            "The history file of the line editor (default: $XDG_STATE_HOME/moonblade/history, else $HOME/.moonblade_history).",
+            valueName: "file"))
     var history: String?
+
+    func validate() throws {
+        try host.requireFolders()
+    }
 
     func run() async throws {
         let journal = try journalOptions.open() ?? JournalFailure.guarding { () throws(JournalError) in try Journal.inMemory() }
@@ -66,7 +73,13 @@ struct ReplCommand: AsyncParsableCommand {
             )
             repl.interrupts = Interrupts()
         }
-        if Console.inputIsTerminal, let editor = LineEditor(prompt: prompt, historyFile: history ?? LineEditor.defaultHistoryFile) {
+        let historyFile = history ?? LineEditor.defaultHistoryFile
+        if Console.inputIsTerminal {
+            // `$XDG_STATE_HOME/moonblade` may not exist yet; a history that cannot be kept is no error.
+            try? FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: historyFile).deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        if Console.inputIsTerminal, let editor = LineEditor(prompt: prompt, historyFile: historyFile) {
             await repl.run(lines: editor.lines(), prompt: nil)  // libedit shows the prompt
         } else {
             await repl.run(lines: Console.inputLines(), prompt: Console.inputIsTerminal ? prompt : nil)

@@ -10,9 +10,10 @@ struct RunCommand: AsyncParsableCommand {
         discussion: """
             The state starts as the JSON in --state, or {}. Each --dispatch names an item \
             (plugin.item) and may give a JSON payload: --dispatch counter.increment '{"by": 2}'. \
-            Put the plugin folders before the options: the words after --dispatch up to the \
-            next option are item names and payloads. The first dispatch that fails stops the \
-            run: its error goes to standard error and nothing is printed or saved. Each --post \
+            The plugin folders go before or after the options (a folder after --dispatch or \
+            --post items is a plugin folder, not a payload). The first dispatch that fails stops the \
+            run: its error goes to standard error and nothing is printed or saved. A side effect's \
+            result, if any, is printed as one line of JSON as it returns. Each --post \
             then posts a notification (named like an item, app.resumed) with an optional JSON payload, firing \
             the plugins' on_notification rules, and waits until what they set off is done.
 
@@ -34,9 +35,12 @@ struct RunCommand: AsyncParsableCommand {
             journal starts from the state it recorded (its last snapshot plus the changes after it; \
             no plugin code runs to get there).
 
-            With --trace, each Lua dispatch and reload is printed on standard error as it ends, as a \
-            tree of spans with durations: the Lua calls, the state mapping, each await of a Swift \
-            dependency and the dispatches it made. With --metrics, a summary of the host's metrics \
+            With --trace, each Lua dispatch and reload is printed on standard error once it and \
+            everything it set off has ended (the dispatches it made, and those its observer rules \
+            made), as a tree of spans, each line with its start time (UTC), the payload cut short and \
+            the duration: the Lua calls, the state mapping, each await of a Swift dependency and the \
+            dispatches it made. With --trace json, each finished dispatch is one line of JSON \
+            instead (item, kind, plugin, version, payload, start, duration_ms, outcome, error, parent). With --metrics, a summary of the host's metrics \
             (dispatches by item and outcome, their durations, limit failures, reloads, the VM's \
             memory) is printed on standard error at the end.
 
@@ -81,13 +85,22 @@ struct RunCommand: AsyncParsableCommand {
             """)
     var watch = false
 
-    @Flag(help: "Print each dispatch's span tree with durations on standard error.")
-    var trace = false
+    @Option(
+        help: ArgumentHelp(
+            "Print each dispatch's span tree on standard error once it has ended, chained dispatches included (--trace); with json, one JSON object per finished dispatch.",
+            valueName: "tree|json"))
+    var trace: TraceFormat?
 
     @Flag(help: "Print a summary of the host's metrics on standard error at the end.")
     var metrics = false
 
-    func validate() throws {
+    mutating func validate() throws {
+        // The last of these options took every word after it: plugin folders put last among them.
+        var (posted, dispatched) = (postArguments, dispatchArguments)
+        host.takeFolders(trailing: &posted)
+        host.takeFolders(trailing: &dispatched)
+        (postArguments, dispatchArguments) = (posted, dispatched)
+        try host.requireFolders()
         _ = try requests()
         _ = try posts()
     }
@@ -132,7 +145,7 @@ struct RunCommand: AsyncParsableCommand {
             summary?.lines().forEach { Console.printError("metrics: \($0)") }
         }
         let session = try await host.session(
-            initialState: initialState, journal: journal, tracer: trace ? TreeTracer() : nil, metrics: summary)
+            initialState: initialState, journal: journal, tracer: trace.map { TreeTracer(format: $0) }, metrics: summary)
         let requests = try requests()
         for (number, request) in requests.enumerated() {
             // A stop asked for during the --dispatch items ends them here: the one in flight has
@@ -142,7 +155,8 @@ struct RunCommand: AsyncParsableCommand {
                 break
             }
             do {
-                try await session.dispatch(request)
+                // A side effect's result is one line of JSON, as in --watch, before the final state.
+                if let result = try await session.dispatch(request) { Console.print(result.jsonString()) }
             } catch {
                 Console.report(error)
                 throw ExitStatus.dispatchFailed.code
@@ -213,6 +227,8 @@ struct RunCommand: AsyncParsableCommand {
             if printState {
                 Console.print(session.state.jsonString())
             }
+        case .failure(let error as DispatchRequestError):
+            Console.report(error.naming(session.itemNames))
         case .failure(let error):
             Console.report(error)
         }

@@ -11,11 +11,13 @@ struct TypesCommand: ParsableCommand {
         commandName: "types",
         abstract: "Write editor types (LuaLS ---@meta) for plugins and their specs.",
         discussion: """
-            Writes <out>/moonblade.lua (the plugin table, ctx, the standard dependencies storage, clock \
-            and log with their shapes, the dynamic state) and <out>/moonblade_spec.lua (the spec \
-            globals and assertions). For each plugin folder given (a folder of plugin folders stands for \
-            them), writes a .luarc.json that lists <out> as a library, so LuaLS completes and checks \
-            the plugin. An app that embeds Moonblade gets its own dependencies and state type from \
+            Writes <out>/moonblade.lua (the plugin table, ctx with its functions' parameters and \
+            options, the moonblade library, the standard dependencies storage, clock and log with \
+            their argument tables, the dynamic state, and the item names of the plugins given, which \
+            ctx.dispatch and the rules take) and <out>/moonblade_spec.lua (the spec globals and \
+            assertions). For each plugin folder given (a folder of plugin folders stands for them), \
+            writes a .luarc.json that lists <out> as a library, so LuaLS completes and checks the \
+            plugin; `---@type moonblade.Plugin` on the table plugin.lua returns types the plugin. An app that embeds Moonblade gets its own dependencies and state type from \
             PluginHost.luaTypeDefinitions(dependencies:).
 
             \(ExitStatus.help)
@@ -32,8 +34,13 @@ struct TypesCommand: ParsableCommand {
         let outURL = URL(fileURLWithPath: out)
         let dependencies = PluginDependencies.standard(
             dataDirectory: URL(fileURLWithPath: ".moonblade"), logger: Logger(label: "moonblade.types"))
+        let folders = try PluginFolders.resolve(plugins)
+        // The items of the plugins that load: a broken one is `moonblade check`'s to report.
+        let quiet = PluginHost<JSONValue>.Configuration(logger: Logger(label: "moonblade.types") { _ in SwiftLogNoOpLogHandler() })
+        let loaded = (try? PluginHost<JSONValue>.check(plugins: folders, configuration: quiet).plugins) ?? []
+        let itemNames = loaded.flatMap { $0.updaters + $0.sideEffects }
         let files = [
-            ("moonblade.lua", PluginHost<JSONValue>.luaTypeDefinitions(dependencies: dependencies)),
+            ("moonblade.lua", PluginHost<JSONValue>.luaTypeDefinitions(dependencies: dependencies, itemNames: itemNames)),
             ("moonblade_spec.lua", LuaSpecRunner.luaTypeDefinitions()),
         ]
         try Self.writing(out) { try FileManager.default.createDirectory(at: outURL, withIntermediateDirectories: true) }
@@ -41,7 +48,7 @@ struct TypesCommand: ParsableCommand {
             let file = outURL.appendingPathComponent(name)
             try Self.writing(file.path) { try AtomicFile.write(Data(text.utf8), to: file) }
         }
-        for folder in try pluginFolders() {
+        for folder in folders.map({ URL(fileURLWithPath: $0).standardizedFileURL.path }) {
             let config = Self.luarc(library: Self.relativePath(from: folder, to: outURL.standardizedFileURL.path))
             let file = URL(fileURLWithPath: folder).appendingPathComponent(".luarc.json")
             try Self.writing(file.path) { try AtomicFile.write(Data(config.utf8), to: file) }
@@ -59,19 +66,6 @@ struct TypesCommand: ParsableCommand {
         } catch {
             Console.printError("error: cannot write \(path): \(error.localizedDescription)")
             throw ExitStatus.fileFailed.code
-        }
-    }
-
-    /// The plugin folders named, a folder without a plugin.lua standing for the plugin folders in it.
-    private func pluginFolders() throws -> [String] {
-        try plugins.flatMap { folder -> [String] in
-            let path = URL(fileURLWithPath: folder).standardizedFileURL.path
-            if FileManager.default.fileExists(atPath: "\(path)/plugin.lua") { return [path] }
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
-                Console.printError("error: no such folder: \(folder)")
-                throw ExitStatus.fileFailed.code
-            }
-            return names.sorted().map { "\(path)/\($0)" }.filter { FileManager.default.fileExists(atPath: "\($0)/plugin.lua") }
         }
     }
 

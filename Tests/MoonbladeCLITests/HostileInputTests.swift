@@ -152,7 +152,7 @@ struct HostileInputTests {
         #expect(errors.contains { $0.contains(#"duplicate key "a""#) })
         #expect(errors.contains { $0.contains(#"unpaired surrogate \udc00"#) })
         #expect(errors.contains { $0.contains("the payload of doc.set is not valid JSON ([1,): line 1, column 4") })
-        #expect(errors.contains { $0.contains(#"expected an item name like counter.increment, found "}{""#) })
+        #expect(errors.contains { $0.contains(#"expected an item name (plugin.item), found "}{""#) })
         #expect(errors.contains { $0 == "error: line 9 of standard input is not valid UTF-8; skipped" })
         let saved = try JSONValue(json: try workspace.read("saved.json"))
         #expect(saved == ["doc": ["long": .string(long), "kept": 1.0], "n": 2])

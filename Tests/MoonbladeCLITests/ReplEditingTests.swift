@@ -16,7 +16,7 @@ struct ReplEditingTests {
         let input = "tally.add\ndiff on\ntally.add\ntally.report\ndiff maybe\ndiff off\ntally.add\n"
         let outcome = try await workspace.run("repl", tally, "--state", "start.json", "--save", "end.json", input: input)
         #expect(outcome.status == 0, "\(outcome.stderr)")
-        #expect(outcome.stdout == "ok\nok\n~ state.total: 6 -> 7\n{\"total\":7}\n(the state did not change)\nok\n")
+        #expect(outcome.stdout == "ok\nok\ntotal: 6 → 7\n{\"total\":7}\n(the state did not change)\nok\n")
         #expect(outcome.stderr == "error: usage: diff N, or diff on|off (N: a dispatch number from history)\n")
         let saved = try JSONDecoder().decode(JSONValue.self, from: Data(try workspace.read("end.json").utf8))
         #expect(saved == ["total": 8, "note": "kept", "old": [1, 2]])
@@ -30,13 +30,39 @@ struct ReplEditingTests {
         #expect(outcome.stderr.contains("must hold a JSON object"))
     }
 
-    @Test func diffNamesAddedRemovedAndChangedPlaces() {
-        let old: JSONValue = ["a": 1, "gone": "x", "list": [1, 2], "deep": ["b": true]]
-        let new: JSONValue = ["a": 2, "new": nil, "list": [1], "deep": ["b": false]]
-        #expect(StateDiff.lines(from: old, to: new) == [
-            "~ state.a: 1 -> 2", "~ state.deep.b: true -> false", "- state.gone: \"x\"", "- state.list[2]: 2",
-            "+ state.new: null",
-        ])
+    /// `diff on` and `diff N` print one format, the journal's, with Lua's positions: they printed
+    /// `~ state.total: 6 -> 7` and `total: 6 → 7`, and journal paths counted from 0.
+    @Test func diffOnAndDiffNPrintOneFormat() async throws {
+        let list = try workspace.plugin(
+            "list", #"return { name = "list", updaters = { push = function(s, p) s.items[#s.items + 1] = p.item end } }"#)
+        try workspace.file("start.json", #"{"items": ["a"]}"#)
+        let outcome = try await workspace.run(
+            "repl", list, "--no-watch", "--state", "start.json", input: "diff on\nlist.push {\"item\": \"b\"}\ndiff 0\n")
+        #expect(outcome.stderr == "")
+        #expect(outcome.stdout == "ok\nitems[2]: (absent) → \"b\"\nitems[2]: (absent) → \"b\"\n")
+    }
+
+    /// A line that names no item is answered with the loaded items, not a `counter.increment` no
+    /// plugin defines.
+    @Test func aMistypedLineNamesTheLoadedItems() async throws {
+        let tally = try workspace.plugin("tally", tallyPlugin)
+        let outcome = try await workspace.run("repl", tally, "--no-watch", input: "talyadd\nzzz\n")
+        #expect(
+            outcome.stderr == """
+                error: expected an item name (plugin.item), found "talyadd"; did you mean tally.add?
+                error: expected an item name (plugin.item), found "zzz"; items: tally.add, tally.fail, tally.report
+
+                """)
+    }
+
+    /// The history lives where the environment says: it was under the user database's home whatever
+    /// `$HOME` said.
+    @Test func theHistoryFileFollowsTheEnvironment() {
+        #expect(LineEditor.historyFile(environment: ["HOME": "/home/ada"]) == "/home/ada/.moonblade_history")
+        #expect(
+            LineEditor.historyFile(environment: ["HOME": "/home/ada", "XDG_STATE_HOME": "/home/ada/.state"])
+                == "/home/ada/.state/moonblade/history")
+        #expect(LineEditor.historyFile(environment: ["HOME": "/home/ada", "XDG_STATE_HOME": "relative"]) == "/home/ada/.moonblade_history")
     }
 
     /// `script` gives the repl a pseudo-terminal: keys go in as typed, Ctrl-C as a key.

@@ -23,7 +23,7 @@ struct WatchTests {
         #expect(
             outcome.stderr == """
                 error: tally.fail: tally/plugin.lua:5: tally refuses
-                error: expected an item name like counter.increment, found "not"\n
+                error: expected an item name (plugin.item), found "not"; items: tally.add, tally.fail, tally.report\n
                 """)
         let lines = outcome.stdout.split(separator: "\n", maxSplits: 1).map(String.init)
         try #require(lines.count >= 2)

@@ -93,7 +93,7 @@ import Testing
         #expect(tampered?.description.contains("shape/plugin.lua:18: moonblade is read-only") == true, "\(String(describing: tampered))")
         #expect(host.state == before)
         let error = await #expect(throws: PluginError.self) { try await host.dispatch("shape.remark").value }
-        #expect(error?.description.contains("protected metatable") == true)
+        #expect(error?.description.contains("setmetatable: a state draft cannot be given a metatable") == true)
         try await host.dispatch("shape.make").value
         #expect(host.state["record"] == .object([:]))
     }

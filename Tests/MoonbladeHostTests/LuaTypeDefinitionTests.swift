@@ -1,3 +1,4 @@
+import Logging
 import Foundation
 import Moonblade
 import MoonbladeHost
@@ -86,5 +87,39 @@ import Testing
             let fields = section.components(separatedBy: "\n\n")[0]
             #expect(fields.contains("---@field \(parts[1]) "), "\(name) is not in \(owner)")
         }
+    }
+
+    /// `ctx` and the `moonblade` global are declared from the same tables the host installs: the names
+    /// of a live VM's match the declared ones, so the two cannot drift.
+    @Test func theDeclaredContextAndLibraryAreWhatTheHostInstalls() throws {
+        let host = try PluginHost<JSONValue>(plugins: [])
+        let installed = host.installedVocabulary
+        #expect(installed.context == ["deps", "dispatch", "state"])
+        #expect(installed.context == LuaTypeDefinitions.contextFields.sorted())
+        #expect(installed.library == ["array", "null", "object"])
+        #expect(installed.library == LuaTypeDefinitions.libraryFields.sorted())
+    }
+
+    /// What a plugin author reads in the editor is what the runtime takes: the log's argument table,
+    /// dispatch's options, an optional `next` item, a read-only state, the library, the item names.
+    @Test func theDefinitionsSayWhatTheRuntimeTakes() throws {
+        let dependencies = PluginDependencies.standard(
+            dataDirectory: URL(fileURLWithPath: ".moonblade"), logger: Logger(label: "types"))
+        let text = PluginHost<JSONValue>.luaTypeDefinitions(dependencies: dependencies, itemNames: ["todo.add", "todo.load"])
+        for line in [
+            "---@field info fun(arguments: string|moonblade.types.LogEntry)",
+            "---@class moonblade.types.LogEntry\n---@field message string",
+            "---@field dispatch fun(name: moonblade.ItemName, payload?: any, options?: moonblade.DispatchOptions): any",
+            "---@field retries? integer", "---@field delay? number",
+            "---@field state fun(): moonblade.State The state now, as a read-only view (no copy)",
+            "next: fun(item?: moonblade.Item)",
+            "---@class moonblade.Library\n---@field array fun(): table", "---@field null lightuserdata",
+            "---@type moonblade.Library\nmoonblade = nil",
+            "---@alias moonblade.ItemName \"todo.add\"|\"todo.load\"",
+        ] {
+            #expect(text.contains(line), "missing: \(line)")
+        }
+        #expect(!text.contains("fun(arguments: string)"))
+        #expect(!text.contains("A copy of the state"))
     }
 }

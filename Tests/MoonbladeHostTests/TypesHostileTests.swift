@@ -80,7 +80,9 @@ import Testing
         ]
         let key = #"(?:[A-Za-z_][A-Za-z0-9_]*|\["(?:[^"\\\n]|\\.)*"\]|\[string\])"#
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            if let match = line.wholeMatch(of: /---@class ([A-Za-z_][A-Za-z0-9_.]*)/) {
+            if let match = line.wholeMatch(of: /---@alias ([A-Za-z_][A-Za-z0-9_.]*) .+/) {
+                declared.insert(String(match.1))
+            } else if let match = line.wholeMatch(of: /---@class ([A-Za-z_][A-Za-z0-9_.]*)/) {
                 declared.insert(String(match.1))
             } else if line.hasPrefix("---@field ") {
                 let field = try! Regex("^---@field \(key)\\??( .+)$")

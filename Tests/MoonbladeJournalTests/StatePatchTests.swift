@@ -24,7 +24,8 @@ import Testing
         let new: JSONValue = ["items": [1, 5]]
         let patch = StatePatch(from: old, to: new)
         #expect(try patch.applied(to: old) == new)
-        #expect(patch.summary == "items[1] = 5, items[3] removed, items[2] removed")
+                // Positions as Lua counts them: the second item is items[2].
+        #expect(patch.summary == "items[2] = 5, items[4] removed, items[3] removed")
     }
 
     @Test func equalStatesMakeAnEmptyPatchAndNumbersCompareByValue() {
@@ -60,7 +61,7 @@ import Testing
         #expect {
             try patch.applied(to: ["todos": [["done": false]]])
         } throws: { error in
-            "\(error)" == "the change at todos[4].done does not fit: index 4 of an array of 1"
+            "\(error)" == "the change at todos[5].done does not fit: index 4 of an array of 1"
         }
     }
 

@@ -32,7 +32,12 @@ import Testing
         let types = "\(shippedPluginsDirectory)/.types"
         let host = try String(contentsOfFile: "\(types)/moonblade.lua", encoding: .utf8)
         let spec = try String(contentsOfFile: "\(types)/moonblade_spec.lua", encoding: .utf8)
-        #expect(host == PluginHost<JSONValue>.luaTypeDefinitions(dependencies: dependencies), "run: moonblade types --out Plugins/.types Plugins")
+        let shipped = try FileManager.default.contentsOfDirectory(atPath: shippedPluginsDirectory).sorted()
+            .map { "\(shippedPluginsDirectory)/\($0)" }.filter { FileManager.default.fileExists(atPath: "\($0)/plugin.lua") }
+        let itemNames = try PluginHost<JSONValue>.check(plugins: shipped).plugins.flatMap { $0.updaters + $0.sideEffects }
+        #expect(
+            host == PluginHost<JSONValue>.luaTypeDefinitions(dependencies: dependencies, itemNames: itemNames),
+            "run: moonblade types --out Plugins/.types Plugins")
         #expect(spec == LuaSpecRunner.luaTypeDefinitions(), "run: moonblade types --out Plugins/.types Plugins")
         let plugins = try FileManager.default.contentsOfDirectory(atPath: shippedPluginsDirectory)
             .filter { FileManager.default.fileExists(atPath: "\(shippedPluginsDirectory)/\($0)/plugin.lua") }

@@ -144,8 +144,26 @@ static int moonblade_rawset_writable(lua_State *L) {
     return 1;
 }
 
-/// `setmetatable` (upvalue 1) without `__gc`.
+/// Refuses `setmetatable` on a state draft or view with what to do instead: Lua's own "cannot change
+/// a protected metatable" names neither what was refused nor why.
+static void moonblade_refuse_state_metatable(lua_State *L) {
+    if (luaL_getmetafield(L, 1, "__metatable") != LUA_TSTRING) return;
+    const char *kind = lua_tostring(L, -1);
+    if (strcmp(kind, "state draft") == 0) {
+        luaL_error(L, "setmetatable: a state draft cannot be given a metatable (it is a proxy that records "
+                      "the updater's writes); set the metatable on a plain table you build, or keep the "
+                      "behaviour in functions that take the state (the new state keeps a table's raw contents)");
+    }
+    if (strcmp(kind, "state view") == 0) {
+        luaL_error(L, "setmetatable: the state is a read-only view and cannot be given a metatable; copy "
+                      "what you need into a table of your own, or change the state through an updater");
+    }
+    lua_pop(L, 1);
+}
+
+/// `setmetatable` (upvalue 1) without `__gc`, and not on the state.
 static int moonblade_setmetatable_without_finalizer(lua_State *L) {
+    if (lua_type(L, 1) == LUA_TTABLE) moonblade_refuse_state_metatable(L);
     if (lua_type(L, 2) == LUA_TTABLE) {
         lua_pushliteral(L, "__gc");
         if (lua_rawget(L, 2) != LUA_TNIL) {

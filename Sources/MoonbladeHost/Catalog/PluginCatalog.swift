@@ -23,6 +23,11 @@ struct PluginCatalog: Sendable {
         kinds[name]
     }
 
+    /// Every item name, Lua and Swift, sorted: what an unknown name is compared with.
+    var itemNames: [String] {
+        kinds.keys.sorted()
+    }
+
     /// The name Lua knows `dispatchable` by: its Lua item, or the name its Swift type is registered under.
     func name(of dispatchable: any Dispatchable) -> String? {
         if let item = dispatchable as? any LuaItem { return item.item }

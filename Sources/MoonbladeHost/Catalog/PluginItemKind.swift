@@ -36,6 +36,8 @@ func pluginName(ofItem item: String) -> String {
 }
 
 /// The error for a dispatch of a name no item is registered under.
-func unknownItemError(_ item: String) -> PluginError {
-    PluginError(.unknownItem, plugin: pluginName(ofItem: item), item: item, message: "no such item is registered")
+func unknownItemError(_ item: String, among names: [String] = []) -> PluginError {
+    PluginError(
+        .unknownItem, plugin: pluginName(ofItem: item), item: item,
+        message: "no such item is registered" + NameSuggestion.hint(for: item, among: names))
 }

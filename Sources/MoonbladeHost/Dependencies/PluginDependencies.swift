@@ -63,8 +63,12 @@ public struct PluginDependencies: Sendable {
     /// Exposes `body` like ``expose(_:_:_:)-(_,_,(Arguments)->Void)``, also given the folder of the
     /// plugin whose code made the call (the first path component of the calling Lua line's file), for
     /// dependencies that must say who used them: the log's `[todo] …`.
+    ///
+    /// - Parameter shape: what the arguments look like to editor types, when probing `Arguments` cannot
+    ///   tell (a custom decoder that takes a string or a table).
     mutating func exposeNamingCaller<Arguments: Decodable & Sendable>(
-        _ group: String, _ name: String, _ body: @escaping @Sendable (Arguments, _ plugin: String?) async throws -> Void
+        _ group: String, _ name: String, shape: LuaShape? = nil,
+        _ body: @escaping @Sendable (Arguments, _ plugin: String?) async throws -> Void
     ) {
         functions[group, default: [:]][name] = { stack, index, decoder in
             let arguments = try decoder.decode(Arguments.self, from: stack, at: index)
@@ -75,7 +79,7 @@ public struct PluginDependencies: Sendable {
                 return .none
             }
         }
-        shapes[group, default: [:]][name] = (LuaShape.of(Arguments.self), nil)
+        shapes[group, default: [:]][name] = (shape ?? LuaShape.of(Arguments.self), nil)
     }
 
     /// Decodes the arguments when Lua calls (the VM is held then) and returns the work `work` makes of

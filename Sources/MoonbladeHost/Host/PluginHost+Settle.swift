@@ -20,7 +20,7 @@ extension PluginHost {
             // `Optional.none` spelled out: a plain `nil` here would be the JSON null literal.
             result = value == .null ? Optional.none : value
         case .swift, nil:
-            throw unknownItemError(name)
+            throw unknownItemError(name, among: runtime.catalog.itemNames)
         }
         await settle()
         return result

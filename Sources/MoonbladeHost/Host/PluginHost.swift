@@ -18,7 +18,7 @@ import Tracing
 /// and the others still load. Items are named `plugin.item`. The host is `Sendable`: dispatch from any
 /// thread.
 public final class PluginHost<S: State & Codable>: Sendable {
-    /// Settings for the Lua side: the limits plugin code runs under (see README, "Sandbox and limits").
+    /// Settings for the Lua side: the limits plugin code runs under (see <doc:SandboxAndLimits>).
     ///
     /// Every limit a plugin exceeds fails the dispatch with a ``PluginError/Kind/limit`` error naming
     /// the item and the plugin line; the state is untouched and the next dispatch runs normally.
@@ -31,7 +31,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
         /// far above any sane updater, low enough that a runaway loop frees the store quickly.
         public var instructionBudget: Int?
         /// Instructions between two checks of the budget and the time limits. Default 1000.
-        /// nil removes the count hook: tight Lua loops then run about twice as fast (see README), but
+        /// nil removes the count hook: tight Lua loops then run about twice as fast (BENCHMARKS.md), but
         /// none of them can stop running Lua code any more (awaits are still timed).
         public var hookInterval: Int?
         /// The longest one updater, interceptor or observer rule call (and one stretch of a side effect
@@ -50,6 +50,10 @@ public final class PluginHost<S: State & Codable>: Sendable {
         /// Limits of particular plugins, by plugin name, in place of the host-wide ones above (see
         /// ``PluginLimits``). Empty by default: every plugin runs under the host-wide limits.
         public var pluginLimits: [String: PluginLimits] = [:]
+        /// Whether the plugins' `on_start` rules fire when the store starts. True by default; a host
+        /// that starts from a recorded state (a journal's recovery, a replay) puts it back without
+        /// them, so starting only to look changes nothing.
+        public var firesStartRules = true
         /// Where load problems, failing observer rules and reloads are logged.
         public var logger: Logger
         /// Where the spans of Lua dispatches and reloads go (see ``SpanAttributeName``); nil for the
@@ -175,7 +179,9 @@ public final class PluginHost<S: State & Codable>: Sendable {
         refusedDirectories = loaded.refusedDirectories
         self.onLoad = onLoad
         store = Store(
-            interceptors: interceptors + [Self.bindingInterceptor(runtime), runtime.ruleInterceptor()] + innerInterceptors,
+            interceptors: interceptors + [
+                Self.bindingInterceptor(runtime), runtime.ruleInterceptor(firingStartRules: configuration.firesStartRules),
+            ] + innerInterceptors,
             sideEffectInterceptors: sideEffectInterceptors,
             stateInitializer: { initialState },
             dependenciesInitializer: PluginHostDependencies.init(dispatch:getState:))
@@ -244,7 +250,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
         case .swift(_, let make):
             let item = try runtime.makeSwiftItem(name, make, payload: value)
             return store.anyDispatch(item, retries: retries, delay: delay).typed()
-        case nil: throw unknownItemError(name)
+        case nil: throw unknownItemError(name, among: runtime.catalog.itemNames)
         }
     }
 
@@ -265,7 +271,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
             let item = try runtime.makeSwiftItem(name, make, payload: PluginValue(payload: payload))
             return store.anyDispatch(item, retries: retries, delay: delay).typed()
         case nil:
-            throw unknownItemError(name)
+            throw unknownItemError(name, among: runtime.catalog.itemNames)
         }
     }
 

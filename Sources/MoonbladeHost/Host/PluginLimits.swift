@@ -16,6 +16,7 @@ public struct PluginLimits: Sendable, Hashable {
     /// The longest one of the plugin's side effects may take, awaits included.
     public var sideEffectTimeLimit: Duration?
 
+    /// Limits for one plugin; each one left nil keeps the host-wide setting.
     public init(
         instructionBudget: Int? = nil, memoryLimit: Int? = nil, callTimeLimit: Duration? = nil,
         sideEffectTimeLimit: Duration? = nil

@@ -3,11 +3,12 @@ import MoonbladeLua
 
 extension PluginRuntime {
     /// The store interceptor that runs the plugins' Lua interceptors (in load order), then their
-    /// observer rules; the host puts it after its own Swift interceptors.
-    func ruleInterceptor() -> StoreInterceptor {
+    /// observer rules; the host puts it after its own Swift interceptors. With `firingStartRules`, the
+    /// `on_start` rules fire as the store starts.
+    func ruleInterceptor(firingStartRules: Bool) -> StoreInterceptor {
         { context in
             self.attach(to: context)
-            self.dispatchStartRules()
+            if firingStartRules { self.dispatchStartRules() }
             return { next in
                 { dispatchable in try self.intercept(dispatchable, context: context, next: next) }
             }
@@ -23,7 +24,10 @@ extension PluginRuntime {
         // The state is read only for an item some rule can react to: then what it changed comes back.
         let deliver: (any Dispatchable) throws -> ObservedDelivery? = { item in
             let name = catalog.name(of: item)
-            guard kinds.observers, kinds.mayObserve(name, isUpdater: item is any AnyStateUpdater) else {
+            // A restored state is no change a rule reacts to (asked only of Swift items, off the Lua path).
+            guard kinds.observers, kinds.mayObserve(name, isUpdater: item is any AnyStateUpdater),
+                name != nil || !(item is any StateRestoration)
+            else {
                 try next(item)
                 return nil
             }

@@ -50,7 +50,7 @@ struct LuaItemSideEffect<S: State & Codable>: ReturningSideEffect, LuaItem {
             return try await runtime.runSideEffect(
                 item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
         }
-        return try await runtime.instrumentDispatch(item, kind: "side_effect", parent: traceParent) { [fields] in
+        return try await runtime.instrumentDispatch(item, kind: "side_effect", payload: payload, parent: traceParent) { [fields] in
             try await runtime.runSideEffect(
                 item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
         }

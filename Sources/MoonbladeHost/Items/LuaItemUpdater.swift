@@ -94,7 +94,7 @@ struct LuaItemUpdater<S: State & Codable>: StateUpdater, LuaItem {
         guard runtime.instruments.isActive else {
             return try runtime.applyUpdater(item, resolved: resolved, to: state, payload: payload, on: thread?.stack)
         }
-        return try runtime.instrumentDispatch(item, kind: "updater", parent: traceParent) {
+        return try runtime.instrumentDispatch(item, kind: "updater", payload: payload, parent: traceParent) {
             try runtime.applyUpdater(item, resolved: resolved, to: state, payload: payload, on: thread?.stack)
         }
     }

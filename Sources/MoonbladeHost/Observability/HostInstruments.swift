@@ -65,11 +65,27 @@ final class HostInstruments: Sendable {
     /// `item` with the current span as the parent of its dispatch span, for when it runs elsewhere
     /// (queued for the thread draining the store).
     func adopting(_ item: any Dispatchable) -> any Dispatchable {
-        guard isTracing, let context = InstrumentationContext.current, var luaItem = item as? any LuaItem else {
-            return item
-        }
+        guard isTracing, let context = InstrumentationContext.current else { return item }
+        return adopting(item, under: context)
+    }
+
+    /// `item` with `context` as the parent of its dispatch span.
+    private func adopting(_ item: any Dispatchable, under context: InstrumentationContext) -> any Dispatchable {
+        guard var luaItem = item as? any LuaItem else { return item }
         luaItem.traceParent = context
         return luaItem
+    }
+
+    /// A rule's `item` in a `rule <rule> <item>` span that starts now, under the current span or
+    /// where `cause` (the item the rule saw) ran: the trace that holds it stays open until the span
+    /// ends, which the caller does once the item is done, so the item's dispatch is in that trace.
+    func startingRuleSpan(
+        _ item: any Dispatchable, rule: String, itemName: String, cause: (any Dispatchable)?
+    ) -> (item: any Dispatchable, span: (any Span)?) {
+        guard isTracing, let tracer else { return (item, nil) }
+        let parent = InstrumentationContext.current ?? (cause as? any LuaItem)?.traceParent ?? .topLevel
+        let span = tracer.startSpan("rule \(rule) \(itemName)", context: parent)
+        return (adopting(item, under: span.context), span)
     }
 
     /// Runs `body` in the span of `span`, recording a thrown error on it.

@@ -8,10 +8,10 @@ extension PluginRuntime {
     /// - Parameter parent: the span to hang it under when it runs away from where it was dispatched
     ///   (see ``HostInstruments/adopting(_:)``); the current one otherwise.
     func instrumentDispatch<Result>(
-        _ item: String, kind: String, parent: InstrumentationContext?, _ body: () throws -> Result
+        _ item: String, kind: String, payload: PluginValue, parent: InstrumentationContext?, _ body: () throws -> Result
     ) rethrows -> Result {
         guard instruments.isActive else { return try body() }
-        let dispatch = beginDispatch(item, kind: kind, parent: parent)
+        let dispatch = beginDispatch(item, kind: kind, payload: payload, parent: parent)
         do {
             let result = try dispatch.span.map { span in
                 try InstrumentationContext.$current.withValue(span.context) { try body() }
@@ -24,12 +24,12 @@ extension PluginRuntime {
         }
     }
 
-    /// ``instrumentDispatch(_:kind:parent:_:)`` for a side effect.
+    /// ``instrumentDispatch(_:kind:payload:parent:_:)`` for a side effect.
     func instrumentDispatch<Result: Sendable>(
-        _ item: String, kind: String, parent: InstrumentationContext?, _ body: () async throws -> Result
+        _ item: String, kind: String, payload: PluginValue, parent: InstrumentationContext?, _ body: () async throws -> Result
     ) async throws -> Result {
         guard instruments.isActive else { return try await body() }
-        let dispatch = beginDispatch(item, kind: kind, parent: parent)
+        let dispatch = beginDispatch(item, kind: kind, payload: payload, parent: parent)
         do {
             let result: Result
             if let span = dispatch.span {
@@ -73,13 +73,17 @@ extension PluginRuntime {
         let start: ContinuousClock.Instant?
     }
 
-    private func beginDispatch(_ item: String, kind: String, parent: InstrumentationContext?) -> Dispatch {
+    private func beginDispatch(_ item: String, kind: String, payload: PluginValue, parent: InstrumentationContext?) -> Dispatch {
         let span = instruments.tracer.map { tracer in
             let span = tracer.startSpan("dispatch \(item)", context: parent ?? InstrumentationContext.current ?? .topLevel)
             let plugin = pluginName(ofItem: item)
             span.attributes[SpanAttributeName.item] = item
             span.attributes[SpanAttributeName.kind] = kind
             span.attributes[SpanAttributeName.plugin] = plugin
+            if let json = try? payload.json() {
+                let text = json.jsonString()
+                span.attributes[SpanAttributeName.payload] = text.count <= 80 ? text : text.prefix(79) + "…"
+            }
             if let version = loadedPlugins.first(where: { $0.name == plugin })?.version {
                 span.attributes[SpanAttributeName.pluginVersion] = version
             }

@@ -13,6 +13,8 @@ public enum SpanAttributeName {
     public static let plugin = "moonblade.plugin"
     /// The plugin's version when the item started (after a reload, the new one).
     public static let pluginVersion = "moonblade.plugin.version"
+    /// The payload as JSON text, cut to 80 characters (absent when there is none).
+    public static let payload = "moonblade.payload"
     /// `ok` or `error`.
     public static let outcome = "moonblade.outcome"
     /// The error's one-line message, when the outcome is `error`.

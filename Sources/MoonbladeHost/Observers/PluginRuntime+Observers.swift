@@ -1,4 +1,5 @@
 import Moonblade
+import Tracing
 import MoonbladeLua
 
 extension PluginRuntime {
@@ -90,7 +91,7 @@ extension PluginRuntime {
             }
             return (reactions, lua.store)
         }
-        dispatch(reactions, to: store)
+        dispatch(reactions, to: store, causedBy: dispatchable)
     }
 
     /// The resident versions of the state before and after `change`: the ones a Lua updater left when
@@ -141,15 +142,20 @@ extension PluginRuntime {
 
     /// Dispatches what rules made, with the VM released (a store at rest runs them on this thread), and
     /// logs the failure of any of them once it has run: nobody else awaits them.
-    private func dispatch(_ reactions: [RuleReaction], to store: InterceptorContext?) {
+    private func dispatch(_ reactions: [RuleReaction], to store: InterceptorContext?, causedBy cause: (any Dispatchable)? = nil) {
         guard !reactions.isEmpty, let store else { return }
         let logger = logger
         let pendingReports = pendingReports
         for reaction in reactions {
-            let handle = store.anyDispatch(reaction.item, cascadeDepth: reaction.cascadeDepth)
+            let (item, span) = instruments.startingRuleSpan(
+                reaction.item, rule: reaction.rule, itemName: reaction.itemName, cause: cause)
+            let handle = store.anyDispatch(item, cascadeDepth: reaction.cascadeDepth)
             pendingReports.begin()
             Task {
-                defer { pendingReports.end() }
+                defer {
+                    span?.end()
+                    pendingReports.end()
+                }
                 do {
                     _ = try await handle.value
                 } catch {

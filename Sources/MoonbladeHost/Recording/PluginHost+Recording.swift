@@ -55,9 +55,10 @@ package struct RecordedItem: Sendable {
         pluginsAfterward = nil
     }
 
-    /// A reload's swap: recorded as the Swift updater it is, knowing where to read the versions it installs.
-    fileprivate init(swap: any Dispatchable, pluginsAfterward: @escaping @Sendable () -> [PluginInfo]) {
-        name = String(describing: type(of: swap))
+    /// A reload's swap: recorded as `reload <plugin>`, a Swift updater, knowing where to read the versions it installs.
+    fileprivate init(swap: any Dispatchable, plugin: String, pluginsAfterward: @escaping @Sendable () -> [PluginInfo]) {
+        // Named for what it did, as `history` shows it: its Swift type (`PluginSwap<JSONValue>`) said nothing.
+        name = "reload \(plugin)"
         isUpdater = true
         isLuaItem = false
         luaItem = nil
@@ -98,7 +99,7 @@ extension LuaItemUpdater: RuntimeBoundItem {
 
 extension PluginSwap: RuntimeBoundItem {
     fileprivate var recorded: RecordedItem {
-        RecordedItem(swap: self) { [runtime] in runtime.loadedPlugins }
+        RecordedItem(swap: self, plugin: plugin) { [runtime] in runtime.loadedPlugins }
     }
 }
 
@@ -114,7 +115,7 @@ extension PluginHost {
     ///
     /// - Throws: ``PluginError/Kind/unknownItem`` when `item` is not a Lua updater, or the updater's error.
     package func applyUpdater(_ item: String, payload: JSONValue?, to state: S) throws(PluginError) -> S {
-        guard case .luaUpdater? = runtime.kind(of: item) else { throw unknownItemError(item) }
+        guard case .luaUpdater? = runtime.kind(of: item) else { throw unknownItemError(item, among: runtime.catalog.itemNames) }
         return try runtime.applyUpdater(item, to: state, payload: PluginValue(payload: payload), outsideStore: true)
     }
 }

@@ -46,6 +46,19 @@ struct SideEffectPrelude {
         stack.setMetatable(ofTableAt: -2)
     }
 
+    /// The fields every `ctx` reads through to (`state`, `dispatch`, `deps`), sorted: what editor types
+    /// are checked against.
+    func contextFieldNames(on stack: LuaStack) -> [String] {
+        contextMetatable.push(onto: stack)
+        defer { stack.pop() }
+        guard stack.rawGet(table: -1, field: "__index") == .table else {
+            stack.pop()
+            return []
+        }
+        defer { stack.pop() }
+        return stack.fieldNames(ofTableAt: -1)
+    }
+
     private static let source = """
         local await, start_dispatch, start_call, read_state, dependency_names, read_only = ...
         local pairs = pairs

@@ -1,7 +1,14 @@
 /// The shape of a value as Lua sees it through the Codable mapping, for editor types: what a
 /// dependency takes and returns, what a typed state holds.
 public indirect enum LuaShape: Sendable, Equatable {
-    case string, integer, number, boolean
+    /// A Lua string: a Swift `String`, `URL` or `UUID`.
+    case string
+    /// A Lua integer: any Swift integer type.
+    case integer
+    /// A Lua number that may have a fraction: a Swift `Double`, `Float`, `Date` or `Decimal`.
+    case number
+    /// A Lua boolean: a Swift `Bool`.
+    case boolean
     /// Anything: the shape could not be found (or is dynamic, as `JSONValue`).
     case any
     /// A sequence of elements.
@@ -18,10 +25,14 @@ public indirect enum LuaShape: Sendable, Equatable {
     case partialObject(name: String, fields: [Field])
     /// The value may be nil.
     case optional(LuaShape)
+    /// Any one of the shapes: a dependency that takes a message or a table (`log.info`).
+    case oneOf([LuaShape])
 
     /// A named field of an ``object(name:fields:)``.
     public struct Field: Sendable, Equatable {
+        /// The field's key in the Lua table.
         public var name: String
+        /// What the field holds (``LuaShape/optional(_:)`` when it may be nil).
         public var shape: LuaShape
     }
 
@@ -51,6 +62,7 @@ public indirect enum LuaShape: Sendable, Equatable {
         case .object(let name, _), .partialObject(let name, _): naming(name)
         case .optional(let wrapped):
             wrapped.isSimple ? "\(wrapped.luaType(naming: naming))?" : "(\(wrapped.luaType(naming: naming)))?"
+        case .oneOf(let shapes): shapes.map { $0.luaType(naming: naming) }.joined(separator: "|")
         }
     }
 
@@ -66,7 +78,7 @@ public indirect enum LuaShape: Sendable, Equatable {
 
     private var isSimple: Bool {
         switch self {
-        case .optional, .array: false
+        case .optional, .array, .oneOf: false
         default: true
         }
     }
@@ -89,6 +101,8 @@ public indirect enum LuaShape: Sendable, Equatable {
             for field in fields { field.shape.collect(into: &found) }
         case .array(let inner), .map(let inner), .integerKeyedMap(let inner), .optional(let inner):
             inner.collect(into: &found)
+        case .oneOf(let shapes):
+            for shape in shapes { shape.collect(into: &found) }
         default:
             break
         }

@@ -6,27 +6,61 @@ import MoonbladeLua
 /// Made by ``PluginHost/luaTypeDefinitions(dependencies:)``; `moonblade types` writes them to a file a
 /// plugin's `.luarc.json` names in `workspace.library`, so LuaLS completes and checks plugin code.
 public enum LuaTypeDefinitions {
-    /// The fields of `ctx` the definitions describe.
-    public static let contextFields = ["state", "dispatch", "deps"]
+    /// What `ctx` holds, as the side effect prelude installs it: each field's LuaLS type and meaning.
+    /// A test checks these names against a live `ctx`.
+    static let context: [(name: String, type: String, doc: String)] = [
+        ("state", "fun(): moonblade.State",
+         "The state now, as a read-only view (no copy): read it again after an await to see what changed."),
+        ("dispatch", "fun(name: moonblade.ItemName, payload?: any, options?: moonblade.DispatchOptions): any",
+         "Runs an item to completion and returns a side effect's result; a failure is raised here."),
+        ("deps", "moonblade.Deps", "The host's Swift functions, each awaited."),
+    ]
 
-    /// The definitions for a host with `dependencies` and a state of shape `state`.
-    static func text(state: LuaShape, dependencies: PluginDependencies) -> String {
+    /// What the `moonblade` global holds, as `pushTableKindLibrary` installs it. A test checks these
+    /// names against the live library.
+    static let library: [(name: String, type: String, doc: String)] = [
+        ("array", "fun(): table", "An empty table that stays a JSON array ([]) when it reaches the state or JSON."),
+        ("object", "fun(): table", "An empty table that stays a JSON object ({}) when it reaches the state or JSON."),
+        ("null", "lightuserdata", "JSON's null where a table must keep it (a nil would remove the key)."),
+    ]
+
+    /// The fields of `ctx` the definitions describe.
+    public static let contextFields = context.map(\.name)
+
+    /// The fields of the `moonblade` global the definitions describe.
+    public static let libraryFields = library.map(\.name)
+
+    /// The definitions for a host with `dependencies`, a state of shape `state`, and the items
+    /// `itemNames` (none: an item name is any string).
+    static func text(state: LuaShape, dependencies: PluginDependencies, itemNames: [String] = []) -> String {
         var lines = [
             "---@meta moonblade",
             "-- Editor types for Moonblade plugins, written by `moonblade types`: do not edit.",
             "",
         ]
         lines += stateLines(state)
+        let names = itemNames.isEmpty ? "string" : itemNames.sorted().map { "\"\($0)\"" }.joined(separator: "|")
         lines += [
+            "",
+            "---The items plugins can dispatch.",
+            "---@alias moonblade.ItemName \(names)",
+            "",
+            "---`ctx.dispatch`'s options: run the whole dispatch again while it fails.",
+            "---@class moonblade.DispatchOptions",
+            "---@field retries? integer How many times to try again (default 0).",
+            "---@field delay? number Seconds between two tries (default 0).",
             "",
             "---What a side effect gets: the store and the Swift functions the host exposes.",
             "---@class moonblade.Context",
-            "---@field state fun(): moonblade.State A copy of the state now.",
-            "---@field dispatch fun(name: string, payload?: any): any Runs an item to completion; a side effect's result.",
-            "---@field deps moonblade.Deps The host's Swift functions, each awaited.",
-            "",
-            "---@class moonblade.Deps",
         ]
+        lines += context.map { "---@field \($0.name) \($0.type) \($0.doc)" }
+        lines += [
+            "",
+            "---The library every plugin and spec sees as the global `moonblade` (read-only).",
+            "---@class moonblade.Library",
+        ]
+        lines += library.map { "---@field \($0.name) \($0.type) \($0.doc)" }
+        lines += ["---@type moonblade.Library", "moonblade = nil", "", "---@class moonblade.Deps"]
         let groups = dependencies.shapes.keys.sorted()
         lines += groups.map { "---@field \(fieldName($0)) \(groupClassName($0))" }
         var objects: [LuaShape.Object] = []
@@ -52,19 +86,19 @@ public enum LuaTypeDefinitions {
             "",
             "---An observer rule: one trigger and what it dispatches (a name, or { name, payload or function }).",
             "---@class moonblade.Rule",
-            "---@field on_start? boolean|(string|table)[]",
-            "---@field on_dispatch? string",
+            "---@field on_start? boolean|(moonblade.ItemName|table)[]",
+            "---@field on_dispatch? moonblade.ItemName",
             "---@field on_state_change? fun(old: moonblade.State, new: moonblade.State): boolean",
             "---@field on_notification? string",
-            "---@field dispatch? (string|table)[]",
+            "---@field dispatch? (moonblade.ItemName|table)[]",
             "",
-            "---What `plugin.lua` returns.",
+            "---What `plugin.lua` returns: `---@type moonblade.Plugin` on `local plugin = { ... }`, then `return plugin`.",
             "---@class moonblade.Plugin",
             "---@field name? string The plugin's name (default: its folder's).",
             "---@field version? integer Raise it, with `migrate`, when the state's shape changes.",
             "---@field updaters? table<string, fun(state: moonblade.State, payload: any): moonblade.State?>",
             "---@field side_effects? table<string, fun(ctx: moonblade.Context, payload: any): any>",
-            "---@field interceptors? (fun(item: moonblade.Item, next: fun(item: moonblade.Item)))[]",
+            "---@field interceptors? (fun(item: moonblade.Item, next: fun(item?: moonblade.Item)))[] `next()` passes the item on as it is; not calling it drops it.",
             "---@field observers? moonblade.Rule[]",
             "---@field migrate? fun(state: moonblade.State, from_version: integer): moonblade.State?",
             "",

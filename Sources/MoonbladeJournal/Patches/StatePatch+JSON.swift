@@ -68,6 +68,7 @@ extension StatePatch {
 
 /// A stored patch that cannot be read.
 public struct StatePatchFormatError: Error, CustomStringConvertible {
+    /// What is wrong with it, for people: `change 2 is not [path, value] or [path]`.
     public var message: String
     public var description: String { message }
 }

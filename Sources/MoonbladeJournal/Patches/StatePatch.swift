@@ -9,9 +9,12 @@ import MoonbladeHost
 public struct StatePatch: Sendable, Hashable {
     /// One change: the value at `path` became `value`, or was removed when `value` is nil.
     public struct Change: Sendable, Hashable {
+        /// Where the value changed: the steps from the state's root, none for the whole state.
         public var path: [PathElement]
+        /// The new value at ``path``; nil when the value there was removed.
         public var value: JSONValue?
 
+        /// A change that sets the value at `path` to `value`, or removes it when `value` is nil.
         public init(path: [PathElement], value: JSONValue?) {
             self.path = path
             self.value = value
@@ -20,7 +23,9 @@ public struct StatePatch: Sendable, Hashable {
 
     /// A step into a JSON value: an object member or an array element (0-based).
     public enum PathElement: Sendable, Hashable, CustomStringConvertible {
+        /// The member of an object with this key.
         case key(String)
+        /// The element of an array at this 0-based index.
         case index(Int)
 
         public var description: String {
@@ -31,8 +36,10 @@ public struct StatePatch: Sendable, Hashable {
         }
     }
 
+    /// The changes, in the order they are applied.
     public var changes: [Change]
 
+    /// A patch that makes `changes` in order.
     public init(changes: [Change] = []) {
         self.changes = changes
     }
@@ -44,6 +51,7 @@ public struct StatePatch: Sendable, Hashable {
         Self.diff(old, new, path: &path, into: &changes)
     }
 
+    /// Whether the patch changes nothing.
     public var isEmpty: Bool { changes.isEmpty }
 
     private static func diff(_ old: JSONValue, _ new: JSONValue, path: inout [PathElement], into changes: inout [Change]) {
@@ -144,20 +152,23 @@ public struct StatePatch: Sendable, Hashable {
 
 /// A patch that does not fit the state it is applied to.
 public struct StatePatchError: Error, CustomStringConvertible {
+    /// The first change that does not fit.
     public var change: StatePatch.Change
+    /// Why it does not fit, for people: `index 5 of an array of 3`, `todos is missing`.
     public var problem: String
 
     public var description: String { "the change at \(StatePatch.describe(change.path)) does not fit: \(problem)" }
 }
 
 extension StatePatch {
-    /// A path as people read it: `todos[3].done`; the root is `state`.
+    /// A path as a plugin author reads it: `todos[3].done`, positions counted from 1 as Lua counts
+    /// them (the third todo, `.index(2)`); the root is `state`.
     public static func describe(_ path: [PathElement]) -> String {
         var text = ""
         for element in path {
             switch element {
             case .key(let key): text += text.isEmpty ? key : "." + key
-            case .index: text += element.description
+            case .index(let index): text += "[\(index + 1)]"
             }
         }
         return text.isEmpty ? "state" : text

@@ -96,8 +96,10 @@ extension PluginHost {
     ///
     /// The journal's state is brought up to the loaded plugins' versions first, as a reload would: each
     /// plugin whose version is above the one the state was recorded under runs its `migrate(state,
-    /// from_version)` (see `PluginMigrator`), before any `on_start` rule. No other plugin code runs.
-    /// A given `initialState` is taken as kept by the loaded versions.
+    /// from_version)` (see `PluginMigrator`). No other plugin code runs: a recovered state is put back,
+    /// not started afresh, so no `on_start` rule fires (starting only to look appends nothing). A
+    /// given `initialState`, or an empty journal, starts afresh: the `on_start` rules fire. A given
+    /// `initialState` is taken as kept by the loaded versions.
     ///
     /// A starting state that differs from the journal's (given, or migrated) is written as a snapshot,
     /// so the journal can rebuild every later state; the loaded plugins' versions are recorded where
@@ -127,6 +129,8 @@ extension PluginHost {
                 S()
             }
         try journal.begin(with: start, recovered: recovered, plugins: loaded.migrator.plugins)
+        var configuration = configuration
+        if initialState == nil, recovered != nil { configuration.firesStartRules = false }
         self.init(
             loaded: loaded, initialState: start,
             interceptors: [journal.outcomeInterceptor()] + interceptors, innerInterceptors: [journal.recorder()],

@@ -18,10 +18,13 @@ import MoonbladeHost
 public struct JournalReplay {
     /// The first dispatch whose replayed result differs from the recorded one.
     public struct Divergence: Sendable {
+        /// The recorded entry whose replay differs.
         public var entry: JournalEntry
         /// What the current code did: applied, or its error's first line.
         public var replayed: JournalEntry.Outcome
+        /// The state recorded after the entry, migrated to the loaded plugins' versions when that works.
         public var recordedState: JSONValue
+        /// The state the current code left: the state before the entry when it failed.
         public var replayedState: JSONValue
 
         /// The differences, one line each: `counter: 3 (recorded) → 4 (replayed)` or the outcomes.
@@ -50,6 +53,7 @@ public struct JournalReplay {
         public var matched: Int
         /// How many entries were not run (side effects, Swift items, jumps).
         public var skipped: Int
+        /// The first dispatch that differs; nil when every one replayed matched.
         public var divergence: Divergence?
     }
 

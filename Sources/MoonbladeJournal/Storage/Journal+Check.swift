@@ -3,7 +3,9 @@ import MoonbladeHost
 extension Journal {
     /// What ``check()`` found in a sound journal.
     public struct Summary: Sendable, Hashable {
+        /// How many entries the journal holds.
         public var entries: Int
+        /// How many snapshots of the whole state the journal holds.
         public var snapshots: Int
         /// The last entry's sequence (0 for none).
         public var lastSequence: Int

@@ -6,7 +6,9 @@ public struct JournalEntry: Sendable, Hashable {
     /// What ran: a state updater, or a side effect (which changes nothing itself; what it dispatches
     /// is recorded as entries of its own).
     public enum Kind: String, Sendable {
+        /// A state updater; what it changed is the entry's ``JournalEntry/patch``.
         case updater
+        /// A side effect (`side_effect` in the file); what it dispatches is recorded as entries of its own.
         case sideEffect = "side_effect"
     }
 
@@ -22,14 +24,19 @@ public struct JournalEntry: Sendable, Hashable {
 
     /// The entry's place in the journal: 1, 2, 3, … in the order the store ran them.
     public var sequence: Int
+    /// When the store recorded it, once it had run.
     public var time: Date
     /// `plugin.item`, or the Swift type's name.
     public var name: String
+    /// Whether it was a state updater or a side effect.
     public var kind: Kind
+    /// The item's payload as JSON; nil when it has none.
     public var payload: JSONValue?
     /// The plugin that ran it and its version; nil for a Swift item.
     public var plugin: String?
+    /// The version of ``plugin`` that ran it; nil for a Swift item.
     public var pluginVersion: Int?
+    /// Whether it applied, started or failed.
     public var outcome: Outcome
     /// How long the store took to run it (for a side effect: to start it).
     public var duration: Duration
@@ -41,6 +48,7 @@ public struct JournalEntry: Sendable, Hashable {
     /// once what the row says has been tried (a patch that does not fit says more than a checksum).
     var isDamaged = false
 
+    /// An entry with every field given; `target` only for one the repl's `goto` made.
     public init(
         sequence: Int, time: Date, name: String, kind: Kind, payload: JSONValue?, plugin: String?,
         pluginVersion: Int?, outcome: Outcome, duration: Duration, patch: StatePatch, target: Int? = nil

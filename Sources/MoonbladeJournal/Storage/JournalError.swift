@@ -5,6 +5,7 @@ public struct JournalError: Error, CustomStringConvertible, Sendable {
     /// What is wrong, for people: `entry 12: its patch does not fit the state: …`.
     public var problem: String
 
+    /// An error in the journal at `file`; `problem` says what is wrong, for people.
     public init(file: String, problem: String) {
         self.file = file
         self.problem = problem

@@ -7,8 +7,11 @@ import MoonbladeHost
 /// Every jump is itself a dispatch (`goto`, recorded with the sequence it went back to), so the
 /// journal keeps the whole story and recovery after a jump works like after any change.
 public struct TimeTravel<S: State & Codable>: Sendable {
+    /// The host whose store the jumps are dispatched to.
     public let host: PluginHost<S>
+    /// The journal the host records into: the history, and the states a jump puts back.
     public let journal: Journal
+    /// Time travel for `host`, which records into `journal`.
     public init(host: PluginHost<S>, journal: Journal) {
         self.host = host
         self.journal = journal

@@ -1,8 +1,10 @@
 import Moonblade
+import MoonbladeHost
 
 /// A state updater that puts back a recorded state: what `goto` and `undo` dispatch, so the journal
-/// records the jump (with the sequence it went back to) like any other change.
-struct TimeTravelItem<S: State & Encodable>: StateUpdater, Encodable, TimeTravelJump {
+/// records the jump (with the sequence it went back to) like any other change. Plugin code does not
+/// see it (a ``StateRestoration``): no rule saves or reacts to the state put back.
+struct TimeTravelItem<S: State & Encodable>: StateUpdater, Encodable, TimeTravelJump, StateRestoration {
     /// The sequence whose state this brings back.
     let target: Int
     let state: S

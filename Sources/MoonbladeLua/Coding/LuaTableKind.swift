@@ -10,7 +10,9 @@ import CLua
 /// `moonblade.array()` and `moonblade.object()` (``LuaStack/pushTableKindLibrary()``), as Redis's
 /// cjson has `empty_array`. A table with contents is read by its contents: a sequence is an array, anything else an object.
 public enum LuaTableKind: Sendable, Equatable {
+    /// A list: JSON's `[]`, `moonblade.array()` in a script.
     case array
+    /// A record: JSON's `{}`, `moonblade.object()` in a script.
     case object
 
     /// The registry key of the marker metatable, also what `getmetatable` shows a script.

@@ -6,10 +6,15 @@ import CLua
 public enum LuaValueKind: Sendable, Equatable {
     /// `nil`, nothing, or the `null` sentinel (``LuaStack/pushNull()``).
     case null
+    /// `true` or `false`.
     case boolean
+    /// A number of Lua's integer subtype: `1`, not `1.0`.
     case integer
+    /// A number of Lua's float subtype, even one with an integral value: `1.0`, `0.5`.
     case float
+    /// A string; a number is never one (Lua's coercion does not apply).
     case string
+    /// A table and its kind; an empty table that is not marked as an object is an array.
     case table(LuaTableKind)
     /// Anything else (a function, a coroutine, userdata), described as error messages name it after
     /// "found": `function`, `coroutine`, `userdata`.

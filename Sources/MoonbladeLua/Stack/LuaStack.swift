@@ -210,6 +210,26 @@ extension LuaStack {
         lua_next(state, index) != 0
     }
 
+    /// The string keys of the table at `index`, sorted, read raw; for a table whose metatable has a
+    /// table `__index` (a read-only face), that table's keys instead. What editor types are checked
+    /// against: the names the host really installs.
+    package func fieldNames(ofTableAt index: Int32) -> [String] {
+        let table = lua_absindex(state, index)
+        let base = top
+        defer { top = base }
+        var source = table
+        if lua_getmetatable(state, table) != 0, rawGet(table: -1, field: "__index") == .table {
+            source = top
+        }
+        var names: [String] = []
+        pushNil()
+        while next(table: source) {
+            if lua_type(state, -2) == LUA_TSTRING, let name = string(at: -2) { names.append(name) }
+            pop()
+        }
+        return names.sorted()
+    }
+
     /// An identity for the table, function, thread or userdata at `index` (for cycle detection).
     public func identity(at index: Int32) -> UnsafeRawPointer? {
         lua_topointer(state, index)

@@ -11,6 +11,7 @@ extension LuaVM {
         /// The wall-clock limit of an outermost guest call that is not given a deadline of its own.
         public var callTimeLimit: Duration?
 
+        /// Limits in place of the VM's own; each one left nil keeps the VM's setting.
         public init(instructionBudget: Int? = nil, memoryLimit: Int? = nil, callTimeLimit: Duration? = nil) {
             self.instructionBudget = instructionBudget
             self.memoryLimit = memoryLimit

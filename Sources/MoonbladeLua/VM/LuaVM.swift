@@ -40,8 +40,8 @@ public final class LuaVM {
         /// by the count hook; nil for no hook, which also means no budget and no deadlines.
         ///
         /// While a count hook is installed, Lua 5.4 traps every instruction to count it: a tight
-        /// arithmetic loop runs about 2.2 times slower whatever the interval (README, "Sandbox and
-        /// limits"); code that mostly calls library functions or crosses to Swift barely notices.
+        /// arithmetic loop runs about 2.2 times slower whatever the interval (BENCHMARKS.md has
+        /// the figures); code that mostly calls library functions or crosses to Swift barely notices.
         public var hookInterval: Int?
 
         /// Settings with the given limits; nil means no limit, and a nil `hookInterval` no count hook.

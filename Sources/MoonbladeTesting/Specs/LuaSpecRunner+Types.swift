@@ -79,6 +79,23 @@ extension LuaSpecRunner {
             "---@param name string", "---@param payload? any", "function post(name, payload) end",
         ],
         "state": ["---A copy of the store's state.", "---@return moonblade.State", "function state() end"],
+        "storage": [
+            "---The case's in-memory storage: what the plugin's ctx.deps.storage reads and writes.",
+            "---@class moonblade.SpecStorage", "---@field read fun(key: string): any The value under key, or nil.",
+            "---@field write fun(key: string, value: any) Stores value under key; nil removes it.",
+            "---@type moonblade.SpecStorage", "storage = nil",
+        ],
+        "clock": [
+            "---The clock the plugin's ctx.deps.clock reads: it stands at 1970-01-01T00:00:00Z until set.",
+            "---@class moonblade.SpecClock",
+            "---@field set fun(time: number|string) Seconds since 1970, or an ISO 8601 time (\"2026-11-21T15:30:00Z\").",
+            "---@field advance fun(seconds: number) Moves the clock on.", "---@field now fun(): number Seconds since 1970.",
+            "---@type moonblade.SpecClock", "clock = nil",
+        ],
+        "logs": [
+            "---What the plugin logged through ctx.deps.log, oldest first: { level, message, plugin, <fields> }.",
+            "---@return { level: string, message: string, plugin: string?, [string]: string }[]", "function logs() end",
+        ],
         "set_state": ["---The state to start from, or, once started, the state from now on.", "---@param value moonblade.State", "function set_state(value) end"],
     ]
 }

@@ -38,6 +38,7 @@ public struct LuaSpecSelection {
 
 /// A selection that cannot be made, such as a filter that is no regular expression.
 public struct LuaSpecSelectionError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong, naming the option: `--filter [: not a regular expression: …`.
     public var message: String
     public var description: String { message }
 }

@@ -34,6 +34,7 @@ extension SpecSession {
         stack.pushGlobals()
         try stack.pushTableKindLibrary()
         stack.rawSet(table: -2, field: "moonblade")
+        try installStandardDependencies(into: stack)
         stack.pop()
     }
 
@@ -85,9 +86,10 @@ extension SpecSession {
         let settle = takeStartUp()
         let ruleFailures = ruleFailures
         coroutine.suspend {
-            // What the start-up sets off only goes to the log (a case may stub a failing start-up).
+            // What the start-up sets off failing fails the case here: its `on_start` item is the
+            // first thing the case's store ran.
+            let before = settle ? 0 : ruleFailures.count
             if settle { await host.settle() }
-            let before = ruleFailures.count
             let result = try await work(host, name, payload)
             if let failure = ruleFailures.failures(after: before).first { throw LoggedRuleFailure(message: failure) }
             return result
@@ -117,8 +119,10 @@ extension SpecSession {
             stack.push(false)
             return 1
         }
+        let ruleFailures = ruleFailures
         coroutine.suspend {
             await host.settle()
+            if let failure = ruleFailures.failures(after: 0).first { throw LoggedRuleFailure(message: failure) }
             return .null
         }
         stack.push(true)
@@ -146,8 +150,12 @@ extension SpecSession {
             throw placedError(stack, "set_state after the store has started can only be called inside it, before_each or after_each")
         }
         let settle = takeStartUp()
+        let ruleFailures = ruleFailures
         coroutine.suspend {
-            if settle { await host.settle() }
+            if settle {
+                await host.settle()
+                if let failure = ruleFailures.failures(after: 0).first { throw LoggedRuleFailure(message: failure) }
+            }
             try await host.store.dispatch(ReplaceState(state: state)).value
             // Settled with its failures reported, so none is taken for the next dispatch's.
             await host.settle()
@@ -173,7 +181,8 @@ extension SpecSession {
     /// The case's store, made now if this is its first use, with every stub exposed.
     private func storeHost(_ stack: LuaStack) throws -> PluginHost<JSONValue> {
         if let host { return host }
-        var dependencies = PluginDependencies()
+        // The standard ones first: a stub of the same name replaces one.
+        var dependencies = standard.exposed
         for name in stubs.keys {
             let parts = name.split(separator: ".").map(String.init)
             dependencies.expose(parts[0], parts[1]) { [weak self] (arguments: JSONValue) async throws -> JSONValue in
@@ -242,7 +251,7 @@ extension SpecSession {
         }
     }
 
-    private func json(_ stack: LuaStack, at index: Int32, _ what: String) throws -> JSONValue {
+    func json(_ stack: LuaStack, at index: Int32, _ what: String) throws -> JSONValue {
         do {
             return try decoder.decode(JSONValue.self, from: stack, at: index)
         } catch let error as DecodingError {
@@ -251,7 +260,7 @@ extension SpecSession {
     }
 
     /// An error raised at the spec line that called into the runner, past the prelude.
-    private func placedError(_ stack: LuaStack, _ message: String) -> LuaError {
+    func placedError(_ stack: LuaStack, _ message: String) -> LuaError {
         let location = stack.callerLocation(skipping: [SpecPrelude.chunkName, LuaStack.awaitChunkName])
         return LuaError(.runtime, message: location.map { "\($0): \(message)" } ?? message, location: location)
     }

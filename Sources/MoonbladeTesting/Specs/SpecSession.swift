@@ -32,6 +32,8 @@ final class SpecSession: @unchecked Sendable {
     let ruleFailures = RuleFailureLog()
     /// The longest a side effect the case dispatches may take (the store's `sideEffectTimeLimit`).
     let sideEffectTimeLimit: Duration?
+    /// The standard dependencies of the case's store: storage, clock and log, which the spec reaches too.
+    let standard = SpecDependencies()
     /// Stubbed dependencies by `group.name`.
     var stubs: [String: LuaReference] = [:]
     /// The stub a plugin's side effect is calling now, if any: the store waits for its answer.
@@ -162,7 +164,7 @@ final class SpecSession: @unchecked Sendable {
     static func vocabulary() -> (globals: [String], assertions: [String]) {
         guard let session = try? SpecSession(file: "", chunkName: "vocabulary", pluginDirectory: "", instructionBudget: nil, sideEffectTimeLimit: nil, source: "")
         else { return ([], []) }
-        return (session.names("globals"), session.names("assertions"))
+        return ((session.names("globals") + SpecSession.standardGlobals).sorted(), session.names("assertions"))
     }
 
     /// The list of strings the prelude's runner table holds under `field`.

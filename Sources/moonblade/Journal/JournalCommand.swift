@@ -6,9 +6,35 @@ import MoonbladeJournal
 struct JournalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "journal",
-        abstract: "Check a dispatch journal, or turn a recorded session into a spec.",
-        subcommands: [Check.self, ToSpec.self]
+        abstract: "Read or check a dispatch journal, or turn a recorded session into a spec.",
+        subcommands: [Log.self, Check.self, ToSpec.self]
     )
+
+    /// `moonblade journal log FILE [--from N] [--until M]`.
+    struct Log: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a journal's entries: item, payload, outcome, duration, plugin versions and changes.",
+            discussion: """
+                Each entry is a line `SEQUENCE  TIME  ITEM PAYLOAD`, then a line with who ran it, the \
+                outcome, the duration and the plugin versions the state before it was kept by, then one \
+                line per change (`total: 1 → 3`). Reading changes nothing in the file: no plugin runs.
+                """)
+
+        @Argument(help: "The journal file.")
+        var file: String
+
+        @OptionGroup var range: EntryRangeOptions
+
+        func run() throws {
+            let log = try JournalFailure.guarding { () throws(JournalError) in
+                try Journal.existing(at: file).log(from: range.from, until: range.until)
+            }
+            if log.isEmpty { Console.print("no entries") }
+            for logged in log {
+                Console.print(JournalLogLines.lines(logged).joined(separator: "\n"))
+            }
+        }
+    }
 
     /// `moonblade journal check FILE`.
     struct Check: ParsableCommand {

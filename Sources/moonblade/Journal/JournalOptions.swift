@@ -51,14 +51,14 @@ enum JournalFailure {
     }
 }
 
-/// `--from N --until M`: the entries `replay` and `journal to-spec` take. A range that holds no entry
+/// `--from N --until M`: the entries `replay`, `journal log` and `journal to-spec` take. A range that holds no entry
 /// is a usage error: `--from=-4` silently started at 1, and `--until` before `--from` replayed
 /// nothing and exited 0 (`to-spec` blamed the plugin for having no dispatch).
 struct EntryRangeOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The first entry to replay (entries are numbered from 1).", valueName: "n"))
+    @Option(help: ArgumentHelp("The first entry to take (entries are numbered from 1).", valueName: "n"))
     var from = 1
 
-    @Option(help: ArgumentHelp("The last entry to replay.", valueName: "n"))
+    @Option(help: ArgumentHelp("The last entry to take.", valueName: "n"))
     var until = Int.max
 
     func validate() throws {

@@ -53,18 +53,7 @@ extension Repl {
 
     /// `* 3  tally.add {"by":2}  tally v1  count = 3`: one entry of `history`.
     static func historyLine(_ entry: JournalEntry, current: Bool) -> String {
-        let what =
-            if let target = entry.target {
-                "goto \(target)"
-            } else {
-                ([entry.name] + (entry.payload.map { [$0.jsonString()] } ?? [])).joined(separator: " ")
-            }
-        let result =
-            switch entry.outcome {
-            case .applied: entry.patch.summary
-            case .started: "side effect started"
-            case .failed(let message): "failed: \(message)"
-            }
+        let (what, result) = (entry.shownItem, entry.shownOutcome(applied: entry.patch.summary))
         let number = String(entry.sequence)
         let source = entry.target == nil ? "  \(entry.source)" : ""
         return "\(current ? "*" : " ")\(String(repeating: " ", count: max(0, 4 - number.count)))\(number)  \(what)\(source)  \(result)"

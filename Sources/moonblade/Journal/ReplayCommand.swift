@@ -13,6 +13,7 @@ struct ReplayCommand: AsyncParsableCommand {
             differs from the recorded one (another state, or failing where it applied, or the other \
             way round) is reported with its sequence, item and the differing paths, and the exit \
             code is \(ExitStatus.replayDiverged.rawValue). Side effects and Swift items are not run; their recorded changes are applied. \
+            No observer rule fires, `on_start` included: replaying changes nothing outside the run. \
             Check a plugin change against real traffic this way before reloading it into a host.
 
             \(ExitStatus.help)
@@ -24,15 +25,17 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("plugins"), parsing: .upToNextOption,
-        help: ArgumentHelp("The plugin folders to replay on (each with a plugin.lua).", valueName: "dir"))
+        help: ArgumentHelp(
+            "The plugin folders to replay on (each with a plugin.lua), or a folder of plugin folders.", valueName: "dir"))
     var plugins: [String]
 
     @OptionGroup var range: EntryRangeOptions
 
     func run() async throws {
         let journal = try JournalFailure.guarding { () throws(JournalError) in try Journal.existing(at: file) }
-        let host = try PluginHost<JSONValue>(
-            plugins: plugins, configuration: .init(logger: ConsoleLogHandler.hostLogger(level: .warning)))
+        var configuration = PluginHost<JSONValue>.Configuration(logger: ConsoleLogHandler.hostLogger(level: .warning))
+        configuration.firesStartRules = false
+        let host = try PluginHost<JSONValue>(plugins: PluginFolders.resolve(plugins), configuration: configuration)
         guard host.loadErrors.isEmpty else {
             host.loadErrors.forEach(Console.report)
             throw ExitStatus.pluginFailed.code

@@ -13,16 +13,25 @@ final class TreeSpan: Span, @unchecked Sendable {
     private var endTime: UInt64?
     private let startTime: UInt64
     private let parent: TreeSpan?
-    /// Called with the span when it ends, if it has no parent.
-    private let onRootEnd: @Sendable (TreeSpan) -> Void
+    /// The trace this span is printed in.
+    let tree: TraceTree
+    /// For a top-level span started under a span whose trace was printed already: that span's name.
+    private let cause: String?
+    /// Called with the span when it ends.
+    private let onEnd: @Sendable (TreeSpan) -> Void
     /// Set once by the tracer, before the span is handed out.
     nonisolated(unsafe) var context = InstrumentationContext.topLevel
 
-    init(_ name: String, parent: TreeSpan?, start: UInt64, onRootEnd: @escaping @Sendable (TreeSpan) -> Void) {
+    init(
+        _ name: String, parent: TreeSpan?, tree: TraceTree, start: UInt64, cause: String? = nil,
+        onEnd: @escaping @Sendable (TreeSpan) -> Void
+    ) {
         self.name = name
         self.parent = parent
+        self.tree = tree
+        self.cause = cause
         startTime = start
-        self.onRootEnd = onRootEnd
+        self.onEnd = onEnd
     }
 
     var operationName: String {
@@ -54,8 +63,13 @@ final class TreeSpan: Span, @unchecked Sendable {
 
     func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
         let time = instant().nanosecondsSinceEpoch
-        lock.withLock { endTime = endTime ?? time }
-        if parent == nil { onRootEnd(self) }
+        let first = lock.withLock {
+            defer { endTime = endTime ?? time }
+            return endTime == nil
+        }
+        guard first else { return }
+        onEnd(self)
+        tree.leave()
     }
 
     /// Makes `child` one of this span's children.
@@ -63,8 +77,8 @@ final class TreeSpan: Span, @unchecked Sendable {
         lock.withLock { children.append(child) }
     }
 
-    /// The span and its descendants, one per line, indented by depth:
-    /// `name duration [ok | error: message]`, with `trace: ` before the top one.
+    /// The span and its descendants, one per line, indented by depth: `start name [payload] duration
+    /// [ok | error: message]`, with `trace: ` before the top one.
     func rendered() -> String {
         lines(depth: 0).joined(separator: "\n")
     }
@@ -73,7 +87,9 @@ final class TreeSpan: Span, @unchecked Sendable {
         let (name, attributes, failure, endTime, children) = lock.withLock {
             (self.name, spanAttributes, self.failure, self.endTime, self.children)
         }
-        var line = (depth == 0 ? "trace: " : String(repeating: "  ", count: depth)) + name
+        var line = (depth == 0 ? "trace: " : String(repeating: "  ", count: depth)) + Self.clock(startTime) + " " + name
+        if case .string(let payload)? = attributes.get(SpanAttributeName.payload) { line += " " + payload }
+        if depth == 0, let cause { line += " (after \(cause))" }
         line += endTime.map { " " + Self.format(nanoseconds: $0 &- startTime) } ?? " (still running)"
         if case .string(let outcome)? = attributes.get(SpanAttributeName.outcome) {
             line += " " + outcome
@@ -82,6 +98,49 @@ final class TreeSpan: Span, @unchecked Sendable {
             line += ": " + failure
         }
         return [line] + children.sorted { $0.startTime < $1.startTime }.flatMap { $0.lines(depth: depth + 1) }
+    }
+
+    /// A finished dispatch as one line of JSON: `{"item":…,"kind":…,"plugin":…,"version":…,"payload":…,
+    /// "start":…,"duration_ms":…,"outcome":…,"error":…,"parent":…}`; nil for other spans.
+    func jsonLine() -> String? {
+        let (attributes, endTime, failure) = lock.withLock { (spanAttributes, self.endTime, self.failure) }
+        guard case .string(let item)? = attributes.get(SpanAttributeName.item), let endTime else { return nil }
+        func text(_ key: String) -> JSONValue {
+            if case .string(let value)? = attributes.get(key) { return .string(value) }
+            return .null
+        }
+        var fields: [String: JSONValue] = [
+            "item": .string(item), "kind": text(SpanAttributeName.kind), "plugin": text(SpanAttributeName.plugin),
+            "payload": text(SpanAttributeName.payload), "outcome": text(SpanAttributeName.outcome),
+            "start": .string(Date(timeIntervalSince1970: Double(startTime) / 1e9).formatted(Self.iso8601)),
+            "duration_ms": .double(Double(endTime &- startTime) / 1e6),
+            "error": failure.map(JSONValue.string) ?? .null,
+            "parent": (enclosingDispatch()).map(JSONValue.string) ?? .null,
+        ]
+        if case .int64(let version)? = attributes.get(SpanAttributeName.pluginVersion) { fields["version"] = .integer(Int64(version)) }
+        if case .int32(let version)? = attributes.get(SpanAttributeName.pluginVersion) { fields["version"] = .integer(Int64(version)) }
+        return JSONValue.object(fields).jsonString()
+    }
+
+    /// The item of the nearest dispatch span above this one (the one that dispatched it), or the
+    /// span this trace was started after.
+    private func enclosingDispatch() -> String? {
+        var span = parent
+        while let current = span {
+            if case .string(let item)? = current.attributes.get(SpanAttributeName.item) { return item }
+            span = current.parent
+        }
+        return cause.map { $0.hasPrefix("dispatch ") ? String($0.dropFirst(9)) : $0 }
+    }
+
+    private static let iso8601 = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    /// `10:14:52.123`: the time of day (UTC) of a time in nanoseconds since 1970.
+    static func clock(_ nanoseconds: UInt64) -> String {
+        let milliseconds = nanoseconds / 1_000_000
+        let (seconds, millis) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let day = seconds % 86_400
+        return String(format: "%02d:%02d:%02d.%03d", day / 3600, day / 60 % 60, day % 60, millis)
     }
 
     /// `812 ns`, `9.80 µs`, `0.42 ms`, `1.30 s`.

@@ -14,10 +14,17 @@ extension PluginDependencies {
     /// Exposes `storage` as `ctx.deps.storage.read { key = k }` (the value, or nil when there is none)
     /// and `ctx.deps.storage.write { key = k, value = v }` (a nil value removes the key).
     public mutating func exposeStorage(_ storage: KeyValueStorage) {
-        expose("storage", "read") { (request: StorageRequest) throws in try storage.read(request.key) }
-        expose("storage", "write") { (request: StorageRequest) throws in
-            try storage.write(request.key, request.value)
-        }
+        exposeStorage(read: storage.read, write: storage.write)
+    }
+
+    /// Exposes `storage` as ``exposeStorage(_:)`` does, kept by `read` and `write` (a nil value removes
+    /// the key): the spec runner's storage in memory.
+    public mutating func exposeStorage(
+        read: @escaping @Sendable (_ key: String) throws -> JSONValue?,
+        write: @escaping @Sendable (_ key: String, _ value: JSONValue?) throws -> Void
+    ) {
+        expose("storage", "read") { (request: StorageRequest) throws in try read(request.key) }
+        expose("storage", "write") { (request: StorageRequest) throws in try write(request.key, request.value) }
     }
 
     /// Exposes the time as `ctx.deps.clock.now()` (seconds since 1970 as a float) and
@@ -33,7 +40,7 @@ extension PluginDependencies {
     /// Each entry also has `plugin`: the folder of the plugin that logged it.
     public mutating func exposeLog(_ logger: Logger) {
         for level in Logger.Level.allCases {
-            exposeNamingCaller("log", level.rawValue) { (entry: LogEntry, plugin: String?) in
+            exposeNamingCaller("log", level.rawValue, shape: LogEntry.shape) { (entry: LogEntry, plugin: String?) in
                 var metadata = entry.metadata ?? [:]
                 if let plugin { metadata["plugin"] = .string(plugin) }
                 logger.log(level: level, "\(entry.message)", metadata: metadata)
@@ -52,6 +59,12 @@ private struct StorageRequest: Decodable, Sendable {
 private struct LogEntry: Decodable, Sendable {
     var message: String
     var metadata: Logger.Metadata?
+
+    /// `string|moonblade.types.LogEntry` (a `message` and any other fields), as editor types spell it:
+    /// the probe reads the decoder's first question, a string, and would stop there.
+    static let shape = LuaShape.oneOf([
+        .string, .partialObject(name: "LogEntry", fields: [LuaShape.Field(name: "message", shape: .string)]),
+    ])
 
     init(from decoder: any Decoder) throws {
         if let message = try? decoder.singleValueContainer().decode(String.self) {

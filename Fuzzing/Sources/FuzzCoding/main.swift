@@ -1,0 +1,4 @@
+import FuzzSupport
+import Foundation
+
+exit(runFuzzer(fuzzCoding))

@@ -1,0 +1,68 @@
+import Foundation
+import FuzzSupport
+import MoonbladeHost
+
+/// One fuzz input: a few dispatches of random programs.
+func fuzzDrafts(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    var input = FuzzBytes(start: start, count: count)
+    DraftsDifferential.check(&input)
+    return 0
+}
+
+/// Random programs of reads and writes run by a Lua updater on the resident state (a draft) against
+/// the same program on a plain deep copy (a side effect given the state as its payload), through the
+/// public `PluginHost` API only: both must end in the same `JSONValue`, shapes and reads included, and
+/// a program that fails (raising half way, or leaving a state that does not decode) changes nothing.
+enum DraftsDifferential {
+    static let initial: JSONValue = [
+        "n": 0, "list": ["a", "b"], "obj": ["k": "v", "inner": ["x": [1, 2]]], "empty_o": [:], "empty_a": [],
+    ]
+    static let keys: [JSONValue] = ["a", "b", "inner", "list", "n", "obj", "x", "k"]
+
+    /// With FUZZ_VERBOSE set, each dispatch's program and outcome are printed (replaying an input).
+    static let verbose = ProcessInfo.processInfo.environment["FUZZ_VERBOSE"] != nil
+
+    /// One host for every input: `reset` puts the initial state back first.
+    nonisolated(unsafe) static let host: PluginHost<JSONValue> = {
+        let plugin = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Plugin/drafts")
+        return try! PluginHost<JSONValue>(plugins: [plugin.path], initialState: initial)
+    }()
+
+    static func check(_ input: inout FuzzBytes) {
+        do {
+            try host.dispatch("drafts.reset", initial).wait()
+        } catch {
+            fuzzFinding("reset failed: \(error)")
+        }
+        var number = 0
+        while !input.isExhausted && number < 8 {
+            number += 1
+            let program: [JSONValue] = (0..<1 + input.choice(6)).map { _ in
+                [.integer(Int64(input.choice(32))), .integer(Int64(1 + input.choice(4))), keys[input.choice(keys.count)],
+                 .integer(Int64(input.choice(10)))]
+            }
+            let before = host.state
+            let plain = try? host.dispatch("drafts.plain", PlainRun(state: before, program: program), returning: JSONValue.self).wait()
+            let outcome = Result { try host.dispatch("drafts.run", JSONValue.array(program)).wait() }
+            let drafted: Void? = try? outcome.get()
+            if verbose {
+                let result = (try? outcome.get()).map { host.state.jsonString() } ?? "\(outcome)"
+                FileHandle.standardError.write(Data("\(JSONValue.array(program).jsonString()) -> \(result)\n".utf8))
+            }
+            guard (drafted != nil) == (plain != nil), host.state == (plain ?? before) else {
+                fuzzFinding("""
+                    dispatch \(number) of program \(JSONValue.array(program).jsonString())
+                    from: \(before.jsonString())
+                    draft: \(drafted != nil ? "ran" : "failed") -> \(host.state.jsonString())
+                    plain: \(plain?.jsonString() ?? "failed")
+                    """)
+            }
+        }
+    }
+}
+
+/// The side effect's payload: the state to copy and the program to run on the copy.
+private struct PlainRun: Encodable, Sendable {
+    var state: JSONValue
+    var program: [JSONValue]
+}

@@ -1,0 +1,21 @@
+-- The specs of {{name}}: each case starts from a fresh store with in-memory storage.
+describe("{{name}}", function()
+  it("adds to the count and saves it", function()
+    dispatch("{{name}}.add", { by = 2 })
+    assert.are.same(2, state().count)
+    assert.are.same({ count = 2 }, storage.read("{{name}}"))
+    assert.are.same("saved", logs()[1].message)
+  end)
+
+  it("loads the saved count when the host starts", function()
+    storage.write("{{name}}", { count = 5 })
+    dispatch("{{name}}.add")
+    assert.are.same(6, state().count)
+  end)
+
+  it("refuses a count that is not an integer and keeps the state", function()
+    dispatch("{{name}}.add", { by = 1 })
+    assert.has_error(function() dispatch("{{name}}.add", { by = "two" }) end)
+    assert.are.same(1, state().count)
+  end)
+end)
