@@ -108,7 +108,8 @@ def main() -> int:
             steps = Steps(server, page, browser)
             for step in (steps.loads, steps.dispatch_from_the_form, steps.dispatch_from_another_client,
                          steps.broken_plugin_keeps_the_old_version, steps.fixed_plugin_shows_the_new_version,
-                         steps.jump_in_time_runs_no_side_effect, steps.without_the_token_it_is_read_only):
+                         steps.jump_in_time_runs_no_side_effect, steps.exports_the_log_as_json_and_a_spec,
+                         steps.without_the_token_it_is_read_only):
                 name = step.__name__.replace("_", " ")
                 try:
                     step()
@@ -252,7 +253,21 @@ class Steps:
         assert saves.count() == saves_before, f"{saves.count()} saves after the jump, {saves_before} before"
         assert saved.read_text() == saved_before, saved.read_text()
         expect(page.locator("#journal li.current")).to_have_count(1)
+        expect(self.row("[data-item^='TimeTravelItem']")).to_contain_text("jump to entry 1")
         self.shot("08-jumped")
+
+    def exports_the_log_as_json_and_a_spec(self):
+        page = self.page
+        with page.expect_download() as download:
+            page.click("#export-json")
+        events = json.loads(Path(download.value.path()).read_text())
+        assert [event.get("item") for event in events if event["type"] == "dispatch"][:2] == ["counter.increment", "todo.add"], events
+        page.select_option("#spec-plugin", "todo")
+        with page.expect_download() as download:
+            page.click("#export-spec")
+        spec = Path(download.value.path()).read_text()
+        assert download.value.suggested_filename == "todo_recorded_spec.lua", download.value.suggested_filename
+        assert 'apply_updater(recorded, "todo.add"' in spec, spec
 
     def without_the_token_it_is_read_only(self):
         context = self.browser.new_context(viewport={"width": 1400, "height": 900})

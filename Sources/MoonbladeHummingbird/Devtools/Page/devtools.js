@@ -194,7 +194,7 @@ function row(event) {
   const time = element("span", { className: "meta" }, event.time.toLocaleTimeString());
   if (event.type === "dispatch") {
     const depth = data.cascadeDepth || 0;
-    const item = element("span", { className: "item" }, (depth ? "↳ " : "") + data.item);
+    const item = element("span", { className: "item" }, (depth ? "↳ " : "") + itemName(data));
     item.style.marginLeft = depth + "rem"; // through the DOM: the page's policy allows no inline style
     const plugin = data.plugin ? `${data.plugin.name} v${data.plugin.version}` : "swift";
     const parts = [time, item, element("span", { className: "payload" }, short(data.payload, 60)),
@@ -217,6 +217,12 @@ function row(event) {
     return element("li", attributes, time, element("span", { className: "error" }, `${data.count} events dropped: this page read too slowly (the host went on)`));
   }
   return element("li", attributes, time, element("span", { className: "item" }, data.plugin || "log"), element("span", { className: "message error" }, data.message));
+}
+
+/** A jump's item is the journal's Swift time-travel item: named by where it went. */
+function itemName(data) {
+  const jump = data.item.startsWith("TimeTravelItem") && data.payload && data.payload.target !== undefined;
+  return jump ? `jump to entry ${data.payload.target}` : data.item;
 }
 
 function errorText(error) {
@@ -263,7 +269,7 @@ function showEvent(id) {
   $("detail-actions").hidden = true;
   if (event.type === "dispatch") {
     const parent = event.parent && model.events.find((candidate) => candidate.id === event.parent);
-    $("detail-title").textContent = data.item;
+    $("detail-title").textContent = itemName(data);
     meta([["kind", data.kind], ["outcome", data.outcome], ["error", data.error && errorText(data.error)],
       ["plugin", data.plugin && `${data.plugin.name} v${data.plugin.version}`], ["duration", `${data.durationMicroseconds} µs`],
       ["dispatched by", data.cascadeDepth ? `a reaction, depth ${data.cascadeDepth}` + (parent ? ` (under ${parent.data.item})` : "") : "a direct call (HTTP, Swift, the CLI)"],
@@ -272,7 +278,8 @@ function showEvent(id) {
     showDiff($("detail-diff"), data.diff || null, event.before === null ? undefined : event.before);
   } else {
     $("detail-title").textContent = event.type === "reload" ? `reload of ${data.plugin}` : event.type;
-    meta(Object.entries(data).filter(([name]) => name !== "type").map(([name, value]) => [name, typeof value === "object" ? short(value, 400) : String(value)]));
+    meta(Object.entries(data).filter(([name]) => name !== "type")
+      .map(([name, value]) => [name, name === "error" ? errorText(value) : typeof value === "object" ? short(value, 400) : String(value)]));
     showTree($("detail-state"), model.state === null ? undefined : model.state);
     showDiff($("detail-diff"), null);
   }
