@@ -87,10 +87,18 @@ struct Repl {
     }
 
     /// Dispatches `request`, interruptible with Ctrl-C on a terminal: `.some(result)` when it finished,
-    /// nil when it was interrupted.
+    /// nil when a second Ctrl-C stopped the wait. The first Ctrl-C stops the plugin code, so a runaway
+    /// item fails (`interrupted`, at its line) and gives its core back.
     private func dispatch(_ request: DispatchRequest) async throws -> JSONValue?? {
         guard let interrupts else { return .some(try await session.dispatch(request)) }
-        return try await interrupts.interruptible { [session] in try await session.dispatch(request) }
+        let host = session.host
+        defer { host.endInterrupt() }
+        return try await interrupts.interruptible(
+            stop: {
+                Console.printError("interrupting \(request.name) (Ctrl-C again stops waiting for it)")
+                host.interrupt()
+            },
+            { [session] in try await session.dispatch(request) })
     }
 
     private var help: String {
