@@ -2,8 +2,56 @@ import Foundation
 import MoonbladeTestSupport
 import Testing
 
-/// The repl on a pseudo-terminal: Ctrl-C on a dispatch that runs away (the terminal sends the repl SIGINT).
+/// The repl on a pseudo-terminal: Tab completion, messages that come while a line is typed, and
+/// Ctrl-C on a dispatch that runs away (the terminal sends the repl SIGINT).
 extension ReplEditingTests {
+    /// Tab completes an item name and a command; several candidates are listed. There was no
+    /// completion: a Tab was inserted into the line, which then named no item.
+    @Test(.enabled(if: script != nil, "script (util-linux) is not installed: no pseudo-terminal to test with"))
+    func tabCompletesItemsAndCommands() async throws {
+        let tally = try workspace.plugin("tally", tallyPlugin)
+        let (process, keys, output) = try onATerminal(["repl", tally, "--no-watch", "--history", "h"])
+        func screen() -> String { (try? output.read().stdout) ?? "" }
+        func type(_ text: String) throws { try keys.fileHandleForWriting.write(contentsOf: Data(text.utf8)) }
+        await waitUntil { screen().contains("moonblade> ") }
+        // libedit draws a completion by moving the cursor, so what shows is what the line then does.
+        try type("tally.a\t\r")
+        await waitUntil { screen().contains("\nok\r\n") }
+        try type("tally.\t")  // three items start so: listed, the line kept
+        await waitUntil { screen().contains("tally.fail") && screen().contains("tally.report") }
+        try type("r\t\r")
+        await waitUntil { screen().contains("{\"total\":1}") }
+        try type("sta\t\r")
+        await waitUntil { screen().contains("\"total\": 1\n") || screen().contains("\"total\": 1\r\n") }
+        try type("quit\r")
+        await MoonbladeProcess.waitForExit(process, arguments: ["script", "repl"])
+        #expect(!screen().contains("error:"), "\(screen())")
+    }
+
+    /// A reload reported while a line is half typed goes above it, and the prompt and the line come
+    /// back below: the message landed after the prompt, and the line went on with no prompt.
+    @Test(.enabled(if: script != nil, "script (util-linux) is not installed: no pseudo-terminal to test with"))
+    func aMessageWhileALineIsTypedGoesAboveItAndThePromptComesBack() async throws {
+        let tally = try workspace.plugin("tally", tallyPlugin)
+        let (process, keys, output) = try onATerminal(["repl", tally, "--history", "h"])
+        func screen() -> String { (try? output.read().stdout) ?? "" }
+        func type(_ text: String) throws { try keys.fileHandleForWriting.write(contentsOf: Data(text.utf8)) }
+        await waitUntil { screen().contains("moonblade> ") }
+        try type("tally.ad")
+        await waitUntil { screen().contains("tally.ad") }
+        try workspace.file("tally/plugin.lua", tallyPlugin.replacingOccurrences(of: "tally refuses", with: "no"))
+        await waitUntil { screen().contains("reloaded tally") }
+        // Below the message: the prompt and the half-typed line, drawn again.
+        await waitUntil {
+            screen().components(separatedBy: "reloaded tally").last?.contains("moonblade> tally.ad") == true
+        }
+        try type("d\r")  // the line goes on as typed
+        await waitUntil { screen().components(separatedBy: "reloaded tally").last?.contains("\nok\r\n") == true }
+        try type("quit\r")
+        await MoonbladeProcess.waitForExit(process, arguments: ["script", "repl"])
+        #expect(!screen().contains("error:"), "\(screen())")
+    }
+
     /// An endless Lua loop in a side effect: Ctrl-C printed "no longer waiting" and left it holding a
     /// core until its 30 s limit, its failure never reported. Now its Lua stops at the next check of
     /// the limits, the failure names the item and the line, the state is as it was, and the process
