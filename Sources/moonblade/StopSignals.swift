@@ -49,6 +49,23 @@ final class StopSignals: Sendable {
         return settled
     }
 
+    /// Waits until `work` finishes and returns true, or returns false once `limit` has passed.
+    func finishes<Value>(_ work: Task<Value, any Error>, within limit: Duration) async -> Bool {
+        let outcome = FirstOutcome()
+        let finishing = Task {
+            _ = await work.result
+            outcome.resolve(true)
+        }
+        let timing = Task {
+            guard (try? await Task.sleep(for: limit)) != nil else { return }
+            outcome.resolve(false)
+        }
+        let finished = await outcome.value
+        finishing.cancel()
+        timing.cancel()
+        return finished
+    }
+
     /// Returns once a signal has come (at once if one has), or nil when the task is cancelled first.
     func wait() async -> Int32? {
         while true {
