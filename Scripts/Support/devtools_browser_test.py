@@ -109,7 +109,7 @@ def main() -> int:
             for step in (steps.loads, steps.dispatch_from_the_form, steps.dispatch_from_another_client,
                          steps.broken_plugin_keeps_the_old_version, steps.fixed_plugin_shows_the_new_version,
                          steps.jump_in_time_runs_no_side_effect, steps.exports_the_log_as_json_and_a_spec,
-                         steps.without_the_token_it_is_read_only):
+                         steps.the_keyboard_reaches_everything, steps.without_the_token_it_is_read_only):
                 name = step.__name__.replace("_", " ")
                 try:
                     step()
@@ -269,6 +269,32 @@ class Steps:
         assert download.value.suggested_filename == "todo_recorded_spec.lua", download.value.suggested_filename
         assert 'apply_updater(recorded, "todo.add"' in spec, spec
 
+    def the_keyboard_reaches_everything(self):
+        page = self.page
+        page.keyboard.press("Escape")
+        page.locator("body").click(position={"x": 5, "y": 5})
+        page.keyboard.press("/")
+        expect(page.locator("#search")).to_be_focused()
+        page.keyboard.type("todo.add")
+        expect(page.locator("#log li")).to_have_count(1)
+        page.fill("#search", "")
+        page.locator("#log").focus()
+        page.keyboard.press("Home")
+        expect(page.locator("#log li").first).to_have_attribute("aria-selected", "true")
+        expect(page.locator("#detail-title")).to_have_text("counter.increment")
+        page.keyboard.press("ArrowDown")
+        expect(page.locator("#detail-title")).to_have_text("todo.add")
+        page.keyboard.press("Escape")
+        expect(page.locator("#detail-title")).to_have_text("Current state")
+        # Tab reaches the dispatch form's controls, and Enter in the tree folds a node.
+        page.locator("#dispatch-item").focus()
+        page.keyboard.press("Tab")
+        expect(page.locator("#dispatch-payload")).to_be_focused()
+        page.locator("#detail-state summary").first.focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("#detail-state details").first).not_to_have_attribute("open", "")
+        self.shot("09-keyboard")
+
     def without_the_token_it_is_read_only(self):
         context = self.browser.new_context(viewport={"width": 1400, "height": 900})
         page = context.new_page()
@@ -281,7 +307,7 @@ class Steps:
         expect(page.locator("#detail-state")).to_contain_text("counter: 2")
         status, problem = self.server.request("POST", "/journal/1/jump", token=False)
         assert status == 401, (status, problem)
-        page.screenshot(path=str(SHOTS / "09-read-only.png"))
+        page.screenshot(path=str(SHOTS / "10-read-only.png"))
         context.close()
 
 
