@@ -2,7 +2,7 @@ import MoonbladeLua
 
 /// Encodes `Encodable` values straight into ``JSONValue``s, with no JSON text on the way: the same
 /// value `JSONEncoder` would write, with integers and floats kept apart. One encoder serves a
-/// recorder's one-off values (``JSONValue/init(encoding:)``) and a journal's successive states.
+/// recorder's one-off values (`JSONValue(encoding:)`) and a journal's successive states.
 ///
 /// Successive states reuse the previous state's JSON for the collections the new state still shares
 /// with it. A Lua updater that changed one field, or a Swift one that did not touch a list, hands the
@@ -11,7 +11,7 @@ import MoonbladeLua
 /// and the patch's diff sees the same storage and skips them at once. So a patch costs what changed,
 /// not the size of the state. The previous state's collections are kept, which keeps their storage from
 /// being reused for other contents (a mutation copies them instead). What counts as the same storage,
-/// and what is always encoded again (collections of objects, empty ones), is ``CollectionStorage``'s.
+/// and what is always encoded again (collections of objects, empty ones), is `CollectionStorage`'s.
 package final class JSONValueEncoder {
     /// The last state encoded, as a tree of nodes that remember their collections' storage.
     private var previous: Node?
