@@ -48,7 +48,8 @@ let package = Package(
         // matcher that counts its steps, error descriptions.
         .target(name: "LuaGuest", dependencies: ["CLua"]),
         // A safe Swift face of the Lua C API.
-        .target(name: "MoonbladeLua", dependencies: ["CLua", "LuaGuest"]),
+        // Its Lua glue is in Lua/*.lua (resources, loaded through Bundle.module).
+        .target(name: "MoonbladeLua", dependencies: ["CLua", "LuaGuest"], resources: [.copy("Lua")]),
         // The plugin host: Lua plugins as store items.
         .target(
             name: "MoonbladeHost",
@@ -57,7 +58,8 @@ let package = Package(
                 // Only the APIs: the backends are the application's (the CLI has small printing ones).
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
-            ]
+            ],
+            resources: [.copy("Lua")]
         ),
         // The test harness for plugins: PluginTester for Swift tests, the Lua spec runner.
         .target(
@@ -66,7 +68,8 @@ let package = Package(
                 "MoonbladeHost", "MoonbladeLua", "Moonblade",
                 .product(name: "CustomDump", package: "swift-custom-dump"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            resources: [.copy("Lua")]
         ),
         // The dispatch journal (SQLite through GRDB): entries, patches, snapshots, recovery, replay.
         .target(

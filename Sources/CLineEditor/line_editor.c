@@ -14,20 +14,20 @@ struct moonblade_line_editor {
     int cancelled;
 };
 
-static moonblade_line_editor *editor_of(EditLine *el) {
+static moonblade_line_editor *moonblade_editor_of(EditLine *el) {
     void *data = NULL;
     el_get(el, EL_CLIENTDATA, &data);
     return data;
 }
 
-static char *prompt_of(EditLine *el) {
-    return editor_of(el)->prompt;
+static char *moonblade_prompt_of(EditLine *el) {
+    return moonblade_editor_of(el)->prompt;
 }
 
 /// Ctrl-C: ends the line as if Enter was pressed, marked cancelled so the caller drops it.
-static unsigned char cancel_line(EditLine *el, int ch) {
+static unsigned char moonblade_cancel_line(EditLine *el, int ch) {
     (void)ch;
-    editor_of(el)->cancelled = 1;
+    moonblade_editor_of(el)->cancelled = 1;
     return CC_NEWLINE;
 }
 
@@ -48,9 +48,9 @@ moonblade_line_editor *moonblade_line_editor_open(const char *program, const cha
     if (editor->history_path) history(editor->history, &event, H_LOAD, editor->history_path);
     el_set(editor->el, EL_CLIENTDATA, editor);
     el_set(editor->el, EL_EDITOR, "emacs");
-    el_set(editor->el, EL_PROMPT, prompt_of);
+    el_set(editor->el, EL_PROMPT, moonblade_prompt_of);
     el_set(editor->el, EL_HIST, history, editor->history);
-    el_set(editor->el, EL_ADDFN, "moonblade-cancel", "Cancel the line", cancel_line);
+    el_set(editor->el, EL_ADDFN, "moonblade-cancel", "Cancel the line", moonblade_cancel_line);
     el_set(editor->el, EL_BIND, "^C", "moonblade-cancel", NULL);
     el_set(editor->el, EL_BIND, "^R", "em-inc-search-prev", NULL);
     el_set(editor->el, EL_SETTY, "-d", "-isig", NULL);  // Ctrl-C reaches the bindings while editing

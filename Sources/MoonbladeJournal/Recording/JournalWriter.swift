@@ -65,7 +65,7 @@ final class JournalWriter: @unchecked Sendable {
     /// The state as of the last processed entry, in JSON (guarded by `commitLock`).
     private var currentState: JSONValue?
     /// Turns each entry's new state into JSON, reusing what it shares with the last (guarded by `commitLock`).
-    private let stateEncoder = StateEncoder()
+    private let stateEncoder = JSONValueEncoder()
     /// The sequence of the last snapshot written (guarded by `commitLock`).
     private var snapshotSequence: Int
     /// The latest version recorded of each plugin (guarded by `commitLock`): a version row is written

@@ -1,12 +1,11 @@
 import Foundation
 import MoonbladeHost
+import MoonbladeJournal
 import Testing
 
-@testable import MoonbladeJournal
-
-/// The journal's state encoder: the JSON `JSONEncoder` would write, with the collections a new state
-/// shares with the previous one taken from the previous encoding.
-@Suite struct StateEncoderTests {
+/// The `Encodable` → `JSONValue` encoder: the JSON `JSONEncoder` would write, with the collections a
+/// new state shares with the previous one taken from the previous encoding.
+@Suite struct JSONValueEncoderTests {
     struct Item: Codable, Equatable {
         var title: String
         var done: Bool
@@ -43,7 +42,7 @@ import Testing
     }
 
     @Test func successiveStatesEncodeAsJSONEncoderWrites() throws {
-        let encoder = StateEncoder()
+        let encoder = JSONValueEncoder()
         var board = Board()
         #expect(try encoder.encode(board) == viaText(board))
         board.counter += 1
@@ -64,13 +63,13 @@ import Testing
     /// time beside the first.
     @Test func everyContainerEncodesAsJSONEncoderWrites() throws {
         let value = JSONValueEncodingTests.EveryContainer()
-        let encoder = StateEncoder()
+        let encoder = JSONValueEncoder()
         #expect(try encoder.encode(value) == viaText(value))
         #expect(try encoder.encode(value) == viaText(value))
     }
 
     @Test func aSharedCollectionIsTakenFromThePreviousEncoding() throws {
-        let encoder = StateEncoder()
+        let encoder = JSONValueEncoder()
         var board = Board()
         let first = try encoder.encode(board)
         board.counter = 5
@@ -85,7 +84,7 @@ import Testing
     }
 
     @Test func objectsInACollectionAreEncodedEveryTime() throws {
-        let encoder = StateEncoder()
+        let encoder = JSONValueEncoder()
         let cells = [Cell(1), Cell(2)]
         #expect(try encoder.encode(cells) == [["value": 1], ["value": 2]])
         cells[1].value = 20
@@ -94,7 +93,7 @@ import Testing
 
     /// Optional objects change in place just the same (an `Optional<Cell>` element is no class).
     @Test func optionalObjectsInACollectionAreEncodedEveryTime() throws {
-        let encoder = StateEncoder()
+        let encoder = JSONValueEncoder()
         let cells: [String: Cell?] = ["a": Cell(1), "b": nil]
         #expect(try encoder.encode(cells) == ["a": ["value": 1], "b": nil])
         cells["a"]??.value = 10
@@ -105,7 +104,7 @@ import Testing
         struct Limited: Encodable {
             var values: [UInt64]
         }
-        let encoder = StateEncoder()
+        let encoder = JSONValueEncoder()
         let values: [UInt64] = [1, 2]
         let first = try encoder.encode(Limited(values: values))
         #expect(throws: EncodingError.self) { try encoder.encode(Limited(values: [1, .max])) }
@@ -116,7 +115,7 @@ import Testing
     /// another type is encoded as that type, and one that is not `Encodable` is an error, not a trap.
     @Test func aStateIsEncodedAsItsOwnTypeAndOneNotEncodableIsAnError() throws {
         struct Opaque: Sendable {}
-        let encoder = StateEncoder()
+        let encoder = JSONValueEncoder()
         let states: [any Sendable] = [Board(), Item(title: "a", done: true), Opaque(), Board()]
         #expect(try encoder.encode(states[0]) == viaText(Board()))
         #expect(try encoder.encode(states[1]) == viaText(Item(title: "a", done: true)))

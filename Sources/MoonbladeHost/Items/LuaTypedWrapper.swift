@@ -1,13 +1,17 @@
 import Moonblade
 
-/// A typed Swift face of a Lua item: a Swift value whose stored properties are the payload of the Lua
+/// A typed wrapper of a Lua item: a Swift value whose stored properties are the payload of the Lua
 /// item it names. Adopt one of ``LuaStateUpdater``, ``LuaSideEffect`` or ``LuaReturningSideEffect``.
-public protocol LuaItemFace: Dispatchable, Encodable {
+public protocol LuaTypedWrapper: Dispatchable, Encodable {
     /// The Lua item this runs, `plugin.item`.
     static var luaItem: String { get }
 }
 
-/// A typed Swift face for a Lua state updater: its stored properties are the payload.
+/// The earlier name of ``LuaTypedWrapper``.
+@available(*, deprecated, renamed: "LuaTypedWrapper")
+public typealias LuaItemFace = LuaTypedWrapper
+
+/// A typed wrapper for a Lua state updater: its stored properties are the payload.
 ///
 /// ```swift
 /// struct AddTodo: LuaStateUpdater {
@@ -19,7 +23,7 @@ public protocol LuaItemFace: Dispatchable, Encodable {
 ///
 /// A ``PluginHost``'s store runs it; dispatched to any other store it fails with
 /// ``PluginError/Kind/unbound``.
-public protocol LuaStateUpdater: AnyStateUpdater, LuaItemFace {}
+public protocol LuaStateUpdater: AnyStateUpdater, LuaTypedWrapper {}
 
 extension LuaStateUpdater {
     public func updatedState(currentState: any State) throws -> any State {
@@ -27,8 +31,8 @@ extension LuaStateUpdater {
     }
 }
 
-/// A typed Swift face for a Lua side effect that returns nothing Swift needs.
-public protocol LuaSideEffect: AnySideEffect, LuaItemFace {}
+/// A typed wrapper for a Lua side effect that returns nothing Swift needs.
+public protocol LuaSideEffect: AnySideEffect, LuaTypedWrapper {}
 
 extension LuaSideEffect {
     public func anySideEffect(_ context: any AnySideEffectContext) async throws -> any Sendable {
@@ -36,9 +40,9 @@ extension LuaSideEffect {
     }
 }
 
-/// A typed Swift face for a Lua side effect whose result decodes into `ReturnValue`:
+/// A typed wrapper for a Lua side effect whose result decodes into `ReturnValue`:
 /// `let total = try await store.dispatch(Checkout(coupon: nil)).value`.
-public protocol LuaReturningSideEffect: ReturningSideEffect, LuaItemFace where ReturnValue: Decodable {}
+public protocol LuaReturningSideEffect: ReturningSideEffect, LuaTypedWrapper where ReturnValue: Decodable {}
 
 extension LuaReturningSideEffect {
     public func sideEffect(_ context: any AnySideEffectContext) async throws -> ReturnValue {
