@@ -14,14 +14,14 @@
 // differs from `base`; a sequence, so one allocation holds it), `children` (the child draft handed
 // out per key, so `d.a == d.a`) and, for a child, its `parent`, `key` and `proxy`. Writes go to
 // `copy` and mark the path up to the root; assigning a key detaches the child draft handed out for it
-// (written later, it changes only itself). A kept draft or a view put back gives its key the table it
-// shows, and that key's child draft stands, for the rest of the updater, for the place it shows
-// (STANDS): a kept draft's place is its path in the state its updater left (a trie node, kept in STANDS), a view's
-// its resident table (a view is one per table). Drafts read below a stand-in stand for the places
-// below, so a kept draft or view put at two places, or a whole and its part put back in either
-// order, are one table, as a plain table is: a part put back finds the draft standing for its place,
-// or reads down to it from one standing for a place above; a whole put back takes in the parts put
-// back before it (`link_parts`). Finishing turns every modified draft into its `copy` with child
+// (written later, it changes only itself). A draft lives as long as its updater, as in Immer: once
+// the updater returns it is revoked, and reading, writing or putting it back raises at the plugin's
+// line. A view put back gives its key the resident table it shows, and that key's child draft
+// stands, for the rest of the updater, for that table (STANDS; a view is one per table). Drafts read
+// below a stand-in stand for the tables below, so a view put at two places, or a view and its part
+// put back in either order, are one table, as a plain table is: a part put back finds the draft
+// standing for its table, or reads down to it from one standing for a table above; a whole put back
+// takes in the parts put back before it (`link_parts`). Finishing turns every modified draft into its `copy` with child
 // drafts resolved, every unmodified one into its `base` (so an unchanged subtree keeps its identity),
 // and deep-copies tables the plugin created, so the resident tree is owned by the host. Copies keep
 // the kind marker of their table (LuaTableKind), so an object stays one when emptied.
@@ -66,11 +66,9 @@ enum {
     M_CHANGES,     // what one finish builds: new table -> { older table, changed keys... }; reused
     M_OWNED,       // plugin table -> its copy, during one finish
     M_BUSY,        // plugin tables being copied, during one finish (a cycle if met again)
-    // What stands for what kept drafts and views show, this session (one table: each user value here
-    // costs every GC cycle): place (a node) -> the draft standing for it; record of a draft standing
-    // for a place of a kept draft's state -> that place's node; record of a kept draft at the top of
-    // its path -> the root node of its trie of places (see `push_kept_node`); VIEW_PARTS -> the views put back;
-    // view proxy -> the view it was last read from this session (its key there is in VIEWOF).
+    // What stands for what views show, this session (one table: each user value here costs every GC
+    // cycle): resident table -> the draft standing for it; VIEW_PARTS -> the views put back; view
+    // proxy -> the view it was last read from this session (its key there is in VIEWOF).
     M_STANDS,
     M_COPY_SEQUENCE,  // the Lua function `copy(t, n)`: `{ t[1], ..., t[n] }` built in one SETLIST
     M_ROOT_CHANGES,   // the change record of the new root, kept apart from CHANGES (often the only one)
@@ -83,23 +81,14 @@ typedef struct draft_record {
     lua_Integer session;
     lua_Integer listed;       // keys in `changes`
     lua_Integer base_length;  // once copied: the base's length if it is exactly a sequence, else -1
-    // The finish (`finish_stamp`) finishing this draft, 0 when none: met again in that finish, it is
-    // a cycle. A stamp, not a flag: a finish cut short by an error (the state too deep, out of
-    // memory) leaves it set, and a later finish of this draft (a kept draft put back) is no cycle.
-    // 32 bits, so the record stays 32 bytes (a counter dispatch allocates a few).
-    uint32_t busy;
     unsigned char has_copy;
     unsigned char finalized;  // 0 until finished, then FINAL_BASE (nothing changed) or FINAL_COPY
     unsigned char is_root;        // the draft the updater was handed: `apply` files its change record
     unsigned char may_list_twice : 1;  // `changes` may list a key twice (set back to its base and written again, or a trim cut short)
     unsigned char has_children : 1;  // `children` was made: a write checks it for the child it detaches
-    unsigned char origin : 2;        // ORIGIN_KEPT, ORIGIN_VIEW: it stands for a place a kept draft or a view shows
+    unsigned char stands : 1;        // it stands for the resident table a view put back shows (STANDS)
+    unsigned char busy : 1;          // being finished: met again in that finish, it is a cycle
 } draft_record;
-
-/// Whose places a draft standing for what a kept draft or a view shows stands for (STANDS; 0 for a
-/// draft that stands for none): a kept draft's are places of the state its updater left (a trie node
-/// per path), a view's are resident tables (a view is one per table).
-enum { ORIGIN_KEPT = 1, ORIGIN_VIEW = 2 };
 
 /// What a finished draft finished as: its base (nothing in it changed) or its copy.
 enum { FINAL_BASE = 1, FINAL_COPY = 2 };
@@ -300,8 +289,8 @@ static void new_draft(lua_State *L, int m, int base, int parent, int key, lua_In
     draft_record *record = lua_newuserdatauv(L, sizeof *record, parent ? R_COUNT : R_ROOT_COUNT);
     record->session = session;
     record->listed = 0;
+    record->has_copy = record->finalized = record->may_list_twice = record->has_children = record->stands = 0;
     record->busy = 0;
-    record->has_copy = record->finalized = record->may_list_twice = record->has_children = record->origin = 0;
     record->is_root = !parent;
     int r = lua_gettop(L);
     lua_pushvalue(L, base);
@@ -404,36 +393,13 @@ static void prepare(lua_State *L, int m, int r) {
     lua_remove(L, top + 1);
 }
 
-/// Pushes `node[key]` (`node` a trie node), making it first (an empty table) if there is none.
-static void push_trie_child(lua_State *L, int node, int key) {
-    node = lua_absindex(L, node);
-    key = lua_absindex(L, key);
-    lua_pushvalue(L, key);
-    if (lua_rawget(L, node) == LUA_TTABLE) return;
-    lua_pop(L, 1);
-    lua_createtable(L, 0, 1);
-    lua_pushvalue(L, key);
-    lua_pushvalue(L, -2);
-    lua_rawset(L, node);
-}
-
-/// Records that the draft whose record is at `r` (its proxy just below) stands for the place `node`
-/// shows (`origin` tells whose): the next kept draft or view showing that place, put back or reached
-/// below another one, is that draft.
-static void stands_for(lua_State *L, int m, int r, int node, int origin) {
+/// Records that the draft whose record is at `r` (its proxy just below) stands for the resident table
+/// at `node` a view shows: the next view of that table put back, or reached below another one, is
+/// that draft.
+static void stands_for(lua_State *L, int m, int r, int node) {
     r = lua_absindex(L, r);
     node = lua_absindex(L, node);
-    draft_record *record = lua_touserdata(L, r);
-    if (!record->origin) {
-        record->origin = origin;
-        if (origin == ORIGIN_KEPT) {  // a view's place is its base: nothing to keep
-            session_table(L, m, M_STANDS);
-            lua_pushvalue(L, r);
-            lua_pushvalue(L, node);
-            lua_rawset(L, -3);
-            lua_pop(L, 1);
-        }
-    }
+    ((draft_record *)lua_touserdata(L, r))->stands = 1;
     session_table(L, m, M_STANDS);
     lua_pushvalue(L, node);
     lua_pushvalue(L, r - 1);
@@ -441,16 +407,16 @@ static void stands_for(lua_State *L, int m, int r, int node, int origin) {
     lua_pop(L, 1);
 }
 
-/// For `draft_read` below a draft standing for a place a kept draft or a view shows (record at `r`),
-/// when `key` still holds what it holds there (`value`): the child stands for the place below. When
-/// another draft of this updater stands for that place already (a part of the kept draft or view put
-/// back before), pushes that draft and returns 1: it is stored at `key`, so that finishing resolves it
-/// there, and is not made this draft's child (a write to the key would cut it from the parent it has).
-/// Else pushes the child's node (nil when it stands for no place) and returns 0.
+/// For `draft_read` below a draft standing for the table a view shows (record at `r`), when `key`
+/// still holds what it holds there (`value`): the child stands for the table below. When another
+/// draft of this updater stands for that table already (a part of the view put back before), pushes
+/// that draft and returns 1: it is stored at `key`, so that finishing resolves it there, and is not
+/// made this draft's child (a write to the key would cut it from the parent it has). Else pushes the
+/// table the child stands for (nil when it stands for none) and returns 0.
 static int push_standing_child(lua_State *L, int m, int r, int key, int value) {
     luaL_checkstack(L, 12, "the state is nested too deep");
     draft_record *record = lua_touserdata(L, r);
-    if (record->has_copy) {  // a key the updater assigned holds what the place does not
+    if (record->has_copy) {  // a key the updater assigned holds what the view does not
         lua_getiuservalue(L, r, R_BASE);
         lua_pushvalue(L, key);
         lua_rawget(L, -2);
@@ -461,13 +427,7 @@ static int push_standing_child(lua_State *L, int m, int r, int key, int value) {
             return 0;
         }
     }
-    if (record->origin == ORIGIN_VIEW) {
-        lua_pushvalue(L, value);
-    } else {
-        lookup(L, m, M_STANDS, r);
-        push_trie_child(L, -1, key);
-        lua_remove(L, -2);
-    }
+    lua_pushvalue(L, value);
     int node = lua_gettop(L);
     if (lookup(L, m, M_STANDS, node) == LUA_TTABLE) {
         record_of(L, -1);
@@ -489,9 +449,9 @@ static int push_standing_child(lua_State *L, int m, int r, int key, int value) {
 }
 
 /// Pushes what reading `key` from the draft whose record is at `r` gives: a value, or for a table of
-/// the resident state the child draft standing for it. With `stand`, below a draft standing for a place
-/// a kept draft or a view shows, that child stands for the place below (or is the draft already
-/// standing for it); `stand_for_shown` reads without, to make the stand-in itself.
+/// the resident state the child draft standing for it. With `stand`, below a draft standing for the
+/// table a view shows, that child stands for the table below (or is the draft already standing for
+/// it); `stand_for_shown` reads without, to make the stand-in itself.
 static void draft_read(lua_State *L, int m, int r, int key, int stand) {
     draft_record *record = lua_touserdata(L, r);
     lua_getiuservalue(L, r, record->has_copy ? R_COPY : R_BASE);
@@ -530,7 +490,7 @@ static void draft_read(lua_State *L, int m, int r, int key, int stand) {
     }
     lua_pop(L, 1);
     int node = 0;
-    if (stand && record->origin && record->session == machine->live_session) {
+    if (stand && record->stands && record->session == machine->live_session) {
         if (push_standing_child(L, m, r, key, value)) {
             lua_replace(L, value);
             lua_settop(L, value);
@@ -539,7 +499,7 @@ static void draft_read(lua_State *L, int m, int r, int key, int stand) {
         node = lua_gettop(L);
     }
     new_draft(L, m, value, r, key, record->session);
-    if (node && !lua_isnil(L, node)) stands_for(L, m, lua_gettop(L), node, record->origin);
+    if (node && !lua_isnil(L, node)) stands_for(L, m, lua_gettop(L), node);
     lua_pop(L, 1);
     lua_pushvalue(L, key);
     lua_pushvalue(L, -2);
@@ -551,7 +511,7 @@ static void draft_read(lua_State *L, int m, int r, int key, int stand) {
 /// Before `key` of the draft whose record is at `r` is assigned `value`: the child draft handed out
 /// for that key, unless it is what is assigned, is detached, since the key no longer holds it. Written
 /// later, it changes itself only, as a plain table taken out of its parent would; this cannot be told
-/// from the key's value, which may be the child's base again (a kept draft or a view put back). Only
+/// from the key's value, which may be the child's base again (a view put back). Only
 /// for a record that has children.
 static void detach_child(lua_State *L, int r, int key, int value) {
     int top = lua_gettop(L);
@@ -569,15 +529,25 @@ static void detach_child(lua_State *L, int r, int key, int value) {
     lua_settop(L, top);
 }
 
+/// Pushes the record of the draft proxy at 1 (a metamethod's first argument) and returns it, raising
+/// at the plugin's line when its updater has returned (the draft is revoked).
+static draft_record *live_record(lua_State *L) {
+    draft_record *record = record_of(L, 1);
+    if (record->session != ((state_machine *)lua_touserdata(L, MACHINE))->live_session) {
+        luaL_error(L, "this state draft was revoked: its updater has returned");
+    }
+    return record;
+}
+
 static int draft_index(lua_State *L) {
-    record_of(L, 1);
+    live_record(L);
     draft_read(L, MACHINE, 3, 2, 1);
     return 1;
 }
 
-/// Pushes what the draft of an earlier updater whose record is at `r` shows, and returns 1: its final
-/// table, or its base when it was never written. Returns 0, pushing nothing, when it was written but
-/// never finished (its updater failed, or it was detached): it may hold tables the plugin can change.
+/// Pushes what the draft whose record is at `r` shows once finished, and returns 1: its final table,
+/// or its base when it was never written. Returns 0, pushing nothing, when it was written but is not
+/// finished yet.
 static int push_shown(lua_State *L, int r) {
     draft_record *record = lua_touserdata(L, r);
     if (record->has_copy && !record->finalized) return 0;
@@ -586,8 +556,8 @@ static int push_shown(lua_State *L, int r) {
 }
 
 /// Reads `keys[from]`, ..., `keys[to]` (either way) down from the draft on top, as the plugin would, and
-/// pops it: below a draft standing for a place, `draft_read` makes the drafts standing for the places
-/// below, or hands out the ones that do already.
+/// pops it: below a draft standing for a view's table, `draft_read` makes the drafts standing for the
+/// tables below, or hands out the ones that do already.
 static void read_down(lua_State *L, int m, int keys, int from, int to) {
     int step = from <= to ? 1 : -1;
     for (int i = from; i != to + step; i += step) {
@@ -601,57 +571,6 @@ static void read_down(lua_State *L, int m, int keys, int from, int to) {
         lua_pop(L, 2);
     }
     lua_pop(L, 1);
-}
-
-/// Pushes the node of the place the kept draft at `x` (a part of the state an earlier updater left,
-/// showing the table at `shown`) has in that state: a trie node (the trie's root under STANDS[its topmost record]), reached from its topmost draft
-/// (a root, a detached draft, one written but never finished) by the keys down to it, so that a kept
-/// draft and its parts, read before or after their updater returned, get the same nodes. When no draft
-/// stands for that place yet but one stands for a place above it (the kept draft's whole was put back
-/// first), reads the keys down from that one, which makes the drafts standing for the places between.
-static void push_kept_node(lua_State *L, int m, int x, int shown) {
-    int top = lua_gettop(L);
-    lua_createtable(L, 8, 0);  // the keys up from `x`
-    int keys = top + 1, count = 0;
-    record_of(L, x);  // the walker, at top + 2
-    lua_pushvalue(L, shown);  // what it shows, at top + 3
-    // Up while the parent (final too) shows the walker's table at the walker's key.
-    while (!((draft_record *)lua_touserdata(L, top + 2))->is_root && count < moonblade_state_maximum_depth) {
-        if (lua_getiuservalue(L, top + 2, R_PARENT) != LUA_TUSERDATA || !push_shown(L, top + 4)) break;
-        lua_getiuservalue(L, top + 2, R_KEY);  // at top + 6
-        lua_pushvalue(L, top + 6);
-        lua_rawget(L, top + 5);
-        if (!lua_rawequal(L, -1, top + 3)) break;
-        lua_pop(L, 1);
-        lua_rawseti(L, keys, ++count);
-        lua_replace(L, top + 3);
-        lua_replace(L, top + 2);
-    }
-    lua_settop(L, top + 2);
-    session_table(L, m, M_STANDS);
-    push_trie_child(L, top + 3, top + 2);  // the top's node
-    lua_replace(L, top + 2);
-    lua_pop(L, 1);
-    // Down the keys; the deepest place above `x` a draft stands for, if any, at top + 3.
-    lua_pushnil(L);
-    session_table(L, m, M_STANDS);  // at top + 4
-    int from = 0;
-    for (int i = count; i >= 1; i--) {
-        lua_pushvalue(L, top + 2);
-        if (lua_rawget(L, top + 4) == LUA_TTABLE) {
-            lua_replace(L, top + 3);
-            from = i;
-        } else {
-            lua_pop(L, 1);
-        }
-        lua_rawgeti(L, keys, i);
-        push_trie_child(L, top + 2, -1);
-        lua_replace(L, top + 2);
-        lua_pop(L, 1);
-    }
-    lua_settop(L, top + 3);
-    if (from) read_down(L, m, keys, from, 1); else lua_pop(L, 1);
-    lua_replace(L, top + 1);  // the node, in place of the keys
 }
 
 /// Walks up from the view at `walker` (replaced as it goes) through the view each was last read from
@@ -704,18 +623,15 @@ static void push_view_node(lua_State *L, int m, int x, int shown) {
 }
 
 /// What `settle_stored_table` found the table value stored to be.
-enum { STORED_AS_IS, STORED_PLUGIN_TABLE, STORED_KEPT, STORED_VIEW };
+enum { STORED_AS_IS, STORED_PLUGIN_TABLE, STORED_VIEW };
 
 /// Puts in place of the table value at 3 of `draft_newindex` (record at 4) what it stands for when it
-/// is a view or a draft of an earlier updater (kept in a global, an upvalue, a coroutine): the draft
-/// of this updater standing for the place it shows, if one does (it or a part of it, or a whole it is
-/// part of, was put back before: one table there, as a plain table put at two places is); else the
-/// table it shows, so that reading it back gives a draft of it, written like any other part of the
-/// state (a kept draft itself stays read-only), and returns STORED_KEPT or STORED_VIEW with the node
-/// of its place at 5 and the kept draft or view at 6, for `stand_for_shown`. Only when that table is
-/// final: a kept draft that was written but never finished (its updater failed, or it was detached)
-/// may hold tables the plugin can still change, so it stays itself, finished with the new state. Any
-/// other table, with a metatable of its own or none, is the plugin's: STORED_PLUGIN_TABLE.
+/// is a view: the draft of this updater standing for the table it shows, if one does (it or a part of
+/// it, or a whole it is part of, was put back before: one table there, as a plain table put at two
+/// places is); else the table it shows, so that reading it back gives a draft of it, written like any
+/// other part of the state, and returns STORED_VIEW with that table at 5 and the view at 6, for
+/// `stand_for_shown`. A draft of an earlier updater is revoked: storing it raises. Any other table,
+/// with a metatable of its own or none, is the plugin's: STORED_PLUGIN_TABLE.
 static int settle_stored_table(lua_State *L, int m, lua_Integer live_session) {
     if (!lua_getmetatable(L, 3)) return STORED_PLUGIN_TABLE;
     lua_getiuservalue(L, m, M_DRAFT_MT);
@@ -727,32 +643,28 @@ static int settle_stored_table(lua_State *L, int m, lua_Integer live_session) {
     // resident state's, whose writes went to a copy the table itself never saw.
     if (!draft && !view) return STORED_PLUGIN_TABLE;
     if (draft) {
-        draft_record *kept = record_of(L, 3);
-        draft = kept && kept->session != live_session && push_shown(L, 5);
-    } else {
-        lookup(L, m, M_VIEW, 3);
-    }
-    if (!draft && !view) {  // a draft of this updater, or one not final
+        draft_record *stored = record_of(L, 3);
+        if (stored && stored->session != live_session) {
+            luaL_error(L, "this state draft was revoked: its updater has returned");
+        }
         lua_settop(L, 4);
         return STORED_AS_IS;
     }
+    lookup(L, m, M_VIEW, 3);
     // Below the metamethod's own slots: the walks' values, then `draft_read` making child drafts.
     luaL_checkstack(L, 24, "the state is nested too deep");
-    int shown = lua_gettop(L);
-    if (view) push_view_node(L, m, 3, shown); else push_kept_node(L, m, 3, shown);
+    push_view_node(L, m, 3, 5);
     if (lookup(L, m, M_STANDS, -1) == LUA_TTABLE) {  // made by the walk
         lua_replace(L, 3);
         lua_settop(L, 4);
         return STORED_AS_IS;
     }
-    lua_pop(L, 1);
-    int node = lua_gettop(L);
+    lua_pop(L, 1);  // the table at 6 is the one at 5: a view's place is its table
     lua_pushvalue(L, 3);
-    lua_copy(L, shown, 3);
-    lua_copy(L, node, 5);
-    lua_copy(L, node + 1, 6);  // the kept draft or view
+    lua_copy(L, 5, 3);
+    lua_copy(L, 7, 6);  // the view
     lua_settop(L, 6);
-    return view ? STORED_VIEW : STORED_KEPT;
+    return STORED_VIEW;
 }
 
 /// The key of VIEW_PARTS in STANDS: the views put back this session, a sequence (see `link_parts`).
@@ -766,49 +678,16 @@ static int view_parts(lua_State *L, int m) {
     return type;
 }
 
-/// Appends to the sequence at `found` the paths (sequences of keys, from the trie node at `node` down)
-/// of the places below `node` that a draft stands for. `path` holds the keys down to `node` (`depth`).
-static void find_standing_below(lua_State *L, int m, int node, int path, int depth, int found) {
-    luaL_checkstack(L, 8, "the state is nested too deep");
-    lua_pushnil(L);
-    while (lua_next(L, node)) {
-        int child = lua_gettop(L);
-        lua_pushvalue(L, child - 1);
-        lua_rawseti(L, path, depth + 1);
-        if (lookup(L, m, M_STANDS, child) != LUA_TNIL) {
-            lua_createtable(L, depth + 1, 0);
-            for (int i = 1; i <= depth + 1; i++) {
-                lua_rawgeti(L, path, i);
-                lua_rawseti(L, -2, i);
-            }
-            lua_rawseti(L, found, (lua_Integer)lua_rawlen(L, found) + 1);
-        }
-        lua_pop(L, 1);
-        if (depth + 1 < moonblade_state_maximum_depth) find_standing_below(L, m, child, path, depth + 1, found);
-        lua_pop(L, 1);
-    }
-}
-
-/// After the draft at `s` came to stand for the place at `node` (`origin` tells whose): the parts of
-/// it put back before it, which drafts stand for, become its parts, as in a plain table put back
-/// after its parts: reading down to each from `s` hands it out there (its proxy stored on the path),
-/// so that written through either place, it is written at both. A kept draft's parts are the places
-/// below its trie node; a view's, the views put back this session read (last) from it or below it.
-static void link_parts(lua_State *L, int m, int s, int node, int origin) {
+/// After the draft at `s` came to stand for the resident table at `node` a view shows: the parts of it
+/// put back before it, which drafts stand for, become its parts, as in a plain table put back after its
+/// parts: reading down to each from `s` hands it out there (its proxy stored on the path), so that
+/// written through either place, it is written at both. Its parts are the views put back this session
+/// read (last) from it or below it.
+static void link_parts(lua_State *L, int m, int s, int node) {
     int top = lua_gettop(L);
     lua_createtable(L, 8, 0);  // the keys of a path, at top + 1
     int keys = top + 1;
-    if (origin == ORIGIN_KEPT) {
-        lua_createtable(L, 4, 0);  // the paths, at top + 2
-        find_standing_below(L, m, node, keys, 0, top + 2);
-        lua_Integer count = (lua_Integer)lua_rawlen(L, top + 2);
-        for (lua_Integer i = 1; i <= count; i++) {
-            lua_rawgeti(L, top + 2, i);
-            lua_pushvalue(L, s);
-            read_down(L, m, top + 3, 1, (int)lua_rawlen(L, top + 3));
-            lua_pop(L, 1);
-        }
-    } else if (view_parts(L, m) == LUA_TTABLE) {  // at top + 2
+    if (view_parts(L, m) == LUA_TTABLE) {  // at top + 2
         lua_Integer parts = (lua_Integer)lua_rawlen(L, top + 2);
         for (lua_Integer i = 1; i <= parts; i++) {
             lua_rawgeti(L, top + 2, i);  // the walker, at top + 3
@@ -823,39 +702,34 @@ static void link_parts(lua_State *L, int m, int s, int node, int origin) {
     lua_settop(L, top);
 }
 
-/// After key 2 of the draft whose record is at 4 was given the table a kept draft or view shows, its
-/// place's node at 5, the kept draft or view at 6: the key's child draft stands for that place for
-/// the rest of the updater, and the parts of it put back before are its parts (`link_parts`).
-static void stand_for_shown(lua_State *L, int m, int origin) {
+/// After key 2 of the draft whose record is at 4 was given the resident table at 5 a view (at 6)
+/// shows: the key's child draft stands for that table for the rest of the updater, and the parts of
+/// it put back before are its parts (`link_parts`).
+static void stand_for_shown(lua_State *L, int m) {
     luaL_checkstack(L, 16, "the state is nested too deep");
     // The key holds that table (neither a draft nor the plugin's): its child. Not one standing for the
-    // place the key had in what the draft at 4 may stand for: another table is there now.
+    // table the key had in what the draft at 4 may stand for: another table is there now.
     draft_read(L, m, 4, 2, 0);
     int child = lua_gettop(L);
     if (!record_of(L, child)) return;
-    stands_for(L, m, child + 1, 5, origin);
-    link_parts(L, m, child, 5, origin);
-    if (origin == ORIGIN_VIEW) {
-        if (view_parts(L, m) != LUA_TTABLE) {
-            lua_pop(L, 1);
-            lua_createtable(L, 4, 0);
-            session_table(L, m, M_STANDS);
-            lua_pushvalue(L, -2);
-            lua_rawsetp(L, -2, &view_parts_key);
-            lua_pop(L, 1);
-        }
-        lua_pushvalue(L, 6);
-        lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    stands_for(L, m, child + 1, 5);
+    link_parts(L, m, child, 5);
+    if (view_parts(L, m) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 4, 0);
+        session_table(L, m, M_STANDS);
+        lua_pushvalue(L, -2);
+        lua_rawsetp(L, -2, &view_parts_key);
+        lua_pop(L, 1);
     }
+    lua_pushvalue(L, 6);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
 }
 
 static int draft_newindex(lua_State *L) {
     int m = MACHINE;
     state_machine *machine = lua_touserdata(L, m);
-    draft_record *record = record_of(L, 1);  // at 4
-    if (record->session != machine->live_session) {
-        return luaL_error(L, "this state draft is no longer writable: its updater has returned");
-    }
+    draft_record *record = live_record(L);  // at 4
     int key_type = lua_type(L, 2);
     if (key_type == LUA_TNIL) return luaL_error(L, "table index is nil");
     if (key_type == LUA_TNUMBER && !lua_isinteger(L, 2) && isnan(lua_tonumber(L, 2))) {
@@ -882,8 +756,8 @@ static int draft_newindex(lua_State *L) {
     } else {
         wrote = draft_write(L, m, 4, 2, 3);
     }
-    if (stored >= STORED_KEPT) {
-        stand_for_shown(L, m, stored == STORED_VIEW ? ORIGIN_VIEW : ORIGIN_KEPT);
+    if (stored == STORED_VIEW) {
+        stand_for_shown(L, m);
     } else if (wrote && stored == STORED_PLUGIN_TABLE) {
         session_table(L, m, M_FRESH);
         lua_pushvalue(L, 3);
@@ -896,7 +770,7 @@ static int draft_newindex(lua_State *L) {
 }
 
 static int draft_len(lua_State *L) {
-    draft_record *record = record_of(L, 1);
+    draft_record *record = live_record(L);
     lua_getiuservalue(L, -1, record->has_copy ? R_COPY : R_BASE);
     lua_pushinteger(L, (lua_Integer)lua_rawlen(L, -1));
     return 1;
@@ -910,6 +784,8 @@ static int draft_next(lua_State *L) {
     if (!record_of(L, 1)) {  // at 3
         return luaL_error(L, "the iterator of pairs(draft) needs a state draft, got a %s", luaL_typename(L, 1));
     }
+    live_record(L);
+    lua_pop(L, 1);
     lua_pushvalue(L, 2);
     while (lua_next(L, lua_upvalueindex(3))) {
         lua_pop(L, 1);
@@ -923,7 +799,7 @@ static int draft_next(lua_State *L) {
 }
 
 static int draft_pairs(lua_State *L) {
-    draft_record *record = record_of(L, 1);
+    draft_record *record = live_record(L);
     lua_pushvalue(L, MACHINE);
     lua_pushvalue(L, RECORDS);
     lua_getiuservalue(L, -3, record->has_copy ? R_COPY : R_BASE);
@@ -1085,14 +961,6 @@ static void file_changes(lua_State *L, int m, int copy, int list) {
     ((state_machine *)lua_touserdata(L, m))->change_count++;
 }
 
-/// The stamp of the finish under way (`apply`'s number), never 0. Two finishes 2^32 applies apart
-/// have the same one: a draft left busy by the first and finished again by the second would be
-/// taken for a cycle.
-static uint32_t finish_stamp(const state_machine *machine) {
-    uint32_t stamp = (uint32_t)machine->last_session;
-    return stamp ? stamp : 1;
-}
-
 /// Pushes what the draft whose record is at `r` finishes as: its copy with every change resolved and
 /// a change record in CHANGES, or its base when nothing in it changed.
 static void finalize(lua_State *L, int m, int r) {
@@ -1103,12 +971,9 @@ static void finalize(lua_State *L, int m, int r) {
         return;
     }
     state_machine *machine = lua_touserdata(L, m);
-    uint32_t stamp = finish_stamp(machine);
-    if (record->busy == stamp) raise_plain(L, "the new state contains a table that contains itself (a cycle)");
-    // An earlier finish cut short may have listed a kept key twice while trimming `changes` in place.
-    if (record->busy) record->may_list_twice = 1;
+    if (record->busy) raise_plain(L, "the new state contains a table that contains itself (a cycle)");
     enter_nested(L, machine);
-    record->busy = stamp;
+    record->busy = 1;
     int top = lua_gettop(L);
     lua_getiuservalue(L, r, R_COPY);
     int copy = top + 1;
@@ -1162,9 +1027,7 @@ static void finalize(lua_State *L, int m, int r) {
     record->busy = 0;
     machine->depth--;
     if (kept > 0) {
-        // The root of this session's `apply` is filed by `file_root_changes`; an older root, kept by
-        // the plugin from an `apply` that failed and finished only now, is filed like any other.
-        if (!record->is_root || record->session != machine->last_session) file_changes(L, m, copy, list);
+        if (!record->is_root) file_changes(L, m, copy, list);  // the root's: `file_root_changes`
         if (record->base_length >= 0 && sequence_length(L, copy, record->base_length, list)) {
             store(L, m, M_SEQ, copy, -1);
         }
@@ -1238,7 +1101,11 @@ static void resolve(lua_State *L, int m, int value) {
     if (lua_type(L, value) != LUA_TTABLE) {
         lua_pushvalue(L, value);
     } else if (has_metatable(L, m, value, M_DRAFT_MT)) {
-        record_of(L, value);
+        draft_record *record = record_of(L, value);
+        // Only a table the plugin made can hold a draft of an earlier updater (a draft refuses one).
+        if (record->session != ((state_machine *)lua_touserdata(L, m))->last_session) {
+            raise_plain(L, "the new state holds a state draft that was revoked when its updater returned");
+        }
         finalize(L, m, -1);
         lua_replace(L, -2);
     } else if (has_metatable(L, m, value, M_VIEW_MT)) {

@@ -19,7 +19,7 @@ import LuaGuest
 /// without copying. When Swift code changes the state, ``replace(with:version:encoder:)`` pushes it whole.
 ///
 /// Drafts behave as plain tables for indexing, `#`, `pairs`, `ipairs` and the `table` library;
-/// `rawget`, `rawset` and `next` see an empty proxy. A draft kept past its updater is read-only.
+/// `rawget`, `rawset` and `next` see an empty proxy. A draft kept past its updater is revoked: using it raises.
 ///
 /// Not thread-safe: use it under the VM's one-thread rule, like ``LuaVM`` itself. Decode every
 /// version with the same ``LuaDecoder`` settings: cached values do not record the settings they were
@@ -135,8 +135,8 @@ public final class LuaResidentState {
     /// one guest call. `pushArguments` pushes what follows the draft (the payload) and returns how
     /// many values it pushed.
     ///
-    /// On error (the updater's, a limit's, a cycle in the new state) the draft is closed, drafts the
-    /// plugin kept are read-only, and the current version is untouched. An updater of a table state
+    /// On error (the updater's, a limit's, a cycle in the new state) the draft is revoked, as are
+    /// drafts the plugin kept, and the current version is untouched. An updater of a table state
     /// that returns something other than a table or nil throws ``LuaStateReturnError``; a new state
     /// that can be no version (it contains itself, or is nested too deep) throws ``LuaNewStateError``.
     public func apply(
