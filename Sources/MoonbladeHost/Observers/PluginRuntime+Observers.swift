@@ -1,5 +1,6 @@
 import Moonblade
 import MoonbladeLua
+import MoonbladeResidentState
 
 extension PluginRuntime {
     /// Fires the `on_start` rules; their items wait in the store's queue until it is ready.

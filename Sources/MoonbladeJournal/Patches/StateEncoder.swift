@@ -1,5 +1,6 @@
 import MoonbladeHost
 import MoonbladeLua
+import MoonbladeResidentState
 
 /// Encodes successive states of a store into ``JSONValue``s, reusing the previous state's JSON for the
 /// collections the new state still shares with it.

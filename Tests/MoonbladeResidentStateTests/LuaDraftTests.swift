@@ -1,4 +1,5 @@
 import MoonbladeLua
+import MoonbladeResidentState
 import Testing
 
 /// Draft semantics, case by case: what a Lua updater may do with the state it is given.
@@ -145,7 +146,7 @@ struct LuaDraftTests {
     func aDraftKeptPastItsUpdaterIsRevoked(use: String) throws {
         let harness = try ResidentStateHarness(Board.sample)
         harness.commit(try harness.draft("kept = state; kept_todo = state.todos[1]; state.counter = 7"))
-        let error = expectLuaError { try harness.vm.run(use, chunkName: "later.lua") }
+        let error = #expect(throws: LuaError.self) { try harness.vm.run(use, chunkName: "later.lua") }
         #expect(error?.message == "later.lua:1: \(ResidentStateHarness.revokedDraft)")
         #expect(try harness.resident.decode(Board.self, of: #require(harness.resident.current)) == sample { $0.counter = 7 })
     }
@@ -153,7 +154,7 @@ struct LuaDraftTests {
     @Test func aDraftOfAFailedUpdaterIsRevokedToo() throws {
         let harness = try ResidentStateHarness(Board.sample)
         #expect(throws: LuaError.self) { try harness.draft("kept = state; error('no')") }
-        let error = expectLuaError { try harness.vm.run("return kept.counter") }
+        let error = #expect(throws: LuaError.self) { try harness.vm.run("return kept.counter") }
         #expect(error?.message.hasSuffix(ResidentStateHarness.revokedDraft) == true)
     }
 
@@ -168,7 +169,7 @@ struct LuaDraftTests {
 
     @Test func writesWithABadKeyRaiseAtThePluginsLine() throws {
         let harness = try ResidentStateHarness(Board.sample)
-        let error = expectLuaError { _ = try harness.draft("state.todos.x = 1\nstate[0/0] = 1") }
+        let error = #expect(throws: LuaError.self) { _ = try harness.draft("state.todos.x = 1\nstate[0/0] = 1") }
         #expect(error?.message == "updater.lua:3: table index is NaN")
     }
 
@@ -222,7 +223,7 @@ struct LuaDraftTests {
             ("resume_later()", ResidentStateHarness.revokedDraft),
             ("state.todos[1].tags[nil] = 1", "table index is nil"),
         ] {
-            let error = expectLuaError { _ = try harness.draft(source) }
+            let error = #expect(throws: LuaError.self) { _ = try harness.draft(source) }
             #expect(error?.message.contains(message) == true, "\(source): \(String(describing: error?.message))")
             #expect(harness.resident.current === before)
         }

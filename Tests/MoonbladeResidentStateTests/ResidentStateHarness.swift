@@ -1,4 +1,5 @@
 import MoonbladeLua
+import MoonbladeResidentState
 import Testing
 
 /// A VM with a resident state, running Lua updaters on drafts the way the host does.

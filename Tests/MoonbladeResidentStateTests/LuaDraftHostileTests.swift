@@ -1,4 +1,5 @@
 import MoonbladeLua
+import MoonbladeResidentState
 import Testing
 
 /// Updaters that push drafts where the property tests rarely go: first writes several levels down,
@@ -77,7 +78,7 @@ struct LuaDraftHostileTests {
             ("state.counter = 2\nstate.todos[2] = kept_todo", 3), ("state.todos[1] = failed_todo", 2),
             ("state.todos = {}\nstate.todos[1] = kept_todo", 3),
         ] {
-            let error = expectLuaError { _ = try harness.draft(source) }
+            let error = #expect(throws: LuaError.self) { _ = try harness.draft(source) }
             #expect(error?.message == "updater.lua:\(line): \(ResidentStateHarness.revokedDraft)", "\(source)")
             #expect(harness.resident.current === before)
         }
@@ -108,7 +109,7 @@ struct LuaDraftHostileTests {
     @Test func aDraftsPairsIteratorCalledWithAnotherTableIsAnError() throws {
         let harness = try ResidentStateHarness(Board.sample)
         let before = try #require(harness.resident.current)
-        let error = expectLuaError { _ = try harness.draft("local step = pairs(state.todos)\nstep({}, nil)") }
+        let error = #expect(throws: LuaError.self) { _ = try harness.draft("local step = pairs(state.todos)\nstep({}, nil)") }
         #expect(error?.message == "updater.lua:3: the iterator of pairs(draft) needs a state draft, got a table")
         #expect(harness.resident.current === before)
     }
@@ -276,7 +277,7 @@ struct LuaDraftHostileTests {
         var expected = Board.sample
         expected.name = "0nilraw"
         #expect(board == expected)
-        let error = expectLuaError { _ = try harness.draft("state.counter = 3\nsetmetatable(state.todos, {})") }
+        let error = #expect(throws: LuaError.self) { _ = try harness.draft("state.counter = 3\nsetmetatable(state.todos, {})") }
         #expect(error?.message == "updater.lua:3: cannot change a protected metatable")
     }
 

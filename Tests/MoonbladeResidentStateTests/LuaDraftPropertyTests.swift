@@ -1,4 +1,5 @@
 import MoonbladeLua
+import MoonbladeResidentState
 import PropertyBased
 import Testing
 

@@ -1,4 +1,5 @@
 import MoonbladeLua
+import MoonbladeResidentState
 import Testing
 
 /// Runs updaters on plain deep copies of the last state that decoded, in a harness's VM: what the
