@@ -203,12 +203,10 @@ static void detach_child(lua_State *L, int r, int key, int value) {
 }
 
 /// Pushes the record of the draft proxy at 1 (a metamethod's first argument) and returns it, raising
-/// at the plugin's line when its updater has returned (the draft is revoked).
+/// when its updater has returned (the draft is revoked).
 static draft_record *live_record(lua_State *L) {
     draft_record *record = record_of(L, 1);
-    if (record->session != ((state_machine *)lua_touserdata(L, MACHINE))->live_session) {
-        luaL_error(L, "this state draft was revoked: its updater has returned");
-    }
+    if (record->session != ((state_machine *)lua_touserdata(L, MACHINE))->live_session) rs_raise_revoked(L);
     return record;
 }
 
@@ -314,3 +312,14 @@ static int draft_pairs(lua_State *L) {
 const luaL_Reg rs_draft_methods[] = {
     {"__index", draft_index}, {"__newindex", draft_newindex}, {"__len", draft_len}, {"__pairs", draft_pairs},
     {NULL, NULL}};
+
+void rs_raise_revoked(lua_State *L) {
+    // The metamethod may be called from C (`pairs`): the place is the first Lua function's line.
+    lua_Debug frame;
+    int level = 1;
+    while (lua_getstack(L, level, &frame) && lua_getinfo(L, "l", &frame) && frame.currentline < 0) level++;
+    luaL_where(L, level);
+    lua_pushstring(L, "this state draft was revoked: its updater has returned");
+    lua_concat(L, 2);
+    lua_error(L);
+}

@@ -199,6 +199,9 @@ void rs_prepare(lua_State *L, int m, int r);
 void rs_draft_read(lua_State *L, int m, int r, int key, int stand);
 int rs_push_shown(lua_State *L, int r);
 
+/// Raises "this state draft was revoked: its updater has returned" at the plugin's line.
+void rs_raise_revoked(lua_State *L);
+
 // MARK: - Views put back into a draft (stand_ins.c)
 
 /// What `rs_settle_stored_table` found the table value stored to be.

@@ -76,7 +76,7 @@ struct LuaDraftHostileTests {
         let before = try #require(harness.resident.current)
         for (source, line) in [
             ("state.counter = 2\nstate.todos[2] = kept_todo", 3), ("state.todos[1] = failed_todo", 2),
-            ("state.todos = {}\nstate.todos[1] = kept_todo", 3),
+            ("state.settings.limits = kept_root.settings.limits", 2),
         ] {
             let error = #expect(throws: LuaError.self) { _ = try harness.draft(source) }
             #expect(error?.message == "updater.lua:\(line): \(ResidentStateHarness.revokedDraft)", "\(source)")
@@ -84,7 +84,7 @@ struct LuaDraftHostileTests {
         }
         // Returned, or inside a table the updater made, it is met once the updater has returned: the
         // new state's error.
-        for source in ["state.todos = { kept_todo }", "return kept_root"] {
+        for source in ["state.todos = { kept_todo }", "state.todos = {}\nstate.todos[1] = kept_todo", "return kept_root"] {
             let error = try #require(throws: LuaNewStateError.self) { _ = try harness.draft(source) }
             #expect(error.error.message == "the new state holds a state draft that was revoked when its updater returned")
             #expect(harness.resident.current === before)
