@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 //
 // Moonblade: a Katana-style store for Swift whose business logic can live in hot-reloadable
-// Lua 5.4 plugins. See ../shared/DESIGN.md (the contract between the modules) and README.md.
+// Lua 5.4 plugins. ARCHITECTURE.md says what each target owns.
 
 import PackageDescription
 
@@ -151,6 +151,13 @@ let package = Package(
                 "MoonbladeLua",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        // The documents' examples: every Swift block is a snippet region compiled here (or in another
+        // target), every Lua block compiles, every whole plugin passes the shape check.
+        .testTarget(
+            name: "MoonbladeDocumentationTests",
+            dependencies: ["MoonbladeHost", "MoonbladeTesting", "MoonbladeJournal", "MoonbladeTestSupport"],
+            exclude: ["Manifests"]
         ),
     ],
     swiftLanguageModes: [.v6]

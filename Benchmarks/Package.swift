@@ -51,7 +51,7 @@ let package = Package(
         // One workload in a loop, for `valgrind --tool=callgrind` (Scripts/profile): valgrind cannot
         // run the benchmark harness.
         .executableTarget(name: "Profiling", dependencies: ["Workloads"], path: "Profiling"),
-        // Issue 23: memory stays flat over a million mixed dispatches with reloads (Scripts/soak).
+        // Memory stays flat over a million mixed dispatches with reloads (Scripts/soak).
         .executableTarget(name: "Soak", dependencies: ["Workloads"], path: "Soak"),
         // 1 and 4: updater dispatch and side-effect round trips, native Swift against Lua.
         benchmarkTarget("Dispatching", dependencies: [.product(name: "Moonblade", package: "Moonblade")]),
@@ -59,11 +59,11 @@ let package = Package(
         benchmarkTarget("Mapping"),
         // 3: a Lua updater as the state grows.
         benchmarkTarget("StateGrowth"),
-        // Issue 16: Lua updaters on the resident state (drafts) against the full mapping and native.
+        // Lua updaters on the resident state (drafts) against the full mapping and native.
         benchmarkTarget("ResidentState", dependencies: [.product(name: "Moonblade", package: "Moonblade")]),
         // 5: hot-reload latency, file write to new code active, under a steady dispatch load.
         benchmarkTarget("Reloading"),
-        // Issue 21: what the dispatch journal adds to a Lua updater dispatch, group commit and strict.
+        // What the dispatch journal adds to a Lua updater dispatch, group commit and strict.
         benchmarkTarget(
             "Journaling",
             dependencies: [

@@ -1,4 +1,4 @@
-// Soak run (issue 23): a million mixed dispatches at the default limits, with reloads throughout, and
+// Soak run: a million mixed dispatches at the default limits, with reloads throughout, and
 // the process's resident memory (RSS) checked to stay flat: after a warm-up, it may grow by at most
 // 10 %. Exits 1 when it grows more, printing RSS along the way.
 //

@@ -5,7 +5,7 @@ import Foundation
 @main
 struct MoonbladeCommand: AsyncParsableCommand {
     /// What `moonblade --version` prints: the release, and the Lua it embeds.
-    static let version = "moonblade 0.1.0 (Lua 5.4)"
+    static let version = "moonblade 0.2.0 (Lua 5.4)"
 
     static let configuration = CommandConfiguration(
         commandName: "moonblade",

@@ -3,7 +3,7 @@ import MoonbladeHost
 import MoonbladeTestSupport
 import Testing
 
-/// Side effect runs reuse the Lua threads of earlier runs of the same plugin (issue 17): a run still
+/// Side effect runs reuse the Lua threads of earlier runs of the same plugin: a run still
 /// starts with a ctx of its own, a failed run's thread is not reused, and a thread a plugin kept from
 /// an earlier run never reaches another plugin's run.
 @Suite("Side effect coroutine reuse")

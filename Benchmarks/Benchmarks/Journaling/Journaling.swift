@@ -5,7 +5,7 @@ import MoonbladeHost
 import MoonbladeJournal
 import Workloads
 
-/// Issue 21: what the dispatch journal adds to an awaited Lua updater dispatch (`bench.increment`),
+/// What the dispatch journal adds to an awaited Lua updater dispatch (`bench.increment`),
 /// with group commit (each iteration ends with a flush, so the writer's work is inside the figure)
 /// and with the strict setting (a synced commit per dispatch), on the dynamic state the command line
 /// uses (`JSONValue`) and on a typed one (`CounterState`, encoded to JSON for each patch); then the

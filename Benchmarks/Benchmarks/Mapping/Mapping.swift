@@ -2,7 +2,7 @@ import Benchmark
 import BenchmarkSupport
 import Workloads
 
-/// Issue 11, benchmark 2: `LuaEncoder`/`LuaDecoder` against hand-written C-API code and a JSON detour,
+/// `LuaEncoder`/`LuaDecoder` against hand-written C-API code and a JSON detour,
 /// on states of 10, 1,000 and 100,000 items. Each operation maps the whole state one way. And one
 /// small value (an `EchoRequest`, one `Int` field): the coders' fixed cost per call.
 let benchmarks: @Sendable () -> Void = {

@@ -2,7 +2,7 @@ import Benchmark
 import BenchmarkSupport
 import Workloads
 
-/// Issue 11, benchmark 5: hot-reload latency under a steady dispatch load (``ReloadWorkload``), one
+/// Hot-reload latency under a steady dispatch load (``ReloadWorkload``), one
 /// edit of the plugin per iteration.
 ///
 /// Watched: from writing the plugin file to the first dispatch that runs the new code, through the

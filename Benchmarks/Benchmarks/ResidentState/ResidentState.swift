@@ -3,7 +3,7 @@ import BenchmarkSupport
 import Moonblade
 import Workloads
 
-/// Issue 16: Lua updaters on the resident state (drafts, decoding only what changed) as the state
+/// Lua updaters on the resident state (drafts, decoding only what changed) as the state
 /// grows from 10 to 100,000 items, against the old full encode/decode on the same VM and against a
 /// native Swift updater on a store. Engine only: no plugin host around it.
 let benchmarks: @Sendable () -> Void = {

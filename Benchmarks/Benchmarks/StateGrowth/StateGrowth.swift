@@ -2,7 +2,7 @@ import Benchmark
 import BenchmarkSupport
 import Workloads
 
-/// Issue 11, benchmark 3, and issue 16: a Lua updater that changes one field (`bench.increment` on
+/// A Lua updater that changes one field (`bench.increment` on
 /// `counter`), and one that changes one item of the list (`bench.toggle`), as the state grows from 10
 /// to 100,000 items, against the native updaters on the same state. Since the state lives in Lua
 /// between dispatches, a Lua updater costs what it touches, not what the state holds.

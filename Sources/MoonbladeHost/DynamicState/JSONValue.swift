@@ -9,7 +9,7 @@ import MoonbladeLua
 /// float subtypes stay apart (`1` stays an integer, `1.5` a float).
 ///
 /// Lua has one `{}` for an empty object and an empty array, so an object's table carries a marker
-/// metatable (``LuaTableKind``): an empty object or array from JSON comes back from Lua as it went in,
+/// metatable (`LuaTableKind` in MoonbladeLua): an empty object or array from JSON comes back from Lua as it went in,
 /// an object Lua code empties stays an object, and plugins say which they mean with
 /// `moonblade.object()` or `moonblade.array()`. An unmarked empty table (a plain `{}` made in Lua)
 /// reads back as an empty array. JSON's `null` inside an object or array is `moonblade.null` in Lua,

@@ -120,7 +120,6 @@ public final class PluginHost<S: State & Codable>: Sendable {
     ///   - sideEffectInterceptors: Swift interceptors that side effects pass in their own task, after
     ///     the synchronous chain, and that may await dispatches (see `SideEffectInterceptor`).
     ///   - dependencies: the Swift functions side effects reach as `ctx.deps`.
-    ///   - interceptors: Swift interceptors, outermost first.
     ///   - configuration: limits, logger, tracer and metrics (see ``Configuration``).
     /// - Throws: only when the Lua VM cannot be created; plugin problems go to ``loadErrors``.
     public convenience init(
@@ -221,7 +220,7 @@ public final class PluginHost<S: State & Codable>: Sendable {
     /// into its type, as from Lua's `ctx.dispatch`).
     ///
     /// With `retries`, a failing dispatch is made again up to that many times, `delay` apart; see
-    /// ``Moonblade/Dispatcher/dispatch(_:retries:delay:)-(AnyStateUpdater,_,_)``.
+    /// the store's `dispatch(_:retries:delay:)`.
     ///
     /// - Throws: ``PluginError/Kind/unknownItem`` at once when no item has that name, and
     ///   ``PluginError/Kind/invalidValue`` when a Swift item's payload does not decode into its type;

@@ -4,10 +4,10 @@ import Foundation
 ///
 /// A task per run sleeping until its deadline would do the same, but a cancelled `Task.sleep` keeps
 /// its timer (and the task) until the deadline would have passed: a busy host held rate × 30 s of
-/// them (issue 23). Here cancelling removes the entry at once, and nothing is held for a run that
+/// them. Here cancelling removes the entry at once, and nothing is held for a run that
 /// finished. Scheduling wakes the thread only when the new entry is due before the one it sleeps
 /// towards: with one time limit for every run, a new entry is never the earliest, so a run costs a
-/// dictionary insert and remove, not a thread wake-up (issue 17).
+/// dictionary insert and remove, not a thread wake-up.
 final class DeadlineTimer: @unchecked Sendable {
     // @unchecked Sendable: every stored var is touched only while holding `condition`.
     static let shared = DeadlineTimer()

@@ -4,7 +4,7 @@ import MoonbladeHost
 
 extension Journal {
     /// The store interceptor that records every item that passes it: put it innermost, where items
-    /// reach the store as they run (``PluginHost/init(plugins:journal:initialState:dependencies:interceptors:configuration:)``
+    /// reach the store as they run (`PluginHost/init(plugins:journal:initialState:dependencies:interceptors:configuration:)`
     /// does). A plain `Store` can use it too, as the last of its interceptors.
     ///
     /// Updaters are recorded with their outcome and what they changed; side effects as started (what
@@ -70,7 +70,7 @@ extension Journal {
 
     /// Tells the journal the state the store starts from, before the store runs anything: the
     /// first entry's patch is computed against it. A state other than the journal's latest is written
-    /// as a snapshot, so the journal can rebuild every state after it. The ``PluginHost`` initializer
+    /// as a snapshot, so the journal can rebuild every state after it. The `PluginHost` initializer
     /// that takes a journal calls this; call it yourself when you put ``recorder()`` in a plain `Store`.
     public func begin<S: Encodable>(with initialState: S) throws(JournalError) {
         try begin(with: initialState, recovered: state(at: nil), plugins: [])
@@ -90,7 +90,7 @@ extension Journal {
 }
 
 extension PluginHost {
-    /// Loads the plugins like ``init(plugins:initialState:dependencies:interceptors:configuration:)``
+    /// Loads the plugins like `init(plugins:initialState:dependencies:interceptors:configuration:)`
     /// and records every dispatch in `journal`, starting from the journal's latest state (its last
     /// snapshot plus the patches after it) unless `initialState` is given.
     ///
@@ -105,7 +105,7 @@ extension PluginHost {
     ///
     /// - Throws: ``JournalError`` when the journal's state cannot be rebuilt or is not an `S`; the
     ///   `PluginError` of a migration that fails (item `plugin.migrate`, with its `file:line`), of a
-    ///   state recorded under a later plugin version than the loaded one (``PluginError/Kind/downgrade``),
+    ///   state recorded under a later plugin version than the loaded one (`PluginError/Kind/downgrade`),
     ///   or of a VM that cannot be created. Nothing is written to the journal then.
     public convenience init(
         plugins directories: [String],

@@ -13,8 +13,13 @@ import MoonbladeHost
 public enum JournalSpecWriter {
     /// The spec's Lua source for `plugin`'s updater entries from `from` through `until`.
     ///
-    /// - Parameter sizeLimit: the most bytes the spec may be; nil for the most a spec file may be
-    ///   for `moonblade test` to read it (16 MiB).
+    /// - Parameters:
+    ///   - journal: the journal to read.
+    ///   - plugin: the plugin whose updater entries the spec runs.
+    ///   - first: the first entry to take.
+    ///   - last: the last entry to take.
+    ///   - sizeLimit: the most bytes the spec may be; nil for the most a spec file may be
+    ///     for `moonblade test` to read it (16 MiB).
     /// - Throws: ``JournalError`` when the journal has no updater entry of `plugin` there, its
     ///   states cannot be rebuilt, or the spec would be larger than `sizeLimit` (written, it failed
     ///   only when run, as a file too large to read).

@@ -19,7 +19,7 @@ public struct TimeTravel<S: State & Codable>: Sendable {
         try journal.entries(from: max(0, journal.lastSequence - count + 1))
     }
 
-    /// The sequence whose state the store holds now (see ``JournalTimeline``).
+    /// The sequence whose state the store holds now (see `JournalTimeline`).
     public func position() throws(JournalError) -> Int {
         try timeline().position
     }
@@ -32,7 +32,7 @@ public struct TimeTravel<S: State & Codable>: Sendable {
     ///
     /// - Throws: ``JournalError`` when `sequence` is not in the journal. A `PluginError` when a
     ///   migration fails (item `plugin.migrate`, with its `file:line`), or when the state was recorded
-    ///   under a later version of a plugin than the loaded one (``PluginError/Kind/downgrade``, naming
+    ///   under a later version of a plugin than the loaded one (`PluginError/Kind/downgrade`, naming
     ///   the plugin and both versions); the store's state is then left as it was.
     public func goto(_ sequence: Int) async throws {
         guard let json = try journal.state(at: sequence) else {

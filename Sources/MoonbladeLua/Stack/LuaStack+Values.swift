@@ -43,9 +43,11 @@ extension LuaStack {
     /// Functions, threads and userdata, tables that contain themselves and tables nested more than 512
     /// levels deep are `.conversion` errors.
     ///
-    /// - Parameter requiringUTF8: refuse a string (or key) that is not valid UTF-8 with a `.conversion`
-    ///   error, as the host does for a value Lua hands on: otherwise it is read with each bad byte
-    ///   replaced by U+FFFD.
+    /// - Parameters:
+    ///   - index: the value's stack index.
+    ///   - requiringUTF8: refuse a string (or key) that is not valid UTF-8 with a `.conversion`
+    ///     error, as the host does for a value Lua hands on: otherwise it is read with each bad byte
+    ///     replaced by U+FFFD.
     public func value(at index: Int32, requiringUTF8: Bool = false) throws(LuaError) -> LuaValue {
         var tablesBeingRead: Set<UnsafeRawPointer> = []
         return try value(at: absolute(index), tablesBeingRead: &tablesBeingRead, requiringUTF8: requiringUTF8)

@@ -4,7 +4,7 @@ extension LuaSpecRunner {
     public static var vocabulary: (globals: [String], assertions: [String]) { SpecSession.vocabulary() }
 
     /// LuaLS (`---@meta`) definitions of the spec globals, to sit next to the host's
-    /// (``PluginHost/luaTypeDefinitions(dependencies:)``) in a `.luarc.json` library.
+    /// (`PluginHost/luaTypeDefinitions(dependencies:)`) in a `.luarc.json` library.
     public static func luaTypeDefinitions() -> String {
         let (globals, assertions) = vocabulary
         var lines = [

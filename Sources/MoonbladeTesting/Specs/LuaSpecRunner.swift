@@ -14,9 +14,9 @@ import MoonbladeHost
 /// ```
 ///
 /// Each case runs in a fresh store (`PluginHost<JSONValue>`) holding its own plugin, and the spec file
-/// in a Lua VM of its own. Spec files have busted's DSL (``SpecPrelude``): `describe`, `it`, `pending`,
+/// in a Lua VM of its own. Spec files have busted's DSL (`SpecPrelude`): `describe`, `it`, `pending`,
 /// `before_each`, `after_each`, `setup`, `teardown`, `finally`, luassert's assertions with their
-/// modifiers (``SpecAssertions``), `spy` and `stub`; and the store: `dispatch(name, payload)` (runs the
+/// modifiers (`SpecAssertions`), `spy` and `stub`; and the store: `dispatch(name, payload)` (runs the
 /// item to completion and returns a side effect's result, raising its error), `post(name, payload)`,
 /// `state()`, `set_state(table)`, `apply_updater(state, name, payload)` (one updater outside the store,
 /// as `moonblade replay` runs it) and `stub("group.name", function(arguments) … end)`, which answers

@@ -1,5 +1,5 @@
 /// The Lua side of the spec runner: the busted-style DSL and the store functions, run once in each
-/// spec VM before the spec file (the assertions, spies and stubs come from ``SpecAssertions``).
+/// spec VM before the spec file (the assertions, spies and stubs come from `SpecAssertions`).
 ///
 /// It is called with a table of host functions (`await`, `caller_line`, `start_dispatch`,
 /// `start_post`, `start_apply`, `read_state`, `settle_start`, `set_state`, `add_stub`) and returns `{ list = …,

@@ -65,7 +65,7 @@ public final class PluginTester<S: State & Codable & Equatable>: Sendable {
     /// The store's current state.
     public var state: S { host.state }
 
-    /// The names of the items side effects dispatched that no ``receive(_:timeout:sourceLocation:assert:)``
+    /// The names of the items side effects dispatched that no `receive(_:_:timeout:sourceLocation:assert:)`
     /// has asserted yet, oldest first.
     public var receivedItems: [String] { log.pending.map { name(of: $0.item) } }
 
@@ -94,7 +94,7 @@ extension PluginTester {
     /// Dispatches the item `name` with `payload` and checks the change it makes.
     ///
     /// An updater is applied before this returns. A side effect is started and left running: what it
-    /// dispatches is checked with ``receive(_:timeout:sourceLocation:assert:)``, and it must end by
+    /// dispatches is checked with `receive(_:_:timeout:sourceLocation:assert:)`, and it must end by
     /// ``finish(timeout:sourceLocation:)``.
     ///
     /// - Parameters:
@@ -141,7 +141,7 @@ extension PluginTester {
     ///     payload as Lua dispatched it: a sequence is an array, other tables objects).
     ///   - timeout: how long to wait for the item to arrive.
     ///   - sourceLocation: where a failure is reported.
-    ///   - expected: as in ``dispatch(_:_:sourceLocation:assert:)``.
+    ///   - expected: as in `dispatch(_:_:sourceLocation:assert:)`.
     public func receive(
         _ name: String, _ payload: (any Encodable & Sendable)? = nil, timeout: Duration = PluginTester.defaultTimeout,
         sourceLocation: SourceLocation = #_sourceLocation,

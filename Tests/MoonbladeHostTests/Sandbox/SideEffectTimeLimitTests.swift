@@ -5,7 +5,7 @@ import MoonbladeTestSupport
 import Testing
 
 /// A side effect's time limit covers its whole run, however many Swift awaits it makes (one deadline
-/// per run, issue 17), and cancelling a side effect reaches the Swift work it awaits.
+/// per run), and cancelling a side effect reaches the Swift work it awaits.
 @Suite("Side effect time limit")
 struct SideEffectTimeLimitTests {
     let scratch = ScratchPlugins()
