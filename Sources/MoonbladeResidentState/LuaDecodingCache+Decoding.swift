@@ -8,9 +8,9 @@ extension LuaDecodingCache: LuaDecodingCaching {
     package func decodeCached<T: Decodable>(
         _ type: T.Type, at index: Int32, step: LuaPathStep?, session: LuaDecodingSession, decoder: LuaValueDecoder
     ) throws -> T {
-        let L = decoder.L
+        let L = decoder.luaState
         // A single-value container re-reading its own table (step nil, same index) is the same value.
-        guard lua_type(L, index) == LUA_TTABLE, step != nil || index != decoder.index else {
+        guard lua_type(L, index) == LUA_TTABLE, step != nil || index != decoder.valueIndex else {
             return try decoder.decodeNested(T.self, at: index, step: step) { try T(from: $0) }
         }
         let patchable = patchableType(T.self)
@@ -20,11 +20,9 @@ extension LuaDecodingCache: LuaDecodingCaching {
         guard patchable != nil || index != session.pendingRoot else {
             return try decoder.decodeNested(T.self, at: index, step: step) { try T(from: $0) }
         }
-        guard patchable != nil || decoder.collectionDepth == 0 else {
+        guard patchable != nil || !decoder.isInCollection else {
             // An item of a collection: its value lives in the collection's entry.
-            decoder.cacheSuspension += 1
-            defer { decoder.cacheSuspension -= 1 }
-            return try decoder.decodeNested(T.self, at: index, step: step) { try T(from: $0) }
+            return try decoder.withoutCache { try decoder.decodeNested(T.self, at: index, step: step) { try T(from: $0) } }
         }
         let id = id(ofTableAt: index, in: session, L)
         if let id, let hit = value(id: id, type: T.self) {
@@ -40,21 +38,18 @@ extension LuaDecodingCache: LuaDecodingCaching {
             baseID = self.id(ofTableAt: -1, in: session, L)
             lua_settop(L, record)
         }
-        if patchable != nil { decoder.collectionDepth += 1 }
-        defer { if patchable != nil { decoder.collectionDepth -= 1 } }
-        let value: T
-        if let patchable, let record, let baseID, let base = self.value(id: baseID, type: T.self),
-            let patched = try patch(patchable, from: base, at: index, step: step, record: record, decoder: decoder)
-        {
-            value = patched as! T
-        } else if patchable == nil, let record, let baseID, holdsValue(id: baseID, type: T.self) {
-            // Its older table was decoded as a `T`: its keys passed, and the record lists every other.
-            let vouched = decoder.vouchedKeys
-            decoder.vouchedKeys = (index, record)
-            defer { decoder.vouchedKeys = vouched }
-            value = try decoder.decodeNested(T.self, at: index, step: step) { try T(from: $0) }
-        } else {
-            value = try decoder.decodeNested(T.self, at: index, step: step) { try T(from: $0) }
+        let value: T = try decoder.inCollection(patchable != nil) {
+            if let patchable, let record, let baseID, let base = self.value(id: baseID, type: T.self),
+                let patched = try patch(patchable, from: base, at: index, step: step, record: record, decoder: decoder)
+            {
+                return patched as! T
+            } else if patchable == nil, let record, let baseID, holdsValue(id: baseID, type: T.self) {
+                // Its older table was decoded as a `T`: its keys passed, and the record lists every other.
+                return try decoder.vouching(keysOf: index, record: record) {
+                    try decoder.decodeNested(T.self, at: index, step: step) { try T(from: $0) }
+                }
+            }
+            return try decoder.decodeNested(T.self, at: index, step: step) { try T(from: $0) }
         }
         store(value, id: id, tableAt: index, in: session, L)
         if let baseID { supersede(id: baseID, type: T.self) }

@@ -99,7 +99,7 @@ final class LuaDecodingCache {
             changes: stack.type(at: base + 4) == .table ? base + 4 : 0,
             rootChanges: rootChanges, pendingRoot: hasChanges ? base + 6 : 0)
         try decoder.reserve()
-        if rootKeysChecked && rootChanges != 0 { decoder.vouchedKeys = (base + 6, rootChanges) }
+        if rootKeysChecked && rootChanges != 0 { decoder.vouchForRootKeys(of: base + 6, record: rootChanges) }
         let value = try decoder.decodeValue(T.self, at: base + 6, step: nil)
         sweepIfGrown(stack, tables: base + 3)
         return value

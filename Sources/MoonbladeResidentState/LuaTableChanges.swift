@@ -24,7 +24,7 @@ package struct LuaTableChanges {
     let table: Int32
     let record: Int32
 
-    private var L: OpaquePointer { decoder.L }
+    private var L: OpaquePointer { decoder.luaState }
 
     /// The keys whose values differ from the older table (set, replaced or removed).
     package var changedKeys: [Key] {

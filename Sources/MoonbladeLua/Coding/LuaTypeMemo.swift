@@ -4,13 +4,13 @@
 /// The coders ask about the type of every nested value (is it an array?), and every item of an array
 /// asks about the same type; one coder (one `push` or `decode`) keeps one memo.
 package struct LuaTypeMemo<Answer> {
-    private var entries: [(type: ObjectIdentifier, answer: Answer?)] = []
+    @usableFromInline var entries: [(type: ObjectIdentifier, answer: Answer?)] = []
 
-    package init() {}
+    @inlinable package init() {}
 
     /// The answer for `type`: remembered, or asked of `look` and remembered (up to 32 types; past
     /// that, `look` is asked every time).
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func answer(for type: Any.Type, _ look: (Any.Type) -> Answer?) -> Answer? {
         let identity = ObjectIdentifier(type)
         for entry in entries where entry.type == identity { return entry.answer }

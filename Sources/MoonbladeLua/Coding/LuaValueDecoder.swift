@@ -14,7 +14,7 @@ import Foundation
 /// (``LuaKeptCoder``), so a small decode allocates nothing of its own. Values a container pulls onto
 /// the stack stay there until the value that owns the container is done; then the stack is cut back.
 package final class LuaValueDecoder: Decoder, LuaReusableCoder {
-    @exclusivity(unchecked) package private(set) var L: OpaquePointer
+    @exclusivity(unchecked) private(set) var L: OpaquePointer
     @exclusivity(unchecked) var options: LuaDecoder
     // One decoder is used by one thread at a time (the VM's), and its fields are only touched in
     // place, never across a call that touches them again: the runtime exclusivity checks (~4 % of a
@@ -30,7 +30,7 @@ package final class LuaValueDecoder: Decoder, LuaReusableCoder {
     @exclusivity(unchecked) private var steps: [LuaPathStep] = []
     @exclusivity(unchecked) private var depth = 0
     /// The stack index of the value being decoded, and the Swift type it is being decoded as.
-    @exclusivity(unchecked) package private(set) var index: Int32 = 0
+    @exclusivity(unchecked) private(set) var index: Int32 = 0
     @exclusivity(unchecked) private var valueType: Any.Type = Never.self
     /// Identities of the tables being decoded, root first, to report cycles instead of recursing.
     @exclusivity(unchecked) private var tables: [UnsafeRawPointer] = []
@@ -38,12 +38,12 @@ package final class LuaValueDecoder: Decoder, LuaReusableCoder {
     @exclusivity(unchecked) package var cache: LuaDecodingSession?
     /// How many arrays or dictionaries enclose the value being decoded, and how many enclosing items
     /// are decoded without the cache (the cache says what it caches).
-    @exclusivity(unchecked) package var collectionDepth = 0
-    @exclusivity(unchecked) package var cacheSuspension = 0
+    @exclusivity(unchecked) var collectionDepth = 0
+    @exclusivity(unchecked) var cacheSuspension = 0
     /// A changed table of a resident version and the stack index of its change record, which lists
     /// every key where it differs from an older table already decoded as the same type: its keys are
     /// checked at those keys only (``checkKeyedTable(_:at:)``). Table 0: none.
-    @exclusivity(unchecked) package var vouchedKeys: (table: Int32, record: Int32) = (0, 0)
+    @exclusivity(unchecked) var vouchedKeys: (table: Int32, record: Int32) = (0, 0)
     /// The field names' Lua strings, the VM's.
     let keyStrings: LuaKeyStrings
     /// The keyed containers this root decoder has handed out (children make theirs).
