@@ -1,5 +1,6 @@
 import Foundation
 import MoonbladeLua
+import MoonbladeResidentState
 
 extension PluginCode {
     /// The chunks of the host's own Lua glue, where no error of a plugin's is placed.

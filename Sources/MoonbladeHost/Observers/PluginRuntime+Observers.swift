@@ -1,6 +1,7 @@
 import Moonblade
 import Tracing
 import MoonbladeLua
+import MoonbladeResidentState
 
 extension PluginRuntime {
     /// Fires the `on_start` rules; their items wait in the store's queue until it is ready.

@@ -1,4 +1,5 @@
 import MoonbladeLua
+import MoonbladeResidentState
 
 /// Encodes `Encodable` values straight into ``JSONValue``s, with no JSON text on the way: the same
 /// value `JSONEncoder` would write, with integers and floats kept apart. One encoder serves a

@@ -1,4 +1,5 @@
 import MoonbladeLua
+import MoonbladeResidentState
 
 extension LuaSide {
     /// The resident version mirroring `state`, the store's state at `generation`: the current one when

@@ -1,5 +1,6 @@
 import Moonblade
 import MoonbladeLua
+import MoonbladeResidentState
 
 extension PluginRuntime {
     /// Runs the Lua updater `item` on a draft of the resident state and returns the state it leaves,

@@ -10,12 +10,12 @@ import CLua
 /// from a free list it keeps in Swift: `luaL_ref` keeps that list in the registry itself, four table
 /// accesses per reference and three per release, and a dispatch makes and drops one. Nothing else
 /// may use `luaL_ref` on the registry (both would hand out the same keys).
-struct LuaRegistrySlot: ~Copyable {
+package struct LuaRegistrySlot: ~Copyable {
     private let runtime: LuaRuntime
     private let slot: Int32
 
     /// Pops the top value of `stack` into the registry.
-    init(popping stack: LuaStack) {
+    package init(popping stack: LuaStack) {
         runtime = stack.runtime
         slot = runtime.takeRegistrySlot()
         lua_rawseti(stack.state, moonblade_registryindex, lua_Integer(slot))
@@ -29,7 +29,7 @@ struct LuaRegistrySlot: ~Copyable {
     }
 
     /// Pushes the value onto `stack` (a stack of the same VM).
-    func push(onto stack: LuaStack) {
+    package func push(onto stack: LuaStack) {
         lua_rawgeti(stack.state, moonblade_registryindex, lua_Integer(slot))
     }
 }

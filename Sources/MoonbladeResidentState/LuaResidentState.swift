@@ -1,5 +1,6 @@
 import CLua
-import LuaGuest
+import CResidentState
+import MoonbladeLua
 
 /// The store's state kept in one VM between dispatches, as immutable Lua tables stamped with a version,
 /// with Immer-style drafts for Lua updaters and a decoder that reads only what changed.
@@ -19,7 +20,10 @@ import LuaGuest
 /// without copying. When Swift code changes the state, ``replace(with:version:encoder:)`` pushes it whole.
 ///
 /// Drafts behave as plain tables for indexing, `#`, `pairs`, `ipairs` and the `table` library;
-/// `rawget`, `rawset` and `next` see an empty proxy. A draft kept past its updater is read-only.
+/// `rawget`, `rawset` and `next` see an empty proxy. A draft kept past its updater is revoked: using it raises.
+///
+/// The host reaches it through its package API; what is public is what the benchmarks of the
+/// resident state alone need (Benchmarks/Workloads).
 ///
 /// Not thread-safe: use it under the VM's one-thread rule, like ``LuaVM`` itself. Decode every
 /// version with the same ``LuaDecoder`` settings: cached values do not record the settings they were
@@ -27,7 +31,7 @@ import LuaGuest
 public final class LuaResidentState {
     /// The chunk name of the machinery's Lua (it copies long sequences), where no error of a plugin's
     /// belongs: a limit striking there is placed at the plugin line below it.
-    public static let chunkName = String(cString: moonblade_state_chunk_name())
+    package static let chunkName = String(cString: moonblade_state_chunk_name())
 
     private let vm: LuaVM
     private let applyFunction: LuaReference
@@ -41,7 +45,7 @@ public final class LuaResidentState {
     // runtime's exclusivity check that `@exclusivity(unchecked)` waives only in this module.
     @exclusivity(unchecked) private var currentVersion: LuaStateVersion?
 
-    /// Sets up the draft machinery (C, in `LuaGuest`) in `vm`, once per resident state.
+    /// Sets up the draft machinery (C, in `CResidentState`) in `vm`, once per resident state.
     public init(vm: LuaVM) throws(LuaError) {
         self.vm = vm
         let stack = vm.stack
@@ -81,7 +85,7 @@ public final class LuaResidentState {
 
     /// Pushes `value` as a version of its own, without making it current: a state Swift code made
     /// that Lua must see (an observer's old state, say). Reuses tables as ``replace(with:version:encoder:)`` does.
-    public func version<T: Encodable>(of value: T, stamped version: UInt64, encoder: LuaEncoder = LuaEncoder()) throws
+    package func version<T: Encodable>(of value: T, stamped version: UInt64, encoder: LuaEncoder = LuaEncoder()) throws
         -> LuaStateVersion
     {
         try cache.withReusableTables(on: vm.stack) { try encoder.push(value, onto: vm.stack, reusing: $0) }
@@ -93,7 +97,7 @@ public final class LuaResidentState {
     /// Marks the root table of `pending` as `kind` (``LuaTableKind``), for a host that reads an empty
     /// root as a kind other than its contents say (an updater's plain `{}` emptying a state that is an
     /// object): views of the version then show it as that kind too.
-    public func markRoot(of pending: LuaPendingState, as kind: LuaTableKind) throws(LuaError) {
+    package func markRoot(of pending: LuaPendingState, as kind: LuaTableKind) throws(LuaError) {
         let stack = vm.stack
         try stack.reserve(3)
         pending.next.pushRoot(onto: stack)
@@ -116,14 +120,14 @@ public final class LuaResidentState {
     }
 
     /// Pushes a read-only view of the current version (see ``pushReadOnlyView(of:onto:)``).
-    public func pushReadOnlyView(onto stack: LuaStack) throws(LuaError) {
+    package func pushReadOnlyView(onto stack: LuaStack) throws(LuaError) {
         try pushReadOnlyView(of: requireCurrent(), onto: stack)
     }
 
     /// Pushes a read-only view of `version`, in O(1): a proxy that reads the resident tables, hands
     /// out nested tables as views too, and raises `state is read-only here (field "todos")` on a write.
     /// A non-table state is pushed as it is.
-    public func pushReadOnlyView(of version: LuaStateVersion, onto stack: LuaStack) throws(LuaError) {
+    package func pushReadOnlyView(of version: LuaStateVersion, onto stack: LuaStack) throws(LuaError) {
         try stack.reserve(3)
         version.pushRoot(onto: stack)
         try stack.call(arguments: 1, results: 1, function: viewFunction)
@@ -135,8 +139,8 @@ public final class LuaResidentState {
     /// one guest call. `pushArguments` pushes what follows the draft (the payload) and returns how
     /// many values it pushed.
     ///
-    /// On error (the updater's, a limit's, a cycle in the new state) the draft is closed, drafts the
-    /// plugin kept are read-only, and the current version is untouched. An updater of a table state
+    /// On error (the updater's, a limit's, a cycle in the new state) the draft is revoked, as are
+    /// drafts the plugin kept, and the current version is untouched. An updater of a table state
     /// that returns something other than a table or nil throws ``LuaStateReturnError``; a new state
     /// that can be no version (it contains itself, or is nested too deep) throws ``LuaNewStateError``.
     public func apply(
@@ -199,10 +203,10 @@ public final class LuaResidentState {
 
     /// How many decoded values the decoding cache holds (entries of collected tables are swept once
     /// the cache has doubled).
-    var cachedValueCount: Int { cache.count }
+    package var cachedValueCount: Int { cache.count }
 
     /// How many collections' tables the decoding cache offers for reuse after a Swift updater.
-    var reusableCollectionCount: Int { cache.reusableCollectionCount }
+    package var reusableCollectionCount: Int { cache.reusableCollectionCount }
 
     /// Ends a failed ``apply(_:on:pushArguments:)``: its drafts become read-only. Returns whether it
     /// failed finishing the state the updater left, rather than in the updater.

@@ -1,3 +1,4 @@
+import MoonbladeResidentState
 import Foundation
 @testable import MoonbladeLua
 import Testing

@@ -1,3 +1,5 @@
+import MoonbladeLua
+
 /// One version of the resident state: its root in the VM, immutable, and the stamp the host gave it.
 ///
 /// Holding a version keeps its tables alive (and with them their entries in the decoding cache), so

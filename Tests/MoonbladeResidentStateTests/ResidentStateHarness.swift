@@ -1,4 +1,5 @@
 import MoonbladeLua
+import MoonbladeResidentState
 import Testing
 
 /// A VM with a resident state, running Lua updaters on drafts the way the host does.
@@ -42,24 +43,24 @@ final class ResidentStateHarness {
     }
 
     /// Drafts `source`, decodes the result as a `Board` and commits it if it decodes: one dispatch as
-    /// the host makes it. Says whether it failed by writing a read-only part (a kept draft or a view,
-    /// README "A draft kept past its updater"), where a plain copy writes on.
-    func dispatchBoard(_ source: String) -> (board: Board?, wroteReadOnlyPart: Bool) {
+    /// the host makes it. Says whether it failed by using a revoked draft (one kept past its updater)
+    /// or writing a view, where a plain copy goes on.
+    func dispatchBoard(_ source: String) -> (board: Board?, usedReadOnlyPart: Bool) {
         do {
             let pending = try draft(source)
             guard let board = try? resident.decode(Board.self, of: pending) else { return (nil, false) }
             commit(pending)
             return (board, false)
         } catch let error as LuaError {
-            let readOnly = error.message.contains(Self.keptDraftWrite) || error.message.contains("state is read-only here")
+            let readOnly = error.message.contains(Self.revokedDraft) || error.message.contains("state is read-only here")
             return (nil, readOnly)
         } catch {  // a new state that cannot be finished (a cycle): the plain copy fails too
             return (nil, false)
         }
     }
 
-    /// What writing a draft kept from an earlier updater raises.
-    static let keptDraftWrite = "this state draft is no longer writable: its updater has returned"
+    /// What using a draft kept from an earlier updater raises.
+    static let revokedDraft = "this state draft was revoked: its updater has returned"
 
     @discardableResult
     func commit(_ pending: LuaPendingState) -> LuaStateVersion {

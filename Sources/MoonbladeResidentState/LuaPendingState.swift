@@ -1,3 +1,5 @@
+import MoonbladeLua
+
 /// A finished draft: the next version of the state, not yet current.
 ///
 /// Decode it with ``LuaResidentState``'s `decode(_:of:decoder:)` and, when that succeeds,

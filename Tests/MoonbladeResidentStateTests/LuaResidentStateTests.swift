@@ -1,4 +1,5 @@
 import MoonbladeLua
+import MoonbladeResidentState
 import Testing
 
 /// Versions, read-only views, structural sharing and transactions.
@@ -212,7 +213,7 @@ struct LuaResidentStateTests {
     @Test func aRaiseHalfwayLeavesTheResidentStateUntouched() throws {
         let harness = try ResidentStateHarness(Board.sample)
         let before = try #require(harness.resident.current)
-        let error = expectLuaError {
+        let error = #expect(throws: LuaError.self) {
             _ = try harness.draft("state.counter = 50\ntable.remove(state.todos, 1)\nstate.settings.theme = 'x'\nerror('halfway')")
         }
         #expect(error?.message == "updater.lua:5: halfway")
@@ -228,10 +229,10 @@ struct LuaResidentStateTests {
         let harness = try ResidentStateHarness(
             Board.sample, configuration: LuaVM.Configuration(instructionBudget: 100_000, hookInterval: 100))
         let before = try #require(harness.resident.current)
-        let budget = expectLuaError { _ = try harness.draft("state.counter = 3\nwhile true do state.counter = state.counter + 1 end") }
+        let budget = #expect(throws: LuaError.self) { _ = try harness.draft("state.counter = 3\nwhile true do state.counter = state.counter + 1 end") }
         #expect(budget?.kind == .limit)
         harness.vm.memoryLimit = harness.vm.memoryInUse + 200_000
-        let memory = expectLuaError {
+        let memory = #expect(throws: LuaError.self) {
             _ = try harness.draft("state.counter = 3\nfor i = 1, 1e7 do state.todos[i] = { title = ('x'):rep(i % 50), done = true } end")
         }
         #expect(memory?.kind == .memory)
@@ -318,7 +319,7 @@ struct LuaResidentStateTests {
             ("state.todos[1].done = true", "reader.lua:2: state is read-only here (field \"done\")"),
             ("table.insert(state.todos, {})", "state is read-only here (key 4)"),
         ] {
-            let error = expectLuaError { _ = try harness.read(version, source) }
+            let error = #expect(throws: LuaError.self) { _ = try harness.read(version, source) }
             #expect(error?.message.hasSuffix(message) == true, "\(error?.message ?? "")")
         }
         #expect(try harness.resident.decode(Board.self, of: version) == Board.sample)
@@ -335,7 +336,7 @@ struct LuaResidentStateTests {
         let vm = try LuaVM()
         let resident = try LuaResidentState(vm: vm)
         let updater = try vm.load("return ...", chunkName: "updater.lua")
-        let error = expectLuaError { _ = try resident.apply(updater, on: vm.stack) { _ in 0 } }
+        let error = #expect(throws: LuaError.self) { _ = try resident.apply(updater, on: vm.stack) { _ in 0 } }
         #expect(error?.message == "the resident state has no version yet")
         #expect(vm.stack.top == 0)
     }

@@ -1,5 +1,6 @@
 import CLua
-import LuaGuest
+import CResidentState
+import MoonbladeLua
 
 /// Decoded Swift values of resident tables, keyed by table identity and Swift type, so that decoding
 /// a new version reuses what an unchanged subtree decoded to last time.
@@ -27,7 +28,7 @@ final class LuaDecodingCache {
         let type: ObjectIdentifier
     }
 
-    /// The draft machinery (State/drafts.c), which keeps `ids`, `tables` and the change records.
+    /// The draft machinery (CResidentState), which keeps `ids`, `tables` and the change records.
     private let machinery: LuaReference
     // The cache is used by the VM's one thread at a time, and its fields are never accessed while an
     // access to them is under way: the runtime exclusivity checks (a tenth of a small decode) guard
@@ -90,16 +91,15 @@ final class LuaDecodingCache {
             }
         }
         root.pushRoot(onto: stack)
-        let runtime = stack.runtime
-        let decoder = runtime.decoders.take(state: stack.state, options: options)
-        defer { runtime.decoders.giveBack(decoder) }
+        let decoder = stack.takeDecoder(options: options)
+        defer { stack.giveBack(decoder) }
         let rootChanges = stack.type(at: base + 5) == .table ? base + 5 : 0
-        decoder.cache = Session(
+        decoder.cache = LuaDecodingSession(
             cache: self, ids: base + 2, tables: base + 3,
             changes: stack.type(at: base + 4) == .table ? base + 4 : 0,
             rootChanges: rootChanges, pendingRoot: hasChanges ? base + 6 : 0)
         try decoder.reserve()
-        if rootKeysChecked && rootChanges != 0 { decoder.vouchedKeys = (base + 6, rootChanges) }
+        if rootKeysChecked && rootChanges != 0 { decoder.vouchForRootKeys(of: base + 6, record: rootChanges) }
         let value = try decoder.decodeValue(T.self, at: base + 6, step: nil)
         sweepIfGrown(stack, tables: base + 3)
         return value
@@ -133,7 +133,7 @@ final class LuaDecodingCache {
     }
 
     /// The storage of `value` if it is a nonempty collection of values.
-    fileprivate func storage<T>(of value: T) -> CollectionStorage? {
+    func storage<T>(of value: T) -> CollectionStorage? {
         CollectionStorage(value, as: collectionTypes.answer(for: T.self, CollectionStorage.collectionType(of:)))
     }
 
@@ -156,7 +156,7 @@ final class LuaDecodingCache {
     }
 
     /// The tables of cached collections, offered to an encoder pushing a resident version.
-    struct ReusableTables {
+    struct ReusableTables: LuaReusableTables {
         // Unchecked: used inside `withReusableTables`, which the cache outlives.
         unowned(unsafe) let cache: LuaDecodingCache
         /// The stack slot of the weak id-to-table table.
@@ -171,93 +171,81 @@ final class LuaDecodingCache {
             return false
         }
     }
+}
 
-    /// The stack slots of one decode's cache tables, carried by the decoder.
-    struct Session {
-        // Unchecked: a session lives in its cache's own decoder, which the cache outlives.
-        unowned(unsafe) let cache: LuaDecodingCache
-        let ids: Int32
-        let tables: Int32
-        /// The change records of changed tables but the root, and the root's own; 0 for none.
-        let changes: Int32
-        let rootChanges: Int32
-        /// The root of a pending version, or 0. A changed root is a new table every time (and an
-        /// unchanged one is not decoded at all), so a cache entry for it would never be met again;
-        /// only a patchable one is kept, for the next version to patch.
-        let pendingRoot: Int32
+// What one decode (a ``LuaDecodingSession``) asks of the cache.
+extension LuaDecodingCache {
+    /// `type` as a ``LuaStatePatchable`` type, or nil when it is not one.
+    func patchableType(_ type: Any.Type) -> (any LuaStatePatchable.Type)? {
+        patchableTypes.answer(for: type) { $0 as? any LuaStatePatchable.Type }
+    }
 
-        /// `type` as a ``LuaStatePatchable`` type, or nil when it is not one.
-        func patchableType(_ type: Any.Type) -> (any LuaStatePatchable.Type)? {
-            cache.patchableTypes.answer(for: type) { $0 as? any LuaStatePatchable.Type }
+    /// The id of the table at `index`, or nil when it has none yet.
+    func id(ofTableAt index: Int32, in session: LuaDecodingSession, _ L: OpaquePointer) -> Int64? {
+        lua_pushvalue(L, index)
+        defer { lua_settop(L, -2) }
+        return lua_rawget(L, session.ids) == LUA_TNUMBER ? lua_tointegerx(L, -1, nil) : nil
+    }
+
+    /// The value cached for the table `id` as a `type`. A superseded entry met again is the value
+    /// of a table the state still holds (the decode that superseded it failed or was discarded):
+    /// it is cached again, for good.
+    func value(id: Int64, type: Any.Type) -> Any? {
+        let key = Key(id: id, type: ObjectIdentifier(type))
+        if let value = entries[key] { return value }
+        guard let value = superseded.removeValue(forKey: key) ?? supersededNow.removeValue(forKey: key)
+        else { return nil }
+        entries[key] = value
+        return value
+    }
+
+    /// Whether a value is cached for the table `id` as a `type` (superseded or not), without
+    /// caching it again as ``value(id:type:)`` does.
+    func holdsValue(id: Int64, type: Any.Type) -> Bool {
+        let key = Key(id: id, type: ObjectIdentifier(type))
+        return entries[key] != nil || superseded[key] != nil || supersededNow[key] != nil
+    }
+
+    /// Moves the entry of the table `id` out of the cache, to be kept for one more decode.
+    func supersede(id: Int64, type: Any.Type) {
+        let key = Key(id: id, type: ObjectIdentifier(type))
+        if let value = entries.removeValue(forKey: key) ?? superseded.removeValue(forKey: key) {
+            supersededNow[key] = value
         }
+    }
 
-        /// The id of the table at `index`, or nil when it has none yet.
-        func id(ofTableAt index: Int32, _ L: OpaquePointer) -> Int64? {
+    /// Caches `value` for the table at `index`, giving the table an id if it has none.
+    func store<T>(_ value: T, id existing: Int64?, tableAt index: Int32, in session: LuaDecodingSession, _ L: OpaquePointer) {
+        let id: Int64
+        if let existing {
+            id = existing
+        } else {
+            id = nextID
+            nextID += 1
             lua_pushvalue(L, index)
-            defer { lua_settop(L, -2) }
-            return lua_rawget(L, ids) == LUA_TNUMBER ? lua_tointegerx(L, -1, nil) : nil
-        }
-
-        /// The value cached for the table `id` as a `type`. A superseded entry met again is the value
-        /// of a table the state still holds (the decode that superseded it failed or was discarded):
-        /// it is cached again, for good.
-        func value(id: Int64, type: Any.Type) -> Any? {
-            let key = Key(id: id, type: ObjectIdentifier(type))
-            if let value = cache.entries[key] { return value }
-            guard let value = cache.superseded.removeValue(forKey: key) ?? cache.supersededNow.removeValue(forKey: key)
-            else { return nil }
-            cache.entries[key] = value
-            return value
-        }
-
-        /// Whether a value is cached for the table `id` as a `type` (superseded or not), without
-        /// caching it again as ``value(id:type:)`` does.
-        func holdsValue(id: Int64, type: Any.Type) -> Bool {
-            let key = Key(id: id, type: ObjectIdentifier(type))
-            return cache.entries[key] != nil || cache.superseded[key] != nil || cache.supersededNow[key] != nil
-        }
-
-        /// Moves the entry of the table `id` out of the cache, to be kept for one more decode.
-        func supersede(id: Int64, type: Any.Type) {
-            let key = Key(id: id, type: ObjectIdentifier(type))
-            if let value = cache.entries.removeValue(forKey: key) ?? cache.superseded.removeValue(forKey: key) {
-                cache.supersededNow[key] = value
-            }
-        }
-
-        /// Caches `value` for the table at `index`, giving the table an id if it has none.
-        func store<T>(_ value: T, id existing: Int64?, tableAt index: Int32, _ L: OpaquePointer) {
-            let id: Int64
-            if let existing {
-                id = existing
-            } else {
-                id = cache.nextID
-                cache.nextID += 1
-                lua_pushvalue(L, index)
-                lua_pushinteger(L, id)
-                lua_rawset(L, ids)
-                lua_pushvalue(L, index)
-                lua_rawseti(L, tables, id)
-            }
-            cache.entries[Key(id: id, type: ObjectIdentifier(T.self))] = value
-            if let storage = cache.storage(of: value) {
-                cache.tablesByStorage[storage] = (id, value)
-                cache.storagesByID[id] = storage
-            }
-        }
-
-        /// Pushes the change record of the table at `index` (`{ older table, key, key, … }`) and returns
-        /// true, or pushes nothing and returns false when it has none.
-        func pushChangeRecord(ofTableAt index: Int32, _ L: OpaquePointer) -> Bool {
-            if index == pendingRoot && rootChanges != 0 {
-                lua_pushvalue(L, rootChanges)
-                return true
-            }
-            guard changes != 0 else { return false }
+            lua_pushinteger(L, id)
+            lua_rawset(L, session.ids)
             lua_pushvalue(L, index)
-            if lua_rawget(L, changes) == LUA_TTABLE { return true }
-            lua_settop(L, -2)
-            return false
+            lua_rawseti(L, session.tables, id)
         }
+        entries[Key(id: id, type: ObjectIdentifier(T.self))] = value
+        if let storage = storage(of: value) {
+            tablesByStorage[storage] = (id, value)
+            storagesByID[id] = storage
+        }
+    }
+
+    /// Pushes the change record of the table at `index` (`{ older table, key, key, … }`) and returns
+    /// true, or pushes nothing and returns false when it has none.
+    func pushChangeRecord(ofTableAt index: Int32, in session: LuaDecodingSession, _ L: OpaquePointer) -> Bool {
+        if index == session.pendingRoot && session.rootChanges != 0 {
+            lua_pushvalue(L, session.rootChanges)
+            return true
+        }
+        guard session.changes != 0 else { return false }
+        lua_pushvalue(L, index)
+        if lua_rawget(L, session.changes) == LUA_TTABLE { return true }
+        lua_settop(L, -2)
+        return false
     }
 }

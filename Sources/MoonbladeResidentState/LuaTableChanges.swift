@@ -1,13 +1,14 @@
 import CLua
+import MoonbladeLua
 
 /// What changed in one table of a pending state version since the table it was made from, for
 /// ``LuaStatePatchable`` types to rebuild their value at the changed keys only.
 ///
 /// Valid only inside ``LuaStatePatchable/luaPatched(from:changes:)``. Decoding errors carry the full
 /// coding path (`state.todos[3].done: expected Bool, found string "yes"`).
-public struct LuaTableChanges {
+package struct LuaTableChanges {
     /// A key of a changed table.
-    public enum Key: Hashable, Sendable {
+    package enum Key: Hashable, Sendable {
         /// An integer key: a sequence position (1-based, as Lua counts), also when written as a float
         /// with an integral value (`t[2.0]`, which Lua stores at 2).
         case position(Int)
@@ -23,10 +24,10 @@ public struct LuaTableChanges {
     let table: Int32
     let record: Int32
 
-    private var L: OpaquePointer { decoder.L }
+    private var L: OpaquePointer { decoder.luaState }
 
     /// The keys whose values differ from the older table (set, replaced or removed).
-    public var changedKeys: [Key] {
+    package var changedKeys: [Key] {
         // The record is `{ older table, key, key, … }`.
         let count = lua_rawlen(L, record)
         var keys: [Key] = []
@@ -51,16 +52,16 @@ public struct LuaTableChanges {
     }
 
     /// The raw length (`#` without metamethods) of the new table.
-    public var count: Int { Int(lua_rawlen(L, table)) }
+    package var count: Int { Int(lua_rawlen(L, table)) }
 
     /// Whether the new table has a non-nil value at `key`.
-    public func contains(_ key: Key) -> Bool {
+    package func contains(_ key: Key) -> Bool {
         defer { lua_settop(L, -2) }
         return push(key) != LUA_TNIL
     }
 
     /// Decodes the new table's value at `key` as an `E`; an absent value decodes as `nil` would.
-    public func decode<E: Decodable>(_ type: E.Type, at key: Key) throws -> E {
+    package func decode<E: Decodable>(_ type: E.Type, at key: Key) throws -> E {
         try decoder.reserve()
         push(key)
         defer { lua_settop(L, -2) }
@@ -75,7 +76,7 @@ public struct LuaTableChanges {
     /// `base` (an older table's array) patched to the new table, or nil when the new table is not a
     /// sequence that the changed keys explain (it is then decoded in full, which reports the problem).
     /// Handles growing, shrinking and items shifted by `table.remove`/`table.insert`.
-    public func patchedArray<E: Decodable>(_ base: [E]) throws -> [E]? {
+    package func patchedArray<E: Decodable>(_ base: [E]) throws -> [E]? {
         let oldCount = base.count
         let newCount = count
         var written: [Int] = []
@@ -130,7 +131,7 @@ public struct LuaTableChanges {
 
     /// `base` (an older table's dictionary) patched to the new table, or nil when a key that is not a
     /// string was set or removed (the table is then decoded in full, which reports it).
-    public func patchedDictionary<V: Decodable>(_ base: [String: V]) throws -> [String: V]? {
+    package func patchedDictionary<V: Decodable>(_ base: [String: V]) throws -> [String: V]? {
         var patched = base
         for key in changedKeys {
             if key == .other { return nil }

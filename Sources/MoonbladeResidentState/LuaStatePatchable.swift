@@ -1,3 +1,5 @@
+import MoonbladeLua
+
 /// A collection that a resident state decode can patch: given the value its older table decoded
 /// to and the keys that changed, it rebuilds the new value by decoding only those keys.
 ///
@@ -6,7 +8,7 @@
 ///
 /// ```swift
 /// extension JSONValue: LuaStatePatchable {
-///     public static func luaPatched(from base: JSONValue, changes: LuaTableChanges) throws -> JSONValue? {
+///     package static func luaPatched(from base: JSONValue, changes: LuaTableChanges) throws -> JSONValue? {
 ///         switch base {
 ///         case .array(let items): try changes.patchedArray(items).map(JSONValue.array)
 ///         case .object(let fields): try changes.patchedDictionary(fields).map(JSONValue.object)
@@ -18,20 +20,20 @@
 ///
 /// A conforming type's tables are cached by identity, and so are its items, so that a change deep
 /// inside costs the depth of the path, not the size of the state.
-public protocol LuaStatePatchable: Decodable {
+package protocol LuaStatePatchable: Decodable {
     /// The value of the changed table, made from `base` (what its older table decoded to) and
     /// `changes`; nil to have the table decoded in full instead (which also reports any error in it).
     static func luaPatched(from base: Self, changes: LuaTableChanges) throws -> Self?
 }
 
 extension Array: LuaStatePatchable where Element: Decodable {
-    public static func luaPatched(from base: [Element], changes: LuaTableChanges) throws -> [Element]? {
+    package static func luaPatched(from base: [Element], changes: LuaTableChanges) throws -> [Element]? {
         try changes.patchedArray(base)
     }
 }
 
 extension Dictionary: LuaStatePatchable where Key == String, Value: Decodable {
-    public static func luaPatched(from base: [String: Value], changes: LuaTableChanges) throws -> [String: Value]? {
+    package static func luaPatched(from base: [String: Value], changes: LuaTableChanges) throws -> [String: Value]? {
         try changes.patchedDictionary(base)
     }
 }

@@ -1,4 +1,5 @@
 import MoonbladeLua
+import MoonbladeResidentState
 import PropertyBased
 import Testing
 
@@ -46,8 +47,8 @@ struct Mutation: CustomStringConvertible {
         case 30: "if state.byOwner.bob then state.byOwner[\"\(s)\"] = state.byOwner.bob; table.insert(state.byOwner[\"\(s)\"], \(n)) end"
         case 31: "state.settings.limits.me = state.settings"
         case 32: "state.todos = state.todos; state.settings.limits = state.settings.limits"
-        // Parts kept in a global and put back in a later dispatch (LuaDraftHostileTests writes through
-        // them; here `state.todos` may be a table the updater made, where a kept draft stays read-only).
+        // Parts kept in a global and put back, in the same dispatch or a later one, where the kept
+        // draft is revoked.
         case 33: "kept = state.todos[\(p)]"
         case 34: "if kept then state.todos[#state.todos + 1] = kept; kept = nil end"
         // Errors caught inside the updater, the standard library, returning a child.
@@ -123,13 +124,13 @@ struct LuaDraftPropertyTests {
                 let plainResult = try plain.run(source)
 
                 // The resident state: draft, decode what changed, commit.
-                let (residentResult, keptDraftWritten) = harness.dispatchBoard(source)
+                let (residentResult, usedRevokedPart) = harness.dispatchBoard(source)
 
-                // Where plain tables and drafts differ by design: a kept draft inside a table the
-                // updater made stays read-only (README, "A draft kept past its updater"), where its
-                // plain copy is writable. The plain side then starts again from the resident state.
-                if keptDraftWritten && residentResult == nil && plainResult != nil {
-                    #expect(mutations.contains { $0.kind == 34 }, "dispatch \(number) wrote a kept draft it did not put back:\n\(source)")
+                // Where plain tables and drafts differ by design: a draft kept past its updater is
+                // revoked, where its plain copy is a table. The plain side then starts again from the
+                // resident state.
+                if usedRevokedPart && residentResult == nil && plainResult != nil {
+                    #expect(mutations.contains { $0.kind == 34 }, "dispatch \(number) used a kept draft it did not put back:\n\(source)")
                     try plain.replace(with: current)
                     continue
                 }

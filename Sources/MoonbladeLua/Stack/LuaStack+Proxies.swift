@@ -8,9 +8,9 @@ extension LuaStack {
     ///
     /// So that state a plugin passes on (`ctx.deps.storage.write { value = ctx.state().todos }`) is
     /// read as the data it shows, not as an empty proxy. Raw reads only: nothing here can raise.
-    public func resolveStateProxy(at index: Int32) -> Int32 {
+    func resolveStateProxy(at index: Int32) -> Int32 {
         guard lua_type(state, index) == LUA_TTABLE else { return index }
         let index = absolute(index)
-        return moonblade_state_resolve_proxy(state, index) != 0 ? top : index
+        return moonblade_resolve_proxy(state, index) != 0 ? top : index
     }
 }

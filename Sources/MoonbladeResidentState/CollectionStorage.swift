@@ -1,3 +1,5 @@
+import MoonbladeLua
+
 /// The storage of a nonempty array, set or dictionary of values: its type and the one word that
 /// refers to its copy-on-write storage. The resident state reuses the table of a collection Swift
 /// code left untouched by it (``LuaDecodingCache``); the journal reuses the JSON of one.

@@ -1,4 +1,5 @@
 import MoonbladeLua
+import MoonbladeResidentState
 import Testing
 
 /// Runs updaters on plain deep copies of the last state that decoded, in a harness's VM: what the
@@ -88,8 +89,7 @@ struct PlainCopyRunner {
 /// also decode in full (no cache, no patches) to the same board.
 ///
 /// With `acceptingReadOnlyParts` (for generated dispatches), a dispatch that fails on the draft by
-/// writing a kept draft or a view where its plain copy is writable (README, "A draft kept past its
-/// updater") is not compared: the plain side starts again from the resident state, and both sides
+/// using a revoked draft or writing a view where its plain copy is writable is not compared: the plain side starts again from the resident state, and both sides
 /// forget what the updaters kept in globals (the draft side stopped before the rest of its updater).
 func expectSameAsPlainCopies(
     _ dispatches: [String], failing: Set<Int> = [], acceptingReadOnlyParts: Bool = false,
@@ -101,8 +101,8 @@ func expectSameAsPlainCopies(
     for (number, source) in dispatches.enumerated() {
         let before = try #require(harness.resident.current)
         let plainResult = try plain.run(source)
-        let (residentResult, wroteReadOnlyPart) = harness.dispatchBoard(source)
-        if acceptingReadOnlyParts && wroteReadOnlyPart && plainResult != nil {
+        let (residentResult, usedReadOnlyPart) = harness.dispatchBoard(source)
+        if acceptingReadOnlyParts && usedReadOnlyPart && plainResult != nil {
             try plain.replace(with: harness.resident.decode(Board.self, of: #require(harness.resident.current)))
             try vm.run("forget_updater_globals()")
             continue
