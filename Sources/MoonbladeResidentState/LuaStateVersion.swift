@@ -7,7 +7,7 @@ import MoonbladeLua
 /// did not change. Like ``LuaReference``, it belongs to its VM's thread.
 public final class LuaStateVersion {
     /// The stamp given by ``LuaResidentState/replace(with:version:encoder:)`` or
-    /// ``LuaResidentState/commit(_:version:)`` (the host uses its store's state generation).
+    /// ``LuaResidentState/commit(_:version:)`` (the host uses its store's state version).
     public var version: UInt64 {
         guard let stamp else { preconditionFailure("a pending state has no version until it is committed") }
         return stamp

@@ -31,11 +31,11 @@ extension PluginRuntime {
                 try next(item)
                 return nil
             }
-            let old = context.anyStateWithGeneration
+            let old = context.anyStateWithVersion
             try next(item)
-            let new = context.anyStateWithGeneration
+            let new = context.anyStateWithVersion
             let change = ObservedChange(
-                old: old.state, oldGeneration: old.generation, new: new.state, newGeneration: new.generation)
+                old: old.state, oldVersion: old.version, new: new.state, newVersion: new.version)
             return ObservedDelivery(item: item, name: name, change: change)
         }
         guard kinds.interceptors, let name = catalog.name(of: dispatchable) else {

@@ -287,14 +287,14 @@ extension PluginRuntime {
 
     /// `ctx.state()`: pushes a read-only view of the store's current state, in O(1) when the resident
     /// state is that state (Lua code made it); else the state is pushed (see
-    /// ``LuaSide/residentVersion(of:generation:)``).
+    /// ``LuaSide/residentVersion(of:stateVersion:)``).
     func readState(_ stack: LuaStack) throws -> Int32 {
         // Called from Lua: the VM is held already.
         try withLua { lua in
-            guard let (state, generation) = lua.store?.anyStateWithGeneration, let state = state as? S else {
+            guard let (state, stateVersion) = lua.store?.anyStateWithVersion, let state = state as? S else {
                 throw stack.placedError("ctx.state: the host has no store yet", skipping: PluginCode.glueChunks)
             }
-            let version = try instruments.span("state to lua") { try lua.residentVersion(of: state, generation: generation) }
+            let version = try instruments.span("state to lua") { try lua.residentVersion(of: state, stateVersion: stateVersion) }
             try lua.resident.pushReadOnlyView(of: version, onto: stack)
         }
         return 1
