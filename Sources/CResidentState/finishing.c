@@ -7,6 +7,16 @@
 
 #include "resident.h"
 
+/// Pushes what the draft whose record is at `r` shows once finished, and returns 1: its final table,
+/// or its base when it was never written. Returns 0, pushing nothing, when it was written but is not
+/// finished yet.
+static int push_shown(lua_State *L, int r) {
+    draft_record *record = lua_touserdata(L, r);
+    if (record->has_copy && !record->finalized) return 0;
+    lua_getiuservalue(L, r, record->finalized == FINAL_COPY ? R_COPY : R_BASE);
+    return 1;
+}
+
 /// Whether `copy` (at `c`), made from the sequence `base` of `n` items by the changed keys in `list`,
 /// is a sequence too (the same checks as LuaTableChanges.patchedArray); pushes its length if so.
 static int sequence_length(lua_State *L, int c, lua_Integer n, int list) {
@@ -50,11 +60,11 @@ static void file_changes(lua_State *L, int m, int copy, int list) {
 void rs_finalize(lua_State *L, int m, int r) {
     r = lua_absindex(L, r);
     draft_record *record = lua_touserdata(L, r);
-    if (rs_push_shown(L, r)) {  // finished before, or never written: its base
+    if (push_shown(L, r)) {  // finished before, or never written: its base
         if (!record->finalized) record->finalized = FINAL_BASE;
         return;
     }
-    state_machine *machine = lua_touserdata(L, m);
+    state_machine *machine = record->machine;
     if (record->busy) raise_plain(L, "the new state contains a table that contains itself (a cycle)");
     enter_nested(L, machine);
     record->busy = 1;
@@ -269,7 +279,7 @@ void rs_file_root_changes(lua_State *L, int m, int r, int root) {
     lua_getiuservalue(L, r, R_CHANGES);
     if (lua_rawequal(L, -2, root)) {
         lua_setiuservalue(L, m, M_ROOT_CHANGES);
-        ((state_machine *)lua_touserdata(L, m))->has_root_changes = 1;
+        record->machine->has_root_changes = 1;
     } else {
         file_changes(L, m, lua_gettop(L) - 1, lua_gettop(L));
         lua_pop(L, 1);

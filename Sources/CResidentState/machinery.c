@@ -38,7 +38,7 @@ static int state_apply(lua_State *L) {
     machine->finishing = 0;
     int is_table = lua_type(L, 1) == LUA_TTABLE;
     if (is_table) {
-        rs_new_draft(L, m, 1, 0, 0, machine->live_session);
+        rs_new_draft(L, machine, m, 1, 0, 0, machine->live_session);
     } else {  // a state that is not a table is handed over as it is, with no record
         lua_pushvalue(L, 1);
         lua_pushnil(L);

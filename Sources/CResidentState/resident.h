@@ -56,6 +56,7 @@ enum {
 /// One draft's record. Its user values are the tables below.
 typedef struct draft_record {
     lua_Integer session;
+    state_machine *machine;   // its machinery's, which the draft's metamethods keep alive (an upvalue)
     lua_Integer listed;       // keys in `changes`
     lua_Integer base_length;  // once copied: the base's length if it is exactly a sequence, else -1
     unsigned char has_copy;
@@ -193,11 +194,10 @@ void rs_push_copy_sequence(lua_State *L);
 /// The metamethods of a draft proxy (upvalues: the machinery, REC).
 extern const luaL_Reg rs_draft_methods[];
 
-void rs_new_draft(lua_State *L, int m, int base, int parent, int key, lua_Integer session);
+void rs_new_draft(lua_State *L, state_machine *machine, int m, int base, int parent, int key, lua_Integer session);
 int rs_draft_write(lua_State *L, int m, int r, int key, int value);
 void rs_prepare(lua_State *L, int m, int r);
 void rs_draft_read(lua_State *L, int m, int r, int key, int stand);
-int rs_push_shown(lua_State *L, int r);
 
 /// Raises "this state draft was revoked: its updater has returned" at the plugin's line.
 void rs_raise_revoked(lua_State *L);

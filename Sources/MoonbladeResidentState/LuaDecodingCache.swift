@@ -1,6 +1,6 @@
 import CLua
 import CResidentState
-import MoonbladeLua
+@_spi(ResidentState) import MoonbladeLua
 
 /// Decoded Swift values of resident tables, keyed by table identity and Swift type, so that decoding
 /// a new version reuses what an unchanged subtree decoded to last time.
@@ -65,9 +65,11 @@ final class LuaDecodingCache {
         _ type: T.Type, root: LuaStateVersion, changeSession: Int64?, rootKeysChecked: Bool = false, on stack: LuaStack,
         options: LuaDecoder
     ) throws -> T {
-        let base = stack.top
+        // The C API at once, as below: calls into MoonbladeLua are not inlined here.
+        let L = stack.state
+        let base = lua_gettop(L)
         defer {
-            stack.top = base
+            lua_settop(L, base)
             if !superseded.isEmpty || !supersededNow.isEmpty {
                 // The entries superseded a decode ago and not met since leave the cache, and so do
                 // their collections' tables from the reuse map (until then a failed decode's state,
@@ -82,25 +84,20 @@ final class LuaDecodingCache {
         }
         // The machinery, then the tables it keeps for decoding, then the root.
         machinery.push(onto: stack)
-        let hasChanges = moonblade_state_push_decoding_tables(stack.state, base + 1, changeSession ?? 0) != 0
+        let hasChanges = moonblade_state_push_decoding_tables(L, base + 1, changeSession ?? 0) != 0
         defer {
             // Records read are dropped once the decode is done (they would keep replaced tables alive).
             if hasChanges {
-                stack.top = base + 1  // the machinery, with the slots reserved above it
-                moonblade_state_drop_changes(stack.state, base + 1)
+                lua_settop(L, base + 1)  // the machinery, with the slots reserved above it
+                moonblade_state_drop_changes(L, base + 1)
             }
         }
         root.pushRoot(onto: stack)
-        let decoder = stack.takeDecoder(options: options)
-        defer { stack.giveBack(decoder) }
-        let rootChanges = stack.type(at: base + 5) == .table ? base + 5 : 0
-        decoder.cache = LuaDecodingSession(
-            cache: self, ids: base + 2, tables: base + 3,
-            changes: stack.type(at: base + 4) == .table ? base + 4 : 0,
-            rootChanges: rootChanges, pendingRoot: hasChanges ? base + 6 : 0)
-        try decoder.reserve()
-        if rootKeysChecked && rootChanges != 0 { decoder.vouchForRootKeys(of: base + 6, record: rootChanges) }
-        let value = try decoder.decodeValue(T.self, at: base + 6, step: nil)
+        let rootChanges = lua_type(L, base + 5) == LUA_TTABLE ? base + 5 : 0
+        let value = try stack.decode(
+            T.self, at: base + 6, options: options, cache: self, ids: base + 2, tables: base + 3,
+            changes: lua_type(L, base + 4) == LUA_TTABLE ? base + 4 : 0, rootChanges: rootChanges,
+            pendingRoot: hasChanges ? base + 6 : 0, vouchingRecord: rootKeysChecked && rootChanges != 0 ? rootChanges : nil)
         sweepIfGrown(stack, tables: base + 3)
         return value
     }

@@ -1,4 +1,4 @@
-import MoonbladeLua
+@_spi(ResidentState) import MoonbladeLua
 
 /// One version of the resident state: its root in the VM, immutable, and the stamp the host gave it.
 ///

@@ -7,12 +7,16 @@ import MoonbladeHost
 /// Recording is cheap on the store's thread: the item, its outcome and the new state are queued as
 /// they are; payload encoding, patch computation and JSON text happen when the batch is committed.
 final class JournalWriter: @unchecked Sendable {
+    // @unchecked Sendable: the queue's vars are touched only while holding `condition`, the commit's
+    // (`currentState`, `stateEncoder`, `snapshotSequence`, `pluginVersions`) only under `commitLock`.
+
     /// A dispatch as the recorder saw it, before any JSON work.
     ///
     /// A class: an entry moves from the recorder to the staging list, the queue and the writer, and
     /// copying a struct of this many references cost more than the allocation. Only the thread that
     /// holds it changes it (before it is queued); the queue's lock hands it to the writer.
     final class Pending: @unchecked Sendable {
+        // @unchecked Sendable: changed only by the thread that holds it, before `condition` hands it on.
         var sequence = 0
         let time: Date
         let item: RecordedItem

@@ -11,7 +11,7 @@ package struct LuaDecodingSession {
     /// The root of a pending version, or 0.
     package let pendingRoot: Int32
 
-    package init(
+    init(
         cache: any LuaDecodingCaching, ids: Int32, tables: Int32, changes: Int32, rootChanges: Int32, pendingRoot: Int32
     ) {
         self.cache = cache

@@ -34,10 +34,4 @@ extension LuaValueDecoder {
         defer { vouchedKeys = vouched }
         return try body()
     }
-
-    /// Has the root's change record at `record` vouch for the keys of the root at `table` for the
-    /// whole decode.
-    package func vouchForRootKeys(of table: Int32, record: Int32) {
-        vouchedKeys = (table, record)
-    }
 }

@@ -35,7 +35,7 @@ package final class LuaValueDecoder: Decoder, LuaReusableCoder {
     /// Identities of the tables being decoded, root first, to report cycles instead of recursing.
     @exclusivity(unchecked) private var tables: [UnsafeRawPointer] = []
     /// Set when decoding a resident state version: reuse and record decoded values.
-    @exclusivity(unchecked) package var cache: LuaDecodingSession?
+    @exclusivity(unchecked) var cache: LuaDecodingSession?
     /// How many arrays or dictionaries enclose the value being decoded, and how many enclosing items
     /// are decoded without the cache (the cache says what it caches).
     @exclusivity(unchecked) var collectionDepth = 0

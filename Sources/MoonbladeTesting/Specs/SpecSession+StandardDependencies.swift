@@ -30,7 +30,7 @@ extension SpecSession {
                     standard.time = try time(stack)
                     return 0
                 }),
-                ("advance", { [unowned self] stack in
+                ("advance", { stack in
                     guard let seconds = stack.number(at: 1) else {
                         throw stack.placedError("clock.advance needs a number of seconds, got \(stack.type(at: 1))", skipping: Self.glueChunks)
                     }
