@@ -16,7 +16,10 @@ let package = Package(
         .library(name: "MoonbladeHost", targets: ["MoonbladeHost"]),
         .library(name: "MoonbladeTesting", targets: ["MoonbladeTesting"]),
         .library(name: "MoonbladeJournal", targets: ["MoonbladeJournal"]),
+        .library(name: "MoonbladeHummingbird", targets: ["MoonbladeHummingbird"]),
         .executable(name: "moonblade", targets: ["moonblade"]),
+        // `moonblade serve`: its own executable, so only who serves builds Hummingbird (see MoonbladeCommand).
+        .executable(name: "moonblade-serve", targets: ["moonblade-serve"]),
         // For code that needs the raw C API next to the bridge (the benchmarks' hand-written baseline).
         .library(name: "CLua", targets: ["CLua"]),
     ],
@@ -29,6 +32,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // No traits: the server needs neither swift-configuration nor the full Foundation.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         // Lua 5.4 from the system (Debian: liblua5.4-dev), plus the shim Swift needs to use it safely.
@@ -101,6 +107,27 @@ let package = Package(
             // `moonblade new plugin`'s templates, compiled into the executable: it needs no bundle beside it.
             resources: [.embedInCode("Templates/plugin.lua"), .embedInCode("Templates/plugin_spec.lua")]
         ),
+        // A host behind a web service: Hummingbird routes a user mounts in their app, the event stream.
+        .target(
+            name: "MoonbladeHummingbird",
+            dependencies: [
+                "Moonblade", "MoonbladeHost", "MoonbladeJournal",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `moonblade serve`, which `moonblade` runs from next to itself: the routes on their own.
+        .executableTarget(
+            name: "moonblade-serve",
+            dependencies: [
+                "MoonbladeHummingbird", "MoonbladeHost", "MoonbladeJournal",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
 
         // The embedding example (README, "Embed the host in a Swift app"): a typed state, a Swift
         // dependency, hot reload, and a PluginTester test; built by `swift build` so it stays true.
@@ -110,6 +137,29 @@ let package = Package(
         .testTarget(
             name: "NotesAppTests", dependencies: ["NotesApp", "MoonbladeHost", "MoonbladeTesting"],
             path: "Examples/Notes/Tests/NotesAppTests"),
+
+        // The service example (README, "A host behind a web service"): a typed order desk whose pricing,
+        // discounts and validation are Lua plugins, behind Hummingbird routes of its own.
+        .target(
+            name: "OrderDesk",
+            dependencies: [
+                "Moonblade", "MoonbladeHost", "MoonbladeHummingbird",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ],
+            path: "Examples/OrderDesk/Sources/OrderDesk"),
+        .executableTarget(
+            name: "orderdesk-example",
+            dependencies: ["OrderDesk", .product(name: "Hummingbird", package: "hummingbird")],
+            path: "Examples/OrderDesk/Sources/orderdesk-example"),
+        .testTarget(
+            name: "OrderDeskTests",
+            dependencies: [
+                "OrderDesk", "MoonbladeHost", "MoonbladeTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Examples/OrderDesk/Tests/OrderDeskTests"),
 
         // What several test targets share: fixtures, scratch folders, waiting for other tasks.
         .target(name: "MoonbladeTestSupport", path: "Tests/MoonbladeTestSupport"),
@@ -142,6 +192,20 @@ let package = Package(
         // End-to-end: runs the built `moonblade` executable (the dependency makes SwiftPM build it).
         .testTarget(
             name: "MoonbladeCLITests", dependencies: ["moonblade", "MoonbladeHost", "MoonbladeJournal", "MoonbladeTestSupport"]),
+        // The web face, through Hummingbird's test client and a real WebSocket client; and
+        // `moonblade serve` end to end (the dependencies make SwiftPM build both executables).
+        .testTarget(
+            name: "MoonbladeHummingbirdTests",
+            dependencies: [
+                "MoonbladeHummingbird", "MoonbladeHost", "MoonbladeTestSupport", "moonblade", "moonblade-serve",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "MoonbladeResidentStateTests",
             dependencies: [

@@ -25,6 +25,7 @@ let package = Package(
         .package(name: "Moonblade", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     ],
     targets: [
         // What the benchmarks measure (states, stores, the mapping fixture), free of the benchmark
@@ -53,6 +54,16 @@ let package = Package(
         .executableTarget(name: "Profiling", dependencies: ["Workloads"], path: "Profiling"),
         // Memory stays flat over a million mixed dispatches with reloads (Scripts/soak).
         .executableTarget(name: "Soak", dependencies: ["Workloads"], path: "Soak"),
+        // The host's HTTP routes under wrk (Benchmarks/HTTP/run): a Lua updater against a Swift one on
+        // one route, a Lua side effect awaiting Swift, reloads under load.
+        .executableTarget(
+            name: "HTTPServer",
+            dependencies: [
+                "Workloads", .product(name: "MoonbladeHummingbird", package: "Moonblade"),
+                .product(name: "Moonblade", package: "Moonblade"), .product(name: "MoonbladeHost", package: "Moonblade"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "HTTPServer"),
         // 1 and 4: updater dispatch and side-effect round trips, native Swift against Lua.
         benchmarkTarget("Dispatching", dependencies: [.product(name: "Moonblade", package: "Moonblade")]),
         // 2: LuaEncoder/LuaDecoder against hand-written C-API code and a JSON detour.

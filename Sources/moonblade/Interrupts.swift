@@ -1,29 +1,40 @@
 import Foundation
 import Moonblade
 
-/// Ctrl-C while the repl runs a dispatch: SIGINT, caught so it ends the wait instead of the session.
+/// Ctrl-C while the repl runs a dispatch: SIGINT, caught so it stops the dispatch instead of the
+/// session. The first stops the plugin code (the dispatch then fails, and its failure is reported);
+/// a second, for work that does not stop (a Swift dependency that never answers), stops the wait.
 final class Interrupts: @unchecked Sendable {
-    // @unchecked Sendable: `catcher` is set once, in init; `onInterrupt` is touched only under `lock`
+    // @unchecked Sendable: `catcher` is set once, in init; `waiting` is touched only under `lock`
     // (a pthread `Lock`, which the thread sanitizer follows; it does not follow `Synchronization.Mutex`).
     /// Set once the rest is, so that its handler can hold this object weakly.
     private var catcher: SignalCatcher?
     private let lock = Lock()
-    /// What the next SIGINT does: stop the wait in progress, if there is one.
-    private var onInterrupt: (@Sendable () -> Void)?
+    /// The dispatch being waited for: what the first Ctrl-C does, what the next one does, and whether
+    /// the first has come.
+    private var waiting: (stop: @Sendable () -> Void, abandon: @Sendable () -> Void, stopped: Bool)?
 
     init() {
         catcher = SignalCatcher([SIGINT]) { [weak self] _ in self?.interrupt() }
     }
 
     private func interrupt() {
-        lock.withLock { onInterrupt }?()
+        let action: (@Sendable () -> Void)? = lock.withLock {
+            guard let current = waiting else { return nil }
+            waiting?.stopped = true
+            return current.stopped ? current.abandon : current.stop
+        }
+        action?()
     }
 
-    /// Runs `work` and returns its value, or nil at once when Ctrl-C comes first (`work` is cancelled;
-    /// what it already handed to the store may still finish).
-    func interruptible<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) async throws -> Value? {
+    /// Runs `work` and returns its value. The first Ctrl-C meanwhile calls `stop` (which should make
+    /// `work` end soon, failing); the next one returns nil at once (`work` is cancelled; what it
+    /// already handed to the store may still finish).
+    func interruptible<Value: Sendable>(
+        stop: @escaping @Sendable () -> Void, _ work: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value? {
         let outcome = Outcome<Value>()
-        defer { lock.withLock { onInterrupt = nil } }
+        defer { lock.withLock { waiting = nil } }
         return try await withCheckedThrowingContinuation { continuation in
             outcome.wait(with: continuation)
             let task = Task {
@@ -33,12 +44,11 @@ final class Interrupts: @unchecked Sendable {
                     outcome.finish(.failure(error))
                 }
             }
-            lock.withLock {
-                onInterrupt = {
-                    task.cancel()
-                    outcome.finish(.success(nil))
-                }
+            let abandon: @Sendable () -> Void = {
+                task.cancel()
+                outcome.finish(.success(nil))
             }
+            lock.withLock { waiting = (stop, abandon, false) }
         }
     }
 }

@@ -1,21 +1,51 @@
 import CLineEditor
 import Foundation
 
-/// The repl's line editor on a terminal: libedit's editing keys, Ctrl-R search, a history file, and
-/// Ctrl-C cancelling the line being typed.
+/// The repl's line editor on a terminal: libedit's editing keys, Ctrl-R search, a history file,
+/// Ctrl-C cancelling the line being typed, Tab completing the word before the cursor, and text
+/// written meanwhile (``write(_:to:)``) shown above the line being typed.
 final class LineEditor: @unchecked Sendable {
-    // @unchecked Sendable: the C editor is used by one read at a time, since `lines()` asks for the
-    // next line only once the repl has handled the previous one.
+    // @unchecked Sendable: the C editor is read by one read at a time, since `lines()` asks for the
+    // next line only once the repl has handled the previous one; `moonblade_line_editor_write` takes
+    // the editor's own lock, for any thread.
     private let editor: OpaquePointer
+    /// What Tab asks; kept here, since the C editor holds it unretained.
+    private let completer: Completer
 
-    /// An editor with `prompt` and its history in `historyFile`; nil when libedit cannot start.
-    init?(prompt: String, historyFile: String?) {
+    /// An editor with `prompt`, its history in `historyFile`, and Tab offering what `complete` returns
+    /// for the line before the cursor (the words that may replace its last word); nil when libedit
+    /// cannot start.
+    init?(prompt: String, historyFile: String?, complete: @escaping (String) -> [String]) {
         guard let editor = moonblade_line_editor_open("moonblade", prompt, historyFile) else { return nil }
         self.editor = editor
+        completer = Completer(complete)
+        // Unretained: `completer` lives as long as this editor, which closes the C editor (and so stops
+        // calling it) in deinit, before its stored properties go.
+        moonblade_line_editor_set_completer(
+            editor,
+            { context, line in
+                let completer = Unmanaged<Completer>.fromOpaque(context!).takeUnretainedValue()
+                let words = completer.complete(String(cString: line!))
+                return strdup(words.joined(separator: "\n"))
+            }, Unmanaged.passUnretained(completer).toOpaque())
     }
 
     deinit {
         moonblade_line_editor_close(editor)
+    }
+
+    /// The completer the C editor calls back, as an object it can point to.
+    private final class Completer {
+        let complete: (String) -> [String]
+        init(_ complete: @escaping (String) -> [String]) { self.complete = complete }
+    }
+
+    /// Writes `text` to `descriptor`, above the line being typed if one is; nil, or the `errno` of a
+    /// failed write.
+    func write(_ text: String, to descriptor: Int32) -> Int32? {
+        var text = text
+        let failed = text.withUTF8 { moonblade_line_editor_write(editor, descriptor, $0.baseAddress, UInt($0.count)) } != 0
+        return failed ? errno : nil
     }
 
     /// The lines typed, each read when the repl asks for it (so the prompt follows the last output);

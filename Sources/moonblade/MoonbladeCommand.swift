@@ -20,7 +20,7 @@ struct MoonbladeCommand: AsyncParsableCommand {
         version: MoonbladeCommand.version,
         subcommands: [
             RunCommand.self, ReplCommand.self, CheckCommand.self, TestCommand.self, TypesCommand.self,
-            ReplayCommand.self, JournalCommand.self, NewCommand.self,
+            ReplayCommand.self, JournalCommand.self, NewCommand.self, ServeCommand.self,
         ]
     )
 }

@@ -12,6 +12,8 @@ struct Repl {
     enum Command: Equatable {
         case dispatch(DispatchRequest)
         case state
+        /// `save FILE`: write the state to a file, as `--save` does.
+        case save(String)
         case reload
         case timeTravel(TimeTravelCommand)
         case help
@@ -27,6 +29,11 @@ struct Repl {
         switch words.first {
         case nil: return .nothing
         case "state": return .state
+        case "save":
+            guard words.count == 2, !words[1].trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw DispatchRequestError(message: "save needs a file: save FILE")
+            }
+            return .save(words[1].trimmingCharacters(in: .whitespaces))
         case "reload": return .reload
         case "diff" where words.count == 2 && ["on", "off"].contains(words[1].trimmingCharacters(in: .whitespaces)):
             return .diff(words[1].trimmingCharacters(in: .whitespaces) == "on")
@@ -67,6 +74,9 @@ struct Repl {
                     showsDiff = on
                 case .state:
                     Console.print(session.state.jsonString(pretty: true))
+                case .save(let file):
+                    // A failure is reported by StateFile (`error: cannot save the state: …`); the session goes on.
+                    if (try? StateFile.save(session.state, to: file)) != nil { Console.print("saved the state to \(file)") }
                 case .reload:
                     await reloadPlugins()
                 case .timeTravel(let command):
@@ -87,10 +97,18 @@ struct Repl {
     }
 
     /// Dispatches `request`, interruptible with Ctrl-C on a terminal: `.some(result)` when it finished,
-    /// nil when it was interrupted.
+    /// nil when a second Ctrl-C stopped the wait. The first Ctrl-C stops the plugin code, so a runaway
+    /// item fails (`interrupted`, at its line) and gives its core back.
     private func dispatch(_ request: DispatchRequest) async throws -> JSONValue?? {
         guard let interrupts else { return .some(try await session.dispatch(request)) }
-        return try await interrupts.interruptible { [session] in try await session.dispatch(request) }
+        let host = session.host
+        defer { host.endInterrupt() }
+        return try await interrupts.interruptible(
+            stop: {
+                Console.printError("interrupting \(request.name) (Ctrl-C again stops waiting for it)")
+                host.interrupt()
+            },
+            { [session] in try await session.dispatch(request) })
     }
 
     private var help: String {
@@ -99,6 +117,7 @@ struct Repl {
           NAME [JSON]             dispatch an item with an optional JSON payload (prints its result, or ok)
           dispatch NAME [JSON]    the same
           state                   print the state
+          save FILE               write the state to FILE (atomically), as --save does
           reload                  reload every plugin from its folder (the state stays)
           history [COUNT]         the last dispatches (20), numbered, with what each changed; * marks the state
           goto N                  bring back the state as of dispatch N, and go on from there
@@ -107,6 +126,7 @@ struct Repl {
           diff on|off             print what each dispatch changes in the state (off at first)
           help                    this text
           quit                    leave (end of input does too)
+        Tab completes a command, an item name, or the file after save.
         items: \(session.itemNames.joined(separator: " "))
         """
     }

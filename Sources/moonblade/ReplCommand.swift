@@ -22,8 +22,11 @@ struct ReplCommand: AsyncParsableCommand {
             from there, `undo` steps back, `diff N` compares the state with the one as of N.
 
             On a terminal, lines are edited with libedit (arrow keys, Ctrl-R to search the history, \
-            ~/.editrc); the history is kept in --history. Ctrl-C cancels the line being typed, or stops \
-            waiting for the dispatch in flight; Ctrl-D or quit ends the session. --state starts from a \
+            ~/.editrc); the history is kept in --history. Tab completes a command, an item name, or the \
+            file after save. A message that comes while a line is typed (a reload, a rule's failure) \
+            goes above it, and the prompt and the line follow. Ctrl-C cancels the line being typed, or \
+            stops the plugin code of the dispatch in flight (which fails, `interrupted`, at its line; \
+            a second Ctrl-C stops waiting for it); Ctrl-D or quit ends the session. --state starts from a \
             JSON file, --save writes the state there when the session ends.
 
             \(ExitStatus.help)
@@ -79,8 +82,13 @@ struct ReplCommand: AsyncParsableCommand {
             try? FileManager.default.createDirectory(
                 at: URL(fileURLWithPath: historyFile).deletingLastPathComponent(), withIntermediateDirectories: true)
         }
-        if Console.inputIsTerminal, let editor = LineEditor(prompt: prompt, historyFile: historyFile) {
+        let completion = ReplCompletion(itemNames: { session.itemNames })
+        if Console.inputIsTerminal,
+            let editor = LineEditor(prompt: prompt, historyFile: historyFile, complete: completion.candidates(for:))
+        {
+            Console.beginEditing(with: editor)
             await repl.run(lines: editor.lines(), prompt: nil)  // libedit shows the prompt
+            Console.endEditing()
         } else {
             await repl.run(lines: Console.inputLines(), prompt: Console.inputIsTerminal ? prompt : nil)
         }

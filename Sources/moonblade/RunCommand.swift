@@ -23,9 +23,10 @@ struct RunCommand: AsyncParsableCommand {
             a plugin reloads whenever its folder's Lua files change: `reloaded cart (version 2)` \
             on standard error, or the error with its place while the earlier version keeps running. \
             The state survives a reload. Ctrl-C (SIGINT) or SIGTERM stops the run in order: the \
-            dispatch in flight gets 5 seconds to settle (a --dispatch item in flight finishes and the \
-            rest are not run), the state is saved (--save) or printed, and \
-            the run exits 130 or 143; a second signal ends it at once.
+            dispatch in flight gets 5 seconds to settle, then its plugin code is interrupted (it fails \
+            at its line, reported) or, if it is waiting on Swift work, abandoned 5 seconds later (a \
+            --dispatch item in flight finishes and the rest are not run), the state is saved (--save) \
+            or printed, and the run exits 130 or 143; a second signal ends it at once.
 
             A failure that nobody awaits reaches only the log (a failing observer rule or what it \
             dispatched, a failing on_start item, a cascade stopped for running away); the run then \
@@ -210,14 +211,18 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// Dispatches one line and reports its result or error; if a stop comes meanwhile, the dispatch
-    /// has ``StopSignals/grace`` to settle before it is abandoned (its updaters are applied or not,
-    /// each whole, so the state saved is always one the store had).
+    /// has ``StopSignals/grace`` to settle. Then its plugin code is interrupted, so that it fails at
+    /// its line (reported) and gives its core back; work that still does not end (a Swift dependency
+    /// that never answers) is abandoned. Its updaters are applied or not, each whole, so the state
+    /// saved is always one the store had.
     private func apply(_ line: String, _ session: PluginSession, stop: StopSignals) async {
         let dispatch = Task { try await session.dispatch(DispatchRequest(line: line)) }
-        let settled = await stop.settles(dispatch)
-        guard settled else {
-            Console.printError("error: \(line): abandoned, still running \(StopSignals.grace) after the stop")
-            return
+        if await !stop.settles(dispatch) {
+            session.host.interrupt()
+            guard await stop.finishes(dispatch, within: StopSignals.grace) else {
+                Console.printError("error: \(line): abandoned, still running \(StopSignals.grace) after the stop")
+                return
+            }
         }
         switch await dispatch.result {
         case .success(let result):

@@ -31,22 +31,36 @@ final class StopSignals: Sendable {
 
     /// Waits until `work` finishes and returns true, unless a stop signal comes first and `work` has not
     /// finished ``grace`` later: then returns false and leaves it running (abandoned).
+    func settles<Value>(_ work: Task<Value, any Error>) async -> Bool {
+        await finishes(work) { [self] in
+            guard await wait() != nil else { return false }
+            return (try? await Task.sleep(for: Self.grace)) != nil
+        }
+    }
+
+    /// Waits until `work` finishes and returns true, or returns false once `limit` has passed.
+    func finishes<Value>(_ work: Task<Value, any Error>, within limit: Duration) async -> Bool {
+        await finishes(work) { (try? await Task.sleep(for: limit)) != nil }
+    }
+
+    /// Waits until `work` finishes (true) or `moment` returns true (false), whichever comes first.
     ///
     /// Not a task group: a group waits for all its children, and awaiting `work` cannot be cancelled.
-    func settles<Value>(_ work: Task<Value, any Error>) async -> Bool {
+    private func finishes<Value>(
+        _ work: Task<Value, any Error>, before moment: @escaping @Sendable () async -> Bool
+    ) async -> Bool {
         let outcome = FirstOutcome()
         let finishing = Task {
             _ = await work.result
             outcome.resolve(true)
         }
-        let stopping = Task {
-            guard await wait() != nil, (try? await Task.sleep(for: Self.grace)) != nil else { return }
-            outcome.resolve(false)
+        let timing = Task {
+            if await moment() { outcome.resolve(false) }
         }
-        let settled = await outcome.value
+        let finished = await outcome.value
         finishing.cancel()
-        stopping.cancel()
-        return settled
+        timing.cancel()
+        return finished
     }
 
     /// Returns once a signal has come (at once if one has), or nil when the task is cancelled first.

@@ -7,6 +7,14 @@ import Testing
 struct JournalCommandTests {
     let workspace = Workspace()
 
+    /// `--until`'s default is the last entry, said so: the help printed 9223372036854775807.
+    @Test(arguments: [["journal", "log"], ["journal", "to-spec"], ["replay"]])
+    func theHelpSaysUntilTheLastEntry(command: [String]) async throws {
+        let outcome = try await workspace.run(command + ["--help"])
+        #expect(outcome.stdout.contains("(default: the last)"), "\(outcome.stdout)")
+        #expect(!outcome.stdout.contains("9223372036854775807"))
+    }
+
     /// Every dispatch that resolved under --strict-journal is in the journal after a SIGKILL.
     @Test func aKilledRunLosesNoResolvedDispatch() async throws {
         let running = try RunningMoonblade(

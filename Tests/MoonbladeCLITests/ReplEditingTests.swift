@@ -109,10 +109,10 @@ struct ReplEditingTests {
     }
 
     @Test(.enabled(if: script != nil, "script (util-linux) is not installed: no pseudo-terminal to test with"))
-    func ctrlCStopsWaitingForADispatchAndTheSessionGoesOn() async throws {
+    func ctrlCStopsADispatchThatAwaitsSwiftAndTheSessionGoesOn() async throws {
         // A side effect that awaits Swift for a minute by the clock (an await that answers at once costs
         // microseconds, so a count of them runs anywhere from seconds to a quarter hour, sanitized),
-        // never holding the VM for long: only Ctrl-C ends the wait early.
+        // never holding the VM for long: Ctrl-C stops its Lua when it runs again between two awaits.
         let slow = try workspace.plugin(
             "slow",
             """
@@ -134,7 +134,7 @@ struct ReplEditingTests {
         ) {
             try? typing.write(contentsOf: Data("\u{03}".utf8))
         }
-        await waitUntil(timeout: .seconds(10)) { screen().contains("interrupted: no longer waiting for slow.crawl") }
+        await waitUntil(timeout: .seconds(10)) { screen().contains("error: slow.crawl: slow/plugin.lua:3: interrupted") }
         try keys.fileHandleForWriting.write(contentsOf: Data("state\r".utf8))
         await waitUntil { screen().contains("{}") }
         try keys.fileHandleForWriting.write(contentsOf: Data("quit\r".utf8))

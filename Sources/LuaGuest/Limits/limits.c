@@ -42,6 +42,14 @@ void moonblade_time_limit_message(char *buffer, size_t size, double seconds) {
     snprintf(buffer, size, "time limit of %g s exceeded", seconds);
 }
 
+void moonblade_request_interrupt(moonblade_limits *limits) {
+    __atomic_store_n(&limits->interrupt_requested, 1, __ATOMIC_RELAXED);
+}
+
+void moonblade_end_interrupt(moonblade_limits *limits) {
+    __atomic_store_n(&limits->interrupt_requested, 0, __ATOMIC_RELAXED);
+}
+
 moonblade_limits *moonblade_limits_of(lua_State *L) {
     void *ud = NULL;
     lua_getallocf(L, &ud);
@@ -180,6 +188,9 @@ void moonblade_violation_summary(const moonblade_limits *limits, char *buffer, s
     case moonblade_memory_limit_exceeded:
         snprintf(buffer, size, "memory limit of %zu bytes exceeded", limits->memory_limit);
         break;
+    case moonblade_interrupted:
+        snprintf(buffer, size, "interrupted");
+        break;
     default:
         snprintf(buffer, size, "instruction budget of %lld instructions exceeded", limits->instruction_budget);
         break;
@@ -189,6 +200,8 @@ void moonblade_violation_summary(const moonblade_limits *limits, char *buffer, s
 /// The limit `steps` more units of work exceed, or `moonblade_within_limits`.
 static enum moonblade_violation moonblade_exceeded(moonblade_limits *limits, long long steps) {
     if (limits->memory_refused) return moonblade_memory_limit_exceeded;
+    // Relaxed: the flag carries no data with it, and a check that misses it sees it at the next one.
+    if (__atomic_load_n(&limits->interrupt_requested, __ATOMIC_RELAXED)) return moonblade_interrupted;
     if (limits->instruction_budget != 0 && (limits->instructions_left -= steps) < 0) {
         return moonblade_instruction_budget_exceeded;
     }

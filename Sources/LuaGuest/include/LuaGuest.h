@@ -18,6 +18,7 @@ enum moonblade_violation {
     moonblade_instruction_budget_exceeded = 1,
     moonblade_time_limit_exceeded = 2,
     moonblade_memory_limit_exceeded = 3,
+    moonblade_interrupted = 4,
 };
 
 /// Lua's small blocks are kept for reuse in classes of this many bytes, up to this many classes.
@@ -45,12 +46,23 @@ typedef struct moonblade_limits {
                                     // check the limits at its next instruction
     void *pool[moonblade_pool_classes];  // freed small blocks, by size class (Limits/block_pool.c)
     size_t pooled_bytes;
+    int interrupt_requested;        // read and written only with `__atomic` builtins, from any thread
+                                    // (`moonblade_request_interrupt`): never from Swift directly
 } moonblade_limits;
 
 // MARK: - Limits (Limits/limits.c)
 
 void moonblade_limits_init(
     moonblade_limits *limits, size_t memory_limit, long long instruction_budget, int hook_interval);
+
+/// Stops the guest code of the VM that `limits` belongs to: the guest call running now, and every one
+/// that runs until `moonblade_end_interrupt`, raises "interrupted" (placed at its line, and like a
+/// limit, not to be swallowed by `pcall`) at its next check of the limits. Any thread may call it
+/// while another runs Lua; it takes no lock.
+void moonblade_request_interrupt(moonblade_limits *limits);
+
+/// Lets guest code run again after `moonblade_request_interrupt`.
+void moonblade_end_interrupt(moonblade_limits *limits);
 
 /// Seconds on the monotonic clock (the clock deadlines are measured on).
 double moonblade_now(void);

@@ -118,12 +118,14 @@ extension PluginRuntime {
 }
 
 extension PluginError {
-    /// Which limit stopped the plugin code, for a ``Kind/limit`` error: `memory`, `time` or `budget`.
+    /// Which limit stopped the plugin code, for a ``Kind/limit`` error: `memory`, `time`, `budget`, or
+    /// `interrupted` (``PluginHost/interrupt()``).
     var limitKind: String? {
         guard kind == .limit else { return nil }
         // The limits' own wordings (moonblade_limits.h, LuaStack+Calls.swift): "memory limit of …",
-        // "time limit of …", "instruction budget of …".
+        // "time limit of …", "instruction budget of …", "interrupted".
         if (underlying as? LuaError)?.kind == .memory || message.contains("memory limit") { return "memory" }
+        if message.hasSuffix(": interrupted") || message == "interrupted" { return "interrupted" }
         return message.contains("time limit") ? "time" : "budget"
     }
 }

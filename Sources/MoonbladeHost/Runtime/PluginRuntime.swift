@@ -48,6 +48,8 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     let pendingReports = PendingReports()
     /// Where spans and metrics go (`Observability/`).
     let instruments: HostInstruments
+    /// Stops the plugin code running in the VM, from any thread (Ctrl-C at a command line).
+    let interrupter: LuaInterrupter
 
     init(
         configuration: LuaVM.Configuration, sideEffectTimeLimit: Duration?, pluginLimits: [String: PluginLimits] = [:],
@@ -62,6 +64,11 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
         let exposed = dependencies.numbered
         do {
             lua = try LuaSide(configuration: configuration)
+        } catch {
+            throw PluginError(error, plugin: nil, item: nil)
+        }
+        interrupter = lua.vm.interrupter
+        do {
             try lua.installPreludes(
                 sideEffects: SideEffectPrelude.EntryPoints(
                     startDispatch: { [unowned self] stack in try self.startDispatch(stack) },

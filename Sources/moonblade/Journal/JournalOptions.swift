@@ -58,8 +58,12 @@ struct EntryRangeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The first entry to take (entries are numbered from 1).", valueName: "n"))
     var from = 1
 
-    @Option(help: ArgumentHelp("The last entry to take.", valueName: "n"))
-    var until = Int.max
+    // Optional, so that --help says "the last" rather than 9223372036854775807.
+    @Option(name: .customLong("until"), help: ArgumentHelp("The last entry to take (default: the last).", valueName: "n"))
+    var lastEntry: Int?
+
+    /// The last entry to take.
+    var until: Int { lastEntry ?? Int.max }
 
     func validate() throws {
         guard from >= 1 else { throw ValidationError("--from \(from): entries are numbered from 1") }

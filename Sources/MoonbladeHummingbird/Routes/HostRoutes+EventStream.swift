@@ -1,0 +1,39 @@
+import Hummingbird
+import HummingbirdWebSocket
+import MoonbladeHost
+
+extension HostRoutes {
+    /// Adds the routes to `group`, and with ``events`` the live event stream at `events` (a WebSocket
+    /// of JSON text messages, one per event; see <doc:ServingOverHTTP>).
+    public func add<Context: WebSocketRequestContext & RequestContext>(to group: RouterGroup<Context>) {
+        add(routes: group)
+        guard let events else { return }
+        let limit = configuration.eventQueueLimit
+        group.ws("events") { request, _ in
+            try authorize(request)
+            try checkOrigin(request)
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, _ in
+            let (id, queue) = events.subscribe(limit: limit)
+            defer { events.unsubscribe(id) }
+            // Sent once subscribed: every event after it reaches this client.
+            let versions = host.plugins.map { JSONValue.object(["name": .string($0.name), "version": .integer(Int64($0.version))]) }
+            try await outbound.write(.text(JSONValue.object(["type": "hello", "plugins": .array(versions)]).jsonString()))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    while let entry = await queue.next() {
+                        let message: JSONValue =
+                            switch entry {
+                            case .event(let event): event.json()
+                            case .missed(let count): ["type": "missed", "count": .integer(Int64(count))]
+                            }
+                        try await outbound.write(.text(message.jsonString()))
+                    }
+                }
+                // The client's messages are not read for anything: the loop ends when it closes.
+                for try await _ in inbound {}
+                group.cancelAll()
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import MoonbladeHost
+import MoonbladeHummingbird
+import MoonbladeJournal
+import NIOCore
+
+/// `moonblade serve` (which `moonblade` runs from next to itself): a plugin host behind the HTTP
+/// routes of ``HostRoutes``, with hot reload, the journal, and a saved state on SIGTERM/SIGINT.
+@main
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "moonblade serve",
+        abstract: "Serve plugins over HTTP: dispatch, state, plugins, reload and a live event stream.",
+        discussion: """
+            Routes: POST /dispatch/{item} (JSON payload), GET /state[?pointer=/a/0], GET /plugins, \
+            POST /plugins/{name}/reload, and the WebSocket event stream GET /events. Errors are \
+            application/problem+json naming the item, the plugin and file:line.
+
+            The server binds to 127.0.0.1 unless --host says otherwise, and refuses to start on any \
+            other address without --token (or MOONBLADE_TOKEN): with a token, dispatch, reload and the \
+            event stream need Authorization: Bearer <token>. Plugins reload when their files change. \
+            SIGTERM or SIGINT stops the server in order: requests in flight finish, the state is saved \
+            (--save) and the journal closed. The address it listens on is logged as it starts \
+            (`listening on http://127.0.0.1:PORT`, useful with --port 0).
+            """)
+
+    @Argument(help: "Plugin folders, each with a plugin.lua; or a folder of plugin folders.")
+    var plugins: [String]
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on; 0 picks a free one.")
+    var port = 8080
+
+    @Option(name: .customLong("state"), help: ArgumentHelp("A JSON file with the initial state.", valueName: "file"))
+    var stateFile: String?
+
+    @Option(help: ArgumentHelp("Save the state to this file (atomically) when the server stops.", valueName: "file"))
+    var save: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Record every dispatch in this journal (an SQLite file) and start from its latest state.", valueName: "file"))
+    var journal: String?
+
+    @Option(help: ArgumentHelp("The bearer token state-changing routes and the stream need (default: $MOONBLADE_TOKEN).", valueName: "token"))
+    var token: String?
+
+    @Option(help: ArgumentHelp("The largest request body accepted, in bytes.", valueName: "bytes"))
+    var maxBody = 1 << 20
+
+    @Option(help: ArgumentHelp("The directory the storage dependency keeps its JSON files in.", valueName: "dir"))
+    var dataDir = ".moonblade"
+
+    @Option(help: ArgumentHelp("The lowest level of log entries shown on standard error.", valueName: "level"))
+    var logLevel: Logger.Level = .info
+
+    /// The token from `--token`, else from the environment.
+    private var bearerToken: String? {
+        token ?? ProcessInfo.processInfo.environment["MOONBLADE_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is not a port number") }
+        guard maxBody > 0 else { throw ValidationError("--max-body must be at least 1") }
+        if bearerToken == nil, !Self.isLoopback(host) {
+            throw ValidationError(
+                "--host \(host) is not a loopback address: give --token (or MOONBLADE_TOKEN) so that strangers cannot change the state")
+        }
+        if journal != nil, stateFile != nil {
+            throw ValidationError("--state and --journal: the journal's latest state is where the server starts")
+        }
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: "moonblade.serve")
+        logger.logLevel = logLevel
+        let served = try ServedHost(
+            plugins: try PluginFolder.resolve(plugins), stateFile: stateFile, journalPath: journal, dataDirectory: dataDir,
+            logger: logger)
+        let watcher = served.host.watchPlugins()
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.middlewares.add(LogRequestsMiddleware(.debug))
+        HostRoutes(served.host, events: served.events, configuration: .init(token: bearerToken, maxBodySize: maxBody))
+            .add(to: router.group())
+        let app = Application(
+            router: router, server: .http1WebSocketUpgrade(webSocketRouter: router),
+            configuration: .init(address: .hostname(host, port: port), serverName: "moonblade"),
+            onServerRunning: { [host, logger] channel in
+                logger.notice("listening on http://\(host):\(channel.localAddress?.port ?? 0)")
+            },
+            logger: logger)
+        // Hummingbird's service group stops the server on SIGTERM and SIGINT once requests in flight end.
+        try await app.runService()
+        watcher.stop()
+        try await served.stop(savingTo: save)
+        logger.notice("stopped\(save.map { "; state saved to \($0)" } ?? "")")
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
