@@ -52,6 +52,8 @@ final class LuaDecodingCache {
     @exclusivity(unchecked) private var patchableTypes = LuaTypeMemo<any LuaStatePatchable.Type>()
     private static let sweepFloor = 256
     @exclusivity(unchecked) private var sweepThreshold = sweepFloor
+    /// The stack slot of the weak id-to-table table while ``withReusableTables(on:_:)`` runs, else 0.
+    @exclusivity(unchecked) private var reusableTablesSlot: Int32 = 0
 
     init(machinery: LuaReference) {
         self.machinery = machinery
@@ -135,15 +137,18 @@ final class LuaDecodingCache {
     }
 
     /// Runs `push`, which pushes one value, with the tables of cached collections offered for reuse
-    /// (the weak id-to-table table sits below the value meanwhile, and is taken away after).
-    func withReusableTables(on stack: LuaStack, _ push: (ReusableTables) throws -> Void) throws {
+    /// through this cache (the weak id-to-table table sits below the value meanwhile, and is taken
+    /// away after).
+    func withReusableTables(on stack: LuaStack, _ push: (LuaDecodingCache) throws -> Void) throws {
         try stack.reserve(2)
         let L = stack.state
         let base = stack.top
         machinery.push(onto: stack)
         moonblade_state_replace_with_tables(L, base + 1)
+        reusableTablesSlot = base + 1
+        defer { reusableTablesSlot = 0 }
         do {
-            try push(ReusableTables(cache: self, tables: base + 1))
+            try push(self)
         } catch {
             stack.top = base
             throw error
@@ -151,22 +156,18 @@ final class LuaDecodingCache {
         lua_copy(L, base + 2, base + 1)
         stack.top = base + 1
     }
+}
 
-    /// The tables of cached collections, offered to an encoder pushing a resident version.
-    struct ReusableTables: LuaReusableTables {
-        // Unchecked: used inside `withReusableTables`, which the cache outlives.
-        unowned(unsafe) let cache: LuaDecodingCache
-        /// The stack slot of the weak id-to-table table.
-        let tables: Int32
-
-        /// Pushes the table `value` was decoded from and returns true, if it is a cached collection
-        /// whose table is alive; pushes nothing and returns false otherwise.
-        func pushTable<T>(for value: T, _ L: OpaquePointer) -> Bool {
-            guard let storage = cache.storage(of: value), let entry = cache.tablesByStorage[storage] else { return false }
-            if lua_rawgeti(L, tables, entry.id) == LUA_TTABLE { return true }
-            lua_settop(L, -2)
+extension LuaDecodingCache: LuaReusableTables {
+    /// Pushes the table `value` was decoded from and returns true, if it is a cached collection whose
+    /// table is alive; pushes nothing and returns false otherwise. Only inside ``withReusableTables(on:_:)``.
+    package func pushTable<T>(for value: T, _ L: OpaquePointer) -> Bool {
+        guard reusableTablesSlot != 0, let storage = storage(of: value), let entry = tablesByStorage[storage] else {
             return false
         }
+        if lua_rawgeti(L, reusableTablesSlot, entry.id) == LUA_TTABLE { return true }
+        lua_settop(L, -2)
+        return false
     }
 }
 
