@@ -86,7 +86,7 @@ struct LuaDraftHostileTests {
         // new state's error.
         for source in ["state.todos = { kept_todo }", "state.todos = {}\nstate.todos[1] = kept_todo", "return kept_root"] {
             let error = try #require(throws: LuaNewStateError.self) { _ = try harness.draft(source) }
-            #expect(error.error.message == "the new state holds a state draft that was revoked when its updater returned")
+            #expect(error.error.message == ResidentStateHarness.revokedInNewState)
             #expect(harness.resident.current === before)
         }
         #expect(try harness.update(Board.self, "state.counter = 3").counter == 3)

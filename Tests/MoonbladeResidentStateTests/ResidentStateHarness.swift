@@ -54,6 +54,8 @@ final class ResidentStateHarness {
         } catch let error as LuaError {
             let readOnly = error.message.contains(Self.revokedDraft) || error.message.contains("state is read-only here")
             return (nil, readOnly)
+        } catch let error as LuaNewStateError where error.error.message.contains(Self.revokedInNewState) {
+            return (nil, true)  // a revoked draft put into a table the updater made
         } catch {  // a new state that cannot be finished (a cycle): the plain copy fails too
             return (nil, false)
         }
@@ -61,6 +63,8 @@ final class ResidentStateHarness {
 
     /// What using a draft kept from an earlier updater raises.
     static let revokedDraft = "this state draft was revoked: its updater has returned"
+    /// What finishing a new state that holds a draft kept from an earlier updater raises.
+    static let revokedInNewState = "the new state holds a state draft that was revoked when its updater returned"
 
     @discardableResult
     func commit(_ pending: LuaPendingState) -> LuaStateVersion {
