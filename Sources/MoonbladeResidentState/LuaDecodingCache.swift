@@ -53,7 +53,7 @@ final class LuaDecodingCache {
     private static let sweepFloor = 256
     @exclusivity(unchecked) private var sweepThreshold = sweepFloor
     /// The stack slot of the weak id-to-table table while ``withReusableTables(on:_:)`` runs, else 0.
-    @exclusivity(unchecked) private var reusableTablesSlot: Int32 = 0
+    private var reusableTablesSlot: Int32 = 0
 
     init(machinery: LuaReference) {
         self.machinery = machinery
