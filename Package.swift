@@ -10,6 +10,9 @@ let package = Package(
     products: [
         .library(name: "Moonblade", targets: ["Moonblade"]),
         .library(name: "MoonbladeLua", targets: ["MoonbladeLua"]),
+        // For the benchmarks of the resident state alone (Benchmarks/Workloads); the host reaches it
+        // through its package API.
+        .library(name: "MoonbladeResidentState", targets: ["MoonbladeResidentState"]),
         .library(name: "MoonbladeHost", targets: ["MoonbladeHost"]),
         .library(name: "MoonbladeTesting", targets: ["MoonbladeTesting"]),
         .library(name: "MoonbladeJournal", targets: ["MoonbladeJournal"]),
@@ -53,17 +56,23 @@ let package = Package(
         // What holds guest (plugin) code in, in C: the limits, the guarded library, the sandbox, a pattern
         // matcher that counts its steps, error descriptions.
         .target(name: "LuaGuest", dependencies: ["CLua"]),
+        // The resident state's machinery in C: drafts, read-only views, finishing a draft into a version.
+        .target(name: "CResidentState", dependencies: ["CLua", "LuaGuest"]),
         // A safe Swift face of the Lua C API.
-        .target(name: "MoonbladeLua", dependencies: ["CLua", "LuaGuest"]),
+        // Its Lua glue is in Lua/*.lua (resources, loaded through Bundle.module).
+        .target(name: "MoonbladeLua", dependencies: ["CLua", "LuaGuest"], resources: [.copy("Lua")]),
+        // The state kept in Lua between dispatches: versions, drafts, decoding only what changed.
+        .target(name: "MoonbladeResidentState", dependencies: ["CLua", "CResidentState", "MoonbladeLua"]),
         // The plugin host: Lua plugins as store items.
         .target(
             name: "MoonbladeHost",
             dependencies: [
-                "Moonblade", "MoonbladeLua", .product(name: "Logging", package: "swift-log"),
+                "Moonblade", "MoonbladeLua", "MoonbladeResidentState", .product(name: "Logging", package: "swift-log"),
                 // Only the APIs: the backends are the application's (the CLI has small printing ones).
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
-            ]
+            ],
+            resources: [.copy("Lua")]
         ),
         // The test harness for plugins: PluginTester for Swift tests, the Lua spec runner.
         .target(
@@ -72,13 +81,15 @@ let package = Package(
                 "MoonbladeHost", "MoonbladeLua", "Moonblade",
                 .product(name: "CustomDump", package: "swift-custom-dump"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            resources: [.copy("Lua")]
         ),
         // The dispatch journal (SQLite through GRDB): entries, patches, snapshots, recovery, replay.
         .target(
             name: "MoonbladeJournal",
             dependencies: [
-                "MoonbladeHost", "MoonbladeLua", "Moonblade", .product(name: "GRDB", package: "GRDB.swift"),
+                "MoonbladeHost", "MoonbladeLua", "MoonbladeResidentState", "Moonblade",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -199,6 +210,13 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "MoonbladeResidentStateTests",
+            dependencies: [
+                "MoonbladeTestSupport", "MoonbladeResidentState", "MoonbladeLua",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(

@@ -35,6 +35,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Moonblade", package: "Moonblade"),
                 .product(name: "MoonbladeLua", package: "Moonblade"),
+                .product(name: "MoonbladeResidentState", package: "Moonblade"),
                 .product(name: "MoonbladeHost", package: "Moonblade"),
                 .product(name: "MoonbladeJournal", package: "Moonblade"),
                 .product(name: "CLua", package: "Moonblade"),

@@ -1,4 +1,5 @@
 import MoonbladeLua
+import MoonbladeResidentState
 
 /// Lua updaters on ``ItemsState`` through the resident-state engine alone (``LuaResidentState``, no
 /// store or plugin host): draft, finish, decode what changed, commit. Beside it the old way on the

@@ -37,18 +37,18 @@ struct moonblade_line_editor {
     struct pending_text *first_pending, *last_pending;
 };
 
-static moonblade_line_editor *editor_of(EditLine *el) {
+static moonblade_line_editor *moonblade_editor_of(EditLine *el) {
     void *data = NULL;
     el_get(el, EL_CLIENTDATA, &data);
     return data;
 }
 
-static char *prompt_of(EditLine *el) {
-    return editor_of(el)->prompt;
+static char *moonblade_prompt_of(EditLine *el) {
+    return moonblade_editor_of(el)->prompt;
 }
 
 /// Writes all of `count` bytes to `fd`, retrying short and interrupted writes; 0, or -1 with errno.
-static int write_all(int fd, const char *text, size_t count) {
+static int moonblade_write_all(int fd, const char *text, size_t count) {
     while (count > 0) {
         ssize_t written = write(fd, text, count);
         if (written < 0) {
@@ -61,17 +61,17 @@ static int write_all(int fd, const char *text, size_t count) {
     return 0;
 }
 
-static void write_pending(struct pending_text *pending) {
+static void moonblade_write_pending(struct pending_text *pending) {
     while (pending) {
         struct pending_text *next = pending->next;
-        (void)write_all(pending->fd, pending->text, pending->count);  // a terminal: nothing to report to
+        (void)moonblade_write_all(pending->fd, pending->text, pending->count);  // a terminal: nothing to report to
         free(pending);
         pending = next;
     }
 }
 
 /// Takes the pending texts; under the lock.
-static struct pending_text *take_pending(moonblade_line_editor *editor) {
+static struct pending_text *moonblade_take_pending(moonblade_line_editor *editor) {
     struct pending_text *taken = editor->first_pending;
     editor->first_pending = editor->last_pending = NULL;
     return taken;
@@ -79,11 +79,11 @@ static struct pending_text *take_pending(moonblade_line_editor *editor) {
 
 /// Shows the pending texts above the line being edited: erases the prompt and the line (from the
 /// row the prompt starts on), writes them, and has libedit draw the prompt and the line again.
-static void show_pending(moonblade_line_editor *editor) {
+static void moonblade_show_pending(moonblade_line_editor *editor) {
     char drained[64];
     while (read(editor->wake[0], drained, sizeof drained) > 0) {}
     pthread_mutex_lock(&editor->lock);
-    struct pending_text *pending = take_pending(editor);
+    struct pending_text *pending = moonblade_take_pending(editor);
     pthread_mutex_unlock(&editor->lock);
     if (!pending) return;
     int columns = 0;
@@ -94,15 +94,15 @@ static void show_pending(moonblade_line_editor *editor) {
     int rows_up = (int)(before_cursor / (size_t)columns);
     int length = rows_up > 0 ? snprintf(erase, sizeof erase, "\033[%dA\r\033[J", rows_up)
                              : snprintf(erase, sizeof erase, "\r\033[J");
-    (void)write_all(STDOUT_FILENO, erase, (size_t)length);
-    write_pending(pending);
+    (void)moonblade_write_all(STDOUT_FILENO, erase, (size_t)length);
+    moonblade_write_pending(pending);
     el_set(editor->el, EL_REFRESH);
 }
 
 /// libedit's character reader: libedit's own (one byte at a time, decoded as the locale says), but
 /// also woken by pending text, which it shows before it reads on.
-static int read_char(EditLine *el, wchar_t *character) {
-    moonblade_line_editor *editor = editor_of(el);
+static int moonblade_read_char(EditLine *el, wchar_t *character) {
+    moonblade_line_editor *editor = moonblade_editor_of(el);
     char bytes[MB_LEN_MAX];
     size_t count = 0;
     while (1) {
@@ -113,7 +113,7 @@ static int read_char(EditLine *el, wchar_t *character) {
             return -1;
         }
         if (ready[1].revents & POLLIN) {
-            show_pending(editor);
+            moonblade_show_pending(editor);
             continue;
         }
         if (!(ready[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -141,38 +141,38 @@ static int read_char(EditLine *el, wchar_t *character) {
 }
 
 /// Ctrl-C: ends the line as if Enter was pressed, marked cancelled so the caller drops it.
-static unsigned char cancel_line(EditLine *el, int ch) {
+static unsigned char moonblade_cancel_line(EditLine *el, int ch) {
     (void)ch;
-    editor_of(el)->cancelled = 1;
+    moonblade_editor_of(el)->cancelled = 1;
     return CC_NEWLINE;
 }
 
 /// The number of characters in `text` (bytes when it does not decode).
-static int characters_in(const char *text) {
+static int moonblade_characters_in(const char *text) {
     size_t count = mbstowcs(NULL, text, 0);
     return count == (size_t)-1 ? (int)strlen(text) : (int)count;
 }
 
 /// Lists `candidates` below the line, in columns as wide as the longest.
-static void list_candidates(EditLine *el, char **candidates, size_t count) {
+static void moonblade_list_candidates(EditLine *el, char **candidates, size_t count) {
     int columns = 0;
     if (el_get(el, EL_GETTC, "co", &columns) != 0 || columns <= 0) columns = 80;
     size_t widest = 0;
     for (size_t i = 0; i < count; i++) {
-        size_t width = (size_t)characters_in(candidates[i]);
+        size_t width = (size_t)moonblade_characters_in(candidates[i]);
         if (width > widest) widest = width;
     }
     size_t per_row = (size_t)columns / (widest + 2);
     if (per_row == 0) per_row = 1;
-    (void)write_all(STDOUT_FILENO, "\n", 1);
+    (void)moonblade_write_all(STDOUT_FILENO, "\n", 1);
     for (size_t i = 0; i < count; i++) {
-        (void)write_all(STDOUT_FILENO, candidates[i], strlen(candidates[i]));
+        (void)moonblade_write_all(STDOUT_FILENO, candidates[i], strlen(candidates[i]));
         int last_in_row = (i + 1) % per_row == 0 || i + 1 == count;
         if (last_in_row) {
-            (void)write_all(STDOUT_FILENO, "\n", 1);
+            (void)moonblade_write_all(STDOUT_FILENO, "\n", 1);
         } else {
-            for (size_t pad = (size_t)characters_in(candidates[i]); pad < widest + 2; pad++) {
-                (void)write_all(STDOUT_FILENO, " ", 1);
+            for (size_t pad = (size_t)moonblade_characters_in(candidates[i]); pad < widest + 2; pad++) {
+                (void)moonblade_write_all(STDOUT_FILENO, " ", 1);
             }
         }
     }
@@ -181,9 +181,9 @@ static void list_candidates(EditLine *el, char **candidates, size_t count) {
 /// Tab: completes the word before the cursor with what the completer offers for it. One candidate
 /// replaces the word (with a space after it, unless it is a folder); several extend it as far as
 /// they agree, or, when they agree on nothing more, are listed below the line.
-static unsigned char complete_word(EditLine *el, int ch) {
+static unsigned char moonblade_complete_word(EditLine *el, int ch) {
     (void)ch;
-    moonblade_line_editor *editor = editor_of(el);
+    moonblade_line_editor *editor = moonblade_editor_of(el);
     if (!editor->completer) return CC_ERROR;
     const LineInfo *info = el_line(el);
     char *line = strndup(info->buffer, (size_t)(info->cursor - info->buffer));
@@ -211,14 +211,14 @@ static unsigned char complete_word(EditLine *el, int ch) {
     } else if (count == 1 || agreed > word_length) {
         char *replacement = strndup(candidates[0], count == 1 ? strlen(candidates[0]) : agreed);
         if (replacement) {
-            el_deletestr(el, characters_in(word));
+            el_deletestr(el, moonblade_characters_in(word));
             el_insertstr(el, replacement);
             size_t length = strlen(replacement);
             if (count == 1 && (length == 0 || replacement[length - 1] != '/')) el_insertstr(el, " ");
             free(replacement);
         }
     } else {
-        list_candidates(el, candidates, count);
+        moonblade_list_candidates(el, candidates, count);
         outcome = CC_REDISPLAY;
     }
     free(offered);
@@ -249,12 +249,12 @@ moonblade_line_editor *moonblade_line_editor_open(const char *program, const cha
     if (editor->history_path) history(editor->history, &event, H_LOAD, editor->history_path);
     el_set(editor->el, EL_CLIENTDATA, editor);
     el_set(editor->el, EL_EDITOR, "emacs");
-    el_set(editor->el, EL_PROMPT, prompt_of);
+    el_set(editor->el, EL_PROMPT, moonblade_prompt_of);
     el_set(editor->el, EL_HIST, history, editor->history);
-    el_set(editor->el, EL_GETCFN, read_char);
-    el_set(editor->el, EL_ADDFN, "moonblade-cancel", "Cancel the line", cancel_line);
+    el_set(editor->el, EL_GETCFN, moonblade_read_char);
+    el_set(editor->el, EL_ADDFN, "moonblade-cancel", "Cancel the line", moonblade_cancel_line);
     el_set(editor->el, EL_BIND, "^C", "moonblade-cancel", NULL);
-    el_set(editor->el, EL_ADDFN, "moonblade-complete", "Complete the word", complete_word);
+    el_set(editor->el, EL_ADDFN, "moonblade-complete", "Complete the word", moonblade_complete_word);
     el_set(editor->el, EL_BIND, "^I", "moonblade-complete", NULL);
     el_set(editor->el, EL_BIND, "^R", "em-inc-search-prev", NULL);
     el_set(editor->el, EL_SETTY, "-d", "-isig", NULL);  // Ctrl-C reaches the bindings while editing
@@ -278,7 +278,7 @@ const char *moonblade_line_editor_read(moonblade_line_editor *editor, int *cance
     const char *read = el_gets(editor->el, &count);
     pthread_mutex_lock(&editor->lock);
     editor->reading = 0;
-    write_pending(take_pending(editor));  // what came after the last key: below the line read
+    moonblade_write_pending(moonblade_take_pending(editor));  // what came after the last key: below the line read
     pthread_mutex_unlock(&editor->lock);
     *cancelled = editor->cancelled;
     if (!read || count <= 0) return NULL;
@@ -296,11 +296,11 @@ int moonblade_line_editor_write(moonblade_line_editor *editor, int fd, const cha
     pthread_mutex_lock(&editor->lock);
     int result = 0;
     if (!editor->reading) {
-        result = write_all(fd, text, count);  // under the lock: no prompt can come between
+        result = moonblade_write_all(fd, text, count);  // under the lock: no prompt can come between
     } else {
         struct pending_text *pending = malloc(sizeof *pending + count);
         if (!pending) {
-            result = write_all(fd, text, count);
+            result = moonblade_write_all(fd, text, count);
         } else {
             pending->fd = fd;
             pending->count = count;
@@ -332,7 +332,7 @@ void moonblade_line_editor_close(moonblade_line_editor *editor) {
     if (!editor) return;
     if (editor->el) el_end(editor->el);
     if (editor->history) history_end(editor->history);
-    write_pending(take_pending(editor));
+    moonblade_write_pending(moonblade_take_pending(editor));
     for (int end = 0; end < 2; end++) {
         if (editor->wake[end] >= 0) close(editor->wake[end]);
     }

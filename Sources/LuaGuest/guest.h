@@ -9,11 +9,6 @@
 /// Registry key of the weak-keyed set of coroutines a limit stopped.
 extern const char moonblade_stopped_threads_key[];
 
-/// Metafield of a table every plugin shares read-only (a library's view, a view of the state): what
-/// messages call it. The sandbox's `rawset` refuses such a table: a raw write into one would change
-/// what every other plugin reads.
-extern const char moonblade_read_only_field[];
-
 /// Charges `steps` units of work done in C (pattern matching, moving table elements) to the running
 /// guest call's instruction budget and checks its deadline; raises the limit error when one is
 /// exceeded. Does nothing outside guest calls.
@@ -21,9 +16,6 @@ void moonblade_charge_steps(lua_State *L, long long steps);
 
 /// Bytes copied or scanned in C that count as one step (one instruction) of the budget.
 enum { moonblade_bytes_per_step = 8 };
-
-/// Charges `steps` to the budget without checking it: the next check (hook or charge) will.
-void moonblade_count_steps(lua_State *L, long long steps);
 
 /// Raises the limit error if a limit has stopped the running guest call, or if the guest's memory
 /// limit refused an allocation since (a memory error that was caught). For the library functions

@@ -3,7 +3,7 @@ import MoonbladeHost
 import Testing
 
 
-/// A typed Swift face of `counter.increment`: Swift observer rules see Lua items through these.
+/// A typed wrapper of `counter.increment`: Swift observer rules see Lua items through these.
 struct Increment: LuaStateUpdater {
     static let luaItem = "counter.increment"
     var by = 1

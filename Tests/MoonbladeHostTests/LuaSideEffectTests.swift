@@ -9,7 +9,7 @@ struct SetCounter: StateUpdater, Codable {
     func updateState(_ state: inout AppState) { state.counter = value }
 }
 
-/// A typed Swift face of `todo.load`, which returns how many todos it loaded.
+/// A typed wrapper of `todo.load`, which returns how many todos it loaded.
 struct LoadTodos: LuaReturningSideEffect {
     typealias ReturnValue = Int
     static let luaItem = "todo.load"

@@ -3,14 +3,14 @@ import MoonbladeHost
 import MoonbladeLua
 import Testing
 
-/// A typed Swift face of `todo.add`.
+/// A typed wrapper of `todo.add`.
 struct AddTodo: LuaStateUpdater {
     static let luaItem = "todo.add"
     var title: String
 }
 
 @Suite("Lua updaters")
-/// A typed face that names a side effect as if it were an updater.
+/// A typed wrapper that names a side effect as if it were an updater.
 struct LoadAsUpdater: LuaStateUpdater {
     static let luaItem = "todo.load"
 }

@@ -100,11 +100,11 @@ struct ResidentStateTests {
         #expect(host.state.items == before.items)
     }
 
-    @Test func aDraftKeptPastItsUpdaterIsReadOnly() async throws {
+    @Test func aDraftKeptPastItsUpdaterIsRevoked() async throws {
         let host = try listHost(2)
         try await host.dispatch("list.keep").value
         let error = try await #require(throws: PluginError.self) { try await host.dispatch("list.write_kept").value }
-        #expect(error.message.contains("no longer writable"))
+        #expect(error.message.contains("this state draft was revoked: its updater has returned"))
         #expect(error.location?.description == "list/plugin.lua:16")
         #expect(host.state.counter == 0)
     }

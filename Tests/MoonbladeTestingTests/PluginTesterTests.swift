@@ -105,7 +105,7 @@ private func testerWithLoad(waitingAt gate: Gate) throws -> PluginTester<TodoSta
         configuration: configuration)
 }
 
-/// The typed Swift face of `list.load`.
+/// The typed wrapper of `list.load`.
 private struct LoadList: LuaSideEffect {
     static let luaItem = "list.load"
 }
@@ -213,7 +213,7 @@ private struct LoadList: LuaSideEffect {
         await tester.finish()
     }
 
-    /// A typed Swift face is tracked too, once the host has turned it into the Lua side effect.
+    /// A typed wrapper is tracked too, once the host has turned it into the Lua side effect.
     @Test(arguments: [false, true]) func aSideEffectLeftRunningFailsNamingIt(dispatchedAsTypedFace: Bool) async throws {
         let gate = Gate()
         let tester = try testerWithLoad(waitingAt: gate)

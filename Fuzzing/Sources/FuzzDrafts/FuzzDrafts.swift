@@ -42,23 +42,42 @@ enum DraftsDifferential {
                  .integer(Int64(input.choice(10)))]
             }
             let before = host.state
-            let plain = try? host.dispatch("drafts.plain", PlainRun(state: before, program: program), returning: JSONValue.self).wait()
+            let plainOutcome = Result {
+                try host.dispatch("drafts.plain", PlainRun(state: before, program: program), returning: JSONValue.self).wait()
+            }
             let outcome = Result { try host.dispatch("drafts.run", JSONValue.array(program)).wait() }
+            let plain = try? plainOutcome.get()
             let drafted: Void? = try? outcome.get()
             if verbose {
                 let result = (try? outcome.get()).map { host.state.jsonString() } ?? "\(outcome)"
                 FileHandle.standardError.write(Data("\(JSONValue.array(program).jsonString()) -> \(result)\n".utf8))
             }
+            // A limit (memory, instructions, time) is no verdict on the drafts: the two sides run under
+            // different limits (an updater's call has 5 s, a side effect 30 s) and hold different copies,
+            // and the time limit depends on the machine's load. A program a limit stopped must still
+            // leave the state as it was.
+            if isLimit(outcome) || isLimit(plainOutcome) {
+                if drafted == nil, host.state != before {
+                    fuzzFinding("dispatch \(number): stopped by a limit, yet changed the state (\(outcome))")
+                }
+                continue
+            }
             guard (drafted != nil) == (plain != nil), host.state == (plain ?? before) else {
                 fuzzFinding("""
                     dispatch \(number) of program \(JSONValue.array(program).jsonString())
                     from: \(before.jsonString())
-                    draft: \(drafted != nil ? "ran" : "failed") -> \(host.state.jsonString())
-                    plain: \(plain?.jsonString() ?? "failed")
+                    draft: \(drafted != nil ? "ran" : "failed: \(outcome)") -> \(host.state.jsonString())
+                    plain: \(plain?.jsonString() ?? "failed: \(plainOutcome)")
                     """)
             }
         }
     }
+}
+
+/// Whether `outcome` is a failure a plugin limit caused.
+private func isLimit<Value>(_ outcome: Result<Value, any Error>) -> Bool {
+    guard case .failure(let error) = outcome else { return false }
+    return (error as? PluginError)?.kind == .limit
 }
 
 /// The side effect's payload: the state to copy and the program to run on the copy.

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /// Whether any of the `length` bytes at `bytes` is 0x80 or more: a word at a time, as `LuaCoding.isASCII`.
-static int has_non_ascii(const unsigned char *bytes, size_t length) {
+static int moonblade_has_non_ascii(const unsigned char *bytes, size_t length) {
     size_t i = 0;
     for (; i + sizeof(uint64_t) <= length; i += sizeof(uint64_t)) {
         uint64_t word;
@@ -33,7 +33,7 @@ int moonblade_check_record_keys(lua_State *L, int index, int integer_keys, int *
         if (non_ascii != NULL && !*non_ascii) {
             size_t length;
             const unsigned char *bytes = (const unsigned char *)lua_tolstring(L, -2, &length);  // a string: no conversion
-            *non_ascii = has_non_ascii(bytes, length);
+            *non_ascii = moonblade_has_non_ascii(bytes, length);
         }
         lua_pop(L, 1);
     }

@@ -237,7 +237,7 @@ enum { moonblade_steps_per_zero_byte = 2 };
 enum { moonblade_comparison_check = 1024 };
 
 /// How many of the `length` bytes at `bytes` are `byte` (memchr: at the speed the bytes are read).
-static long long count_byte(const char *bytes, size_t length, int byte) {
+static long long moonblade_count_byte(const char *bytes, size_t length, int byte) {
     long long count = 0;
     for (const char *at = memchr(bytes, byte, length); at != NULL; at = memchr(at + 1, byte, (size_t)(bytes + length - at - 1))) {
         count++;
@@ -258,7 +258,7 @@ static long long moonblade_comparison_steps(lua_State *L) {
     size_t shared = 0;
     while (shorter - shared >= block && memcmp(a + shared, b + shared, block) == 0) shared += block;
     while (shared < shorter && a[shared] == b[shared]) shared++;
-    return 1 + (long long)(shared / moonblade_bytes_per_step) + count_byte(a, shared, 0) * moonblade_steps_per_zero_byte;
+    return 1 + (long long)(shared / moonblade_bytes_per_step) + moonblade_count_byte(a, shared, 0) * moonblade_steps_per_zero_byte;
 }
 
 /// The comparison `table.sort` gets when it would otherwise compare in C (upvalue 1: the script's C
@@ -328,7 +328,7 @@ static long long moonblade_plain_sort_steps(lua_State *L) {
                 return -1;
             }
             if (length > longest) longest = length;
-            long long zeros = count_byte(bytes, length, 0);
+            long long zeros = moonblade_count_byte(bytes, length, 0);
             if (zeros > most_zeros) most_zeros = zeros;
         }
         lua_pop(L, 1);
@@ -422,7 +422,7 @@ enum { moonblade_steps_per_date_conversion = 64 };
 static int moonblade_sized_by_date_format(lua_State *L) {
     size_t bytes = lua_type(L, 1) == LUA_TSTRING ? lua_rawlen(L, 1) : 0;
     if (bytes >= moonblade_charged_input) {
-        long long conversions = count_byte(lua_tostring(L, 1), bytes, '%');
+        long long conversions = moonblade_count_byte(lua_tostring(L, 1), bytes, '%');
         moonblade_charge_steps(L, (long long)bytes + conversions * moonblade_steps_per_date_conversion);
     }
     return moonblade_call_in_place(L);

@@ -122,39 +122,30 @@ int moonblade_read_only(lua_State *L);
 /// index + 1, passed or item)`; its errors name the line that called it, `return next(item)` included.
 int moonblade_make_interceptor_next(lua_State *L);
 
-// MARK: - The resident state (State/)
+// MARK: - For the C targets built on this one (the resident state's machinery)
 
-/// The chunk name of the machinery's bit of Lua (it copies sequences): host glue, where no error of a
-/// plugin's belongs.
-const char *moonblade_state_chunk_name(void);
+/// Metafield of a table every plugin shares read-only (a library's view, a view of the state): what
+/// messages call it. The sandbox's `rawset` refuses such a table: a raw write into one would change
+/// what every other plugin reads.
+extern const char moonblade_read_only_field[];
 
-/// The Lua function (a `lua_CFunction`) that sets up the resident state's machinery in its VM: called
-/// with the array and object kind markers, it returns `{ apply, abandon, view, machinery }` (see
-/// State/drafts.c and LuaResidentState). Raises only memory errors: call it protected.
-int moonblade_open_state_machinery(lua_State *L);
+/// Charges `steps` to the running guest call's instruction budget without checking it: the next check
+/// (hook or charge) will. Does nothing outside guest calls.
+void moonblade_count_steps(lua_State *L, long long steps);
 
-/// If the value at `index` is a read-only view of the resident state or a draft of it, pushes the
-/// plain table it stands for (a draft's copy, or its base while unwritten) and returns 1; otherwise
-/// pushes nothing and returns 0. Raw reads only: never raises.
-int moonblade_state_resolve_proxy(lua_State *L, int index);
+/// How a proxy table (a draft or a view of the resident state) gives the plain table it stands for:
+/// its metatable holds, at the light userdata key `&moonblade_proxy_key`, a light userdata pointing to
+/// one of these. `push_plain` pushes that table and returns 1, or pushes nothing and returns 0; it
+/// reads raw only and never raises.
+typedef struct moonblade_proxy_class {
+    int (*push_plain)(lua_State *L, int index);
+} moonblade_proxy_class;
 
-/// Pushes what a decode of the resident state reads beside it, given the machinery at `machinery`:
-/// the decoding cache's identities (table -> id, weak keys) and id -> table (weak values), then the
-/// change records the finish of the `apply` numbered `session` built (the second result `apply`
-/// returns; pass 0 for none): the table of every changed table's record but the new root's, then the
-/// new root's record; each nil when there is none, once a decode has read them, or once a later `apply`
-/// has started (`moonblade_state_drop_changes` and `apply` empty them). Returns whether it pushed any
-/// record. Needs 4 free slots; never raises.
-int moonblade_state_push_decoding_tables(lua_State *L, int machinery, lua_Integer session);
+extern const char moonblade_proxy_key;
 
-/// Replaces the machinery at `machinery` with its id -> table table (weak values), where the
-/// decoding cache finds the tables of the values it keeps. Never raises.
-void moonblade_state_replace_with_tables(lua_State *L, int machinery);
-
-/// Drops the change records of the last `apply` (given the machinery at `machinery`), once the state
-/// they describe is decoded: they would otherwise keep the tables it replaced alive until the next
-/// `apply`. Needs 4 free slots; never raises.
-void moonblade_state_drop_changes(lua_State *L, int machinery);
+/// If the value at `index` is a proxy (see `moonblade_proxy_class`), pushes the plain table it stands
+/// for and returns 1; otherwise pushes nothing and returns 0. Raw reads only: never raises.
+int moonblade_resolve_proxy(lua_State *L, int index);
 
 // MARK: - Errors that carry their place (Errors/)
 

@@ -38,11 +38,11 @@ public struct InterceptorContext: AnySideEffectContext {
         store?.anyDispatch(dispatchable, cascadeDepth: cascadeDepth) ?? .failed(StoreError.storeReleased)
     }
 
-    /// A stamp of the store's state that changes with every change; see ``Store/stateGeneration``.
-    package var stateGeneration: UInt64 { liveStore.stateGeneration }
+    /// A stamp of the store's state that changes with every change; see ``Store/stateVersion``.
+    package var stateVersion: UInt64 { liveStore.stateVersion }
 
-    /// The store's state and its generation, read together; for any thread.
-    package var anyStateWithGeneration: (state: any State, generation: UInt64) { liveStore.anyStateWithGeneration }
+    /// The store's state and its version, read together; for any thread.
+    package var anyStateWithVersion: (state: any State, version: UInt64) { liveStore.anyStateWithVersion }
 
     /// Runs `body` as one transaction of the item being intercepted; see ``Store/transaction(_:)``.
     package func transaction(_ body: () throws -> Void) throws {

@@ -12,8 +12,8 @@ public protocol AnyStore: AnyObject, Dispatcher {
 package protocol CascadingStore: AnyStore {
     var cascadeDepth: Int { get }
     func anyDispatch(_ dispatchable: any Dispatchable, cascadeDepth: Int) -> DispatchHandle<any Sendable>
-    var stateGeneration: UInt64 { get }
-    var anyStateWithGeneration: (state: any State, generation: UInt64) { get }
+    var stateVersion: UInt64 { get }
+    var anyStateWithVersion: (state: any State, version: UInt64) { get }
     func transaction(_ body: () throws -> Void) throws
 }
 

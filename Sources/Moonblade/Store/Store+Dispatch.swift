@@ -217,7 +217,7 @@ extension Store {
         // type on every item, in code generic over `S`.
         lock.lock()
         storedState = newState
-        storedGeneration &+= 1
+        storedVersion &+= 1
         let listeners = self.listeners
         let listenerCount = self.listenerCount
         lock.unlock()

@@ -18,17 +18,17 @@ extension Store {
     /// How many state values the store has stored so far: a stamp that changes with every change
     /// (and with every rollback), for caches that mirror the state, such as the plugin host's copy of
     /// it in Lua. Read under the lock: side-effect interceptors reach it from their own tasks.
-    package var stateGeneration: UInt64 { lock.withLock { storedGeneration } }
+    package var stateVersion: UInt64 { lock.withLock { storedVersion } }
 
-    /// The current state and its ``stateGeneration``, read together: for any thread.
-    package var anyStateWithGeneration: (state: any State, generation: UInt64) {
+    /// The current state and its ``stateVersion``, read together: for any thread.
+    package var anyStateWithVersion: (state: any State, version: UInt64) {
         // Locked by hand: reached through a witness, the generic store is not specialized, and
         // `withLock` returning a tuple would look up the tuple's metadata on every read.
         lock.lock()
         let state = storedState
-        let generation = storedGeneration
+        let version = storedVersion
         lock.unlock()
-        return (state, generation)
+        return (state, version)
     }
 
     /// Runs `body` (an interceptor's handing on of the item being processed) as one transaction: if it
@@ -53,7 +53,7 @@ extension Store {
             if let original = transaction.original {
                 lock.withLock {
                     storedState = original
-                    storedGeneration &+= 1
+                    storedVersion &+= 1
                 }
             }
             throw error

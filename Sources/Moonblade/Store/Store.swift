@@ -72,7 +72,7 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
     /// The open transaction of the item being processed, if an interceptor opened one.
     @exclusivity(unchecked) var currentTransaction: StoreTransaction<S>?
     /// Counts the state values stored; written by the draining thread under `lock`.
-    @exclusivity(unchecked) var storedGeneration: UInt64 = 0
+    @exclusivity(unchecked) var storedVersion: UInt64 = 0
 
     /// Creates a store and makes it ready.
     ///

@@ -1,7 +1,7 @@
 import MoonbladeLua
 
 /// The Lua functions of items by item name, kept apart by kind, so that an item only ever runs as the
-/// kind it was declared as (a typed face naming an item of the other kind is an error, not a call).
+/// kind it was declared as (a typed wrapper naming an item of the other kind is an error, not a call).
 struct ItemFunctions {
     /// Updaters, and each plugin's `migrate` under ``CompiledPlugin/migrationItem(of:)``.
     var updaters: [String: LuaReference] = [:]

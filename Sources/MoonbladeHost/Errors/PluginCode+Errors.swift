@@ -1,5 +1,6 @@
 import Foundation
 import MoonbladeLua
+import MoonbladeResidentState
 
 extension PluginCode {
     /// The chunks of the host's own Lua glue, where no error of a plugin's is placed.
@@ -42,13 +43,4 @@ extension PluginCode {
             .invalidValue, plugin: pluginName(ofItem: item), item: item, message: message,
             location: definition(of: item, on: stack), underlying: error)
     }
-}
-
-/// An error raised at the plugin line that called into the host, past the host's glue. (Where a
-/// tail call left no plugin line, ``PluginCode/pluginError(_:item:plugin:on:)`` places it later.)
-/// A `cause` rides along to the ``PluginError`` it becomes, which takes its kind.
-func placedError(_ stack: LuaStack, _ message: String, cause: ItemError? = nil) -> LuaError {
-    let location = stack.callerLocation(skipping: PluginCode.glueChunks)
-    return LuaError(
-        .runtime, message: location.map { "\($0): \(message)" } ?? message, location: location, underlying: cause)
 }

@@ -2,10 +2,10 @@ import Moonblade
 
 extension PluginHost {
     /// The plugin item name `dispatchable` runs, for tools that watch the host's store from an
-    /// interceptor (the test harness): a Lua item's, a typed Swift face's, or the name its Swift type
+    /// interceptor (the test harness): a Lua item's, a typed wrapper's, or the name its Swift type
     /// is registered under with ``register(_:as:)``; nil for other items.
     package func itemName(of dispatchable: any Dispatchable) -> String? {
-        if let face = dispatchable as? any LuaItemFace { return type(of: face).luaItem }
+        if let wrapper = dispatchable as? any LuaTypedWrapper { return type(of: wrapper).luaItem }
         return runtime.catalog.name(of: dispatchable)
     }
 

@@ -291,17 +291,17 @@ public final class PluginHost<S: State & Codable>: Sendable {
         store.dispatch(U(runtimeObject: runtime, resolved: resolved, payload: payload))
     }
 
-    /// The innermost interceptor: turns typed Swift faces of Lua items into the items that run them,
+    /// The innermost interceptor: turns typed wrappers of Lua items into the items that run them,
     /// after every user interceptor has seen the typed value.
     private static func bindingInterceptor(_ runtime: PluginRuntime<S>) -> StoreInterceptor {
-        // Whether an item is a typed face is remembered per type; a Lua updater dispatched by name, the
-        // hottest item, is told by its type's identity first (taken once here), without the memo's lock.
-        // Only typed faces pay for telling their kind.
+        // Whether an item is a typed wrapper is remembered per type; a Lua updater dispatched by name,
+        // the hottest item, is told by its type's identity first (taken once here), without the memo's lock.
+        // Only typed wrappers pay for telling their kind.
         let updater = ObjectIdentifier(LuaItemUpdater<S>.self)
-        let faces = ItemTypeMemo { $0 is any LuaItemFace.Type }
+        let wrappers = ItemTypeMemo { $0 is any LuaTypedWrapper.Type }
         return { _ in { next in { item in
             let itemType = type(of: item)
-            guard ObjectIdentifier(itemType) != updater, faces.answer(for: itemType) else { return try next(item) }
+            guard ObjectIdentifier(itemType) != updater, wrappers.answer(for: itemType) else { return try next(item) }
             switch item {
             case let updater as any LuaStateUpdater:
                 try next(LuaItemUpdater(runtime: runtime, item: type(of: updater).luaItem, payload: .encodable(updater)))

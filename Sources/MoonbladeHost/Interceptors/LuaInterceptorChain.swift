@@ -1,3 +1,4 @@
+import Foundation
 import Moonblade
 import MoonbladeLua
 
@@ -30,19 +31,6 @@ final class LuaInterceptorChain {
         try stack.call(arguments: 2, function: intercept)
     }
 
-    private static let source = """
-        local hand_on, make_next = ...
-
-        -- Passes `item` to interceptors[index], whose `next` passes it on, and past the last one to the
-        -- store. Each `next` works once, and only while its interceptor runs: closing its state (as the
-        -- interceptor returns or raises) ends it.
-        local function intercept(interceptors, index, item)
-          local interceptor = interceptors[index]
-          if interceptor == nil then return hand_on(item) end
-          local next, state <close> = make_next(intercept, interceptors, index, item)
-          interceptor(item, next)
-        end
-
-        return function(interceptors, item) intercept(interceptors, 1, item) end
-        """
+    /// `Lua/interceptors.lua`.
+    private static let source = Bundle.module.luaSource(named: "interceptors")
 }

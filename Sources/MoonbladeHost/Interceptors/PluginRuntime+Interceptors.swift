@@ -31,11 +31,11 @@ extension PluginRuntime {
                 try next(item)
                 return nil
             }
-            let old = context.anyStateWithGeneration
+            let old = context.anyStateWithVersion
             try next(item)
-            let new = context.anyStateWithGeneration
+            let new = context.anyStateWithVersion
             let change = ObservedChange(
-                old: old.state, oldGeneration: old.generation, new: new.state, newGeneration: new.generation)
+                old: old.state, oldVersion: old.version, new: new.state, newVersion: new.version)
             return ObservedDelivery(item: item, name: name, change: change)
         }
         guard kinds.interceptors, let name = catalog.name(of: dispatchable) else {
@@ -86,10 +86,10 @@ extension PluginRuntime {
     func handOn(_ stack: LuaStack) throws -> Int32 {
         try withLua { lua in
             guard let interception = lua.interceptors.interceptions.last else {
-                throw placedError(stack, "next can only be called while its interceptor runs")
+                throw stack.placedError("next can only be called while its interceptor runs", skipping: PluginCode.glueChunks)
             }
             guard stack.rawGet(table: 1, field: "name") == .string, let name = stack.string(at: -1) else {
-                throw placedError(stack, "next: the item's name must be a string, found \(stack.type(at: -1))")
+                throw stack.placedError("next: the item's name must be a string, found \(stack.type(at: -1))", skipping: PluginCode.glueChunks)
             }
             stack.pop()
             stack.rawGet(table: 1, field: "payload")
@@ -98,7 +98,7 @@ extension PluginRuntime {
                 handed = try handedOn(name, payloadAt: stack.top, of: stack, interception)
             } catch {
                 // Placed at the interceptor's call of `next`, which a tail call leaves in place (a C function).
-                throw placedError(stack, "next: \(error.message)", cause: error)
+                throw stack.placedError("next: \(error.message)", skipping: PluginCode.glueChunks, underlying: error)
             }
             stack.pop()
             try handed.inPlace ? interception.deliver(handed.item) : interception.passOn(handed.item)

@@ -3,7 +3,7 @@ import Synchronization
 
 /// An answer about item types, found once per type and remembered.
 ///
-/// The host asks about every item its store dispatches: whether it is a typed face of a Lua item (the
+/// The host asks about every item its store dispatches: whether it is a typed wrapper of a Lua item (the
 /// binding interceptor), whether it is a Lua item a recorder can describe (the journal). Asked of the
 /// runtime, a conformance check of a generic type scans the conformance records or their cache every
 /// time (1,100 to 1,500 instructions); a program has few item types, so the answers are kept.

@@ -1,12 +1,12 @@
 import Moonblade
 
-/// The store's state before and after an item, with the generation of each (see
-/// `Store.stateGeneration`), for the observer rules that follow it.
+/// The store's state before and after an item, with the version of each (see
+/// `Store.stateVersion`), for the observer rules that follow it.
 struct ObservedChange {
     let old: any State
-    let oldGeneration: UInt64
+    let oldVersion: UInt64
     let new: any State
-    let newGeneration: UInt64
+    let newVersion: UInt64
 }
 
 /// An item the store handled, under its name if it has one, and the change it made.

@@ -1,6 +1,7 @@
 import Moonblade
 import Tracing
 import MoonbladeLua
+import MoonbladeResidentState
 
 extension PluginRuntime {
     /// Fires the `on_start` rules; their items wait in the store's queue until it is ready.
@@ -99,10 +100,10 @@ extension PluginRuntime {
     private func residentVersions(of change: ObservedChange, _ lua: LuaSide) throws
         -> (before: LuaStateVersion, after: LuaStateVersion)
     {
-        let after = try lua.residentVersion(of: change.new as! S, generation: change.newGeneration)
-        if change.oldGeneration == change.newGeneration { return (after, after) }
-        if let previous = lua.previousVersion, previous.version == change.oldGeneration { return (previous, after) }
-        return (try lua.resident.version(of: change.old as! S, stamped: change.oldGeneration, encoder: lua.encoder), after)
+        let after = try lua.residentVersion(of: change.new as! S, stateVersion: change.newVersion)
+        if change.oldVersion == change.newVersion { return (after, after) }
+        if let previous = lua.previousVersion, previous.version == change.oldVersion { return (previous, after) }
+        return (try lua.resident.version(of: change.old as! S, stamped: change.oldVersion, encoder: lua.encoder), after)
     }
 
     /// The rule's items, one reaction further down the chain than what triggered it; `pushArguments`

@@ -7,7 +7,7 @@ package struct RecordedItem: Sendable {
     package var name: String
     /// Whether the store applies it as a state updater (else it starts a side effect).
     package var isUpdater: Bool
-    /// Whether it is a Lua item (dispatched by name or bound from a typed face).
+    /// Whether it is a Lua item (dispatched by name or bound from a typed wrapper).
     package var isLuaItem: Bool
     /// The plugin and its running version for a Lua item; nil for a Swift item. Looked up where the
     /// entry is written (off the store's drain) in the plugins loaded when the item ran.
@@ -123,7 +123,7 @@ extension PluginHost {
 extension JSONValue {
     /// The JSON form of any `Encodable` value, built directly (no JSON text on the way); the same
     /// value `JSONEncoder` would write, with integers and floats kept apart.
-    package init(encoding value: any Encodable) throws {
+    package init(encoding value: some Encodable) throws {
         self = try JSONValueEncoder().encode(value)
     }
 

@@ -1,5 +1,6 @@
 import Moonblade
 import MoonbladeLua
+import MoonbladeResidentState
 
 /// Everything of a plugin host that lives in its Lua VM: reached only inside
 /// ``PluginRuntime/withLua(_:)``, so by one thread at a time (boundary rule 3); hence not `Sendable`.

@@ -210,7 +210,7 @@ extension PluginRuntime {
     func startDispatch(_ stack: LuaStack) throws -> Int32 {
         let coroutine = try Self.runningSideEffect(on: stack, doing: "ctx.dispatch")
         guard let name = stack.string(at: 1) else {
-            throw placedError(stack, "ctx.dispatch needs an item name, got \(stack.type(at: 1))")
+            throw stack.placedError("ctx.dispatch needs an item name, got \(stack.type(at: 1))", skipping: PluginCode.glueChunks)
         }
         let run = coroutine.context
         let cascadeDepth = run.cascadeDepth + 1
@@ -221,10 +221,10 @@ extension PluginRuntime {
             item = try makeItem(name, payloadAt: 2, of: stack)
             retry = try Self.retryOptions(at: 3, of: stack)
         } catch {
-            throw placedError(stack, "ctx.dispatch: \(error.message)", cause: error)
+            throw stack.placedError("ctx.dispatch: \(error.message)", skipping: PluginCode.glueChunks, underlying: error)
         }
         guard let store = withLua({ $0.store }) else {
-            throw placedError(stack, "ctx.dispatch: the host has no store yet")
+            throw stack.placedError("ctx.dispatch: the host has no store yet", skipping: PluginCode.glueChunks)
         }
         coroutine.suspend { [instruments] in
             try await instruments.span("await ctx.dispatch \(name)") {
@@ -271,7 +271,7 @@ extension PluginRuntime {
     {
         // The prelude passes the numbers it was given: anything else is a broken prelude, not a plugin's doing.
         guard let number = stack.integer(at: 1).map(Int.init), entries.indices.contains(number - 1) else {
-            throw placedError(stack, "ctx.deps: no exposed function has number \(stack.describe(at: 1))")
+            throw stack.placedError("ctx.deps: no exposed function has number \(stack.describe(at: 1))", skipping: PluginCode.glueChunks)
         }
         let entry = entries[number - 1]
         let coroutine = try runningSideEffect(on: stack, doing: "ctx.deps.\(entry.group).\(entry.name)")
@@ -280,21 +280,21 @@ extension PluginRuntime {
                 awaiting: instruments.traced(
                     try entry.function(stack, 2, LuaDecoder()), as: "await ctx.deps.\(entry.group).\(entry.name)"))
         } catch let error as DecodingError {
-            throw placedError(stack, "ctx.deps.\(entry.group).\(entry.name): \(LuaDecoder.describe(error, root: "arguments"))")
+            throw stack.placedError("ctx.deps.\(entry.group).\(entry.name): \(LuaDecoder.describe(error, root: "arguments"))", skipping: PluginCode.glueChunks)
         }
         return 0
     }
 
     /// `ctx.state()`: pushes a read-only view of the store's current state, in O(1) when the resident
     /// state is that state (Lua code made it); else the state is pushed (see
-    /// ``LuaSide/residentVersion(of:generation:)``).
+    /// ``LuaSide/residentVersion(of:stateVersion:)``).
     func readState(_ stack: LuaStack) throws -> Int32 {
         // Called from Lua: the VM is held already.
         try withLua { lua in
-            guard let (state, generation) = lua.store?.anyStateWithGeneration, let state = state as? S else {
-                throw placedError(stack, "ctx.state: the host has no store yet")
+            guard let (state, stateVersion) = lua.store?.anyStateWithVersion, let state = state as? S else {
+                throw stack.placedError("ctx.state: the host has no store yet", skipping: PluginCode.glueChunks)
             }
-            let version = try instruments.span("state to lua") { try lua.residentVersion(of: state, generation: generation) }
+            let version = try instruments.span("state to lua") { try lua.residentVersion(of: state, stateVersion: stateVersion) }
             try lua.resident.pushReadOnlyView(of: version, onto: stack)
         }
         return 1
@@ -306,8 +306,9 @@ extension PluginRuntime {
         -> SideEffectCoroutine
     {
         guard let coroutine = SideEffectCoroutine.running(on: stack) else {
-            throw placedError(
-                stack, "\(what()) can only be awaited by a side effect itself (not by an updater, nor inside a coroutine it created)")
+            throw stack.placedError(
+                "\(what()) can only be awaited by a side effect itself (not by an updater, nor inside a coroutine it created)",
+                skipping: PluginCode.glueChunks)
         }
         return coroutine
     }

@@ -1,3 +1,4 @@
+import Foundation
 import MoonbladeLua
 
 /// The Lua glue that gives each side effect run its `ctx`, run once per VM.
@@ -59,24 +60,6 @@ struct SideEffectPrelude {
         return stack.fieldNames(ofTableAt: -1)
     }
 
-    private static let source = """
-        local await, start_dispatch, start_call, read_state, dependency_names, read_only = ...
-        local pairs = pairs
-
-        local deps = {}
-        for group, names in pairs(dependency_names) do
-          local functions = {}
-          for name, number in pairs(names) do
-            functions[name] = function(arguments) return await(start_call, number, arguments) end
-          end
-          deps[group] = read_only(functions, "ctx.deps." .. group) -- shared by every plugin
-        end
-
-        local shared = {
-          state = read_state,
-          dispatch = function(name, payload, options) return await(start_dispatch, name, payload, options) end,
-          deps = read_only(deps, "ctx.deps"),
-        }
-        return { __index = shared, __metatable = false }
-        """
+    /// `Lua/side_effects.lua`.
+    private static let source = Bundle.module.luaSource(named: "side_effects")
 }

@@ -1,5 +1,6 @@
 import Moonblade
 import MoonbladeLua
+import MoonbladeResidentState
 
 extension PluginRuntime {
     /// Runs the Lua updater `item` on a draft of the resident state and returns the state it leaves,
@@ -15,21 +16,21 @@ extension PluginRuntime {
     ///   - thread: the stack to run on when a Lua interceptor's `next` handed the updater on from a
     ///     Lua thread; the main thread's otherwise.
     ///   - outsideStore: whether `state` is not the store's (a replay): the resident copy, kept for
-    ///     the store's generation, must not stand in for it.
+    ///     the store's state version, must not stand in for it.
     func applyUpdater(
         _ item: String, resolved: ResolvedLuaItem? = nil, to state: S, payload: PluginValue, on thread: LuaStack? = nil,
         outsideStore: Bool = false
     ) throws(PluginError) -> S {
         try withLua { lua throws(PluginError) in
-            // Updaters run on the thread draining the store, which owns the generation.
-            let generation = outsideStore ? nil : lua.store?.stateGeneration
+            // Updaters run on the thread draining the store, which owns the state version.
+            let stateVersion = outsideStore ? nil : lua.store?.stateVersion
             let stack = thread ?? lua.stack
             let base = stack.top
             defer { stack.top = base }
             let (function, plugin) = try lua.code.function(of: item, resolved: resolved, isUpdater: true)
             let start: LuaStateVersion
             do {
-                start = try instruments.span("state to lua") { try lua.residentVersion(of: state, generation: generation) }
+                start = try instruments.span("state to lua") { try lua.residentVersion(of: state, stateVersion: stateVersion) }
             } catch {
                 throw lua.code.valueError(error, item: item, root: "state", on: stack)
             }
@@ -89,9 +90,9 @@ extension PluginRuntime {
                     }
                 }
             }
-            // The store stores what this returns as the next generation: the resident copy follows.
+            // The store stores what this returns as the next version: the resident copy follows.
             lua.previousVersion = start
-            lua.resident.commit(pending, version: generation.map { $0 &+ 1 } ?? .max)
+            lua.resident.commit(pending, version: stateVersion.map { $0 &+ 1 } ?? .max)
             return updated
         }
     }

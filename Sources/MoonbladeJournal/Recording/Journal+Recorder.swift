@@ -28,13 +28,13 @@ extension Journal {
                     }
                     let duration = start.duration(to: .now)
                     if recorded.isUpdater {
-                        let (state, generation) = context.anyStateWithGeneration
+                        let (state, stateVersion) = context.anyStateWithVersion
                         // Read before the call: a closure called among its arguments made Swift copy
                         // `recorded` whole for the call (~300 instructions a dispatch).
                         let pluginsAfterward = recorded.pluginsAfterward?()
                         try writer.record(
                             recorded, outcome: .applied, duration: duration, newState: state, target: jump,
-                            generation: generation, pluginsAfterward: pluginsAfterward)
+                            stateVersion: stateVersion, pluginsAfterward: pluginsAfterward)
                     } else {
                         try writer.record(recorded, outcome: .started, duration: duration, newState: nil)
                     }
@@ -54,10 +54,10 @@ extension Journal {
                     do {
                         try next(item)
                     } catch {
-                        try writer.endItem(failure: error, generation: context.stateGeneration)
+                        try writer.endItem(failure: error, stateVersion: context.stateVersion)
                         throw error
                     }
-                    try writer.endItem(failure: nil, generation: context.stateGeneration)
+                    try writer.endItem(failure: nil, stateVersion: context.stateVersion)
                 }
             }
         }

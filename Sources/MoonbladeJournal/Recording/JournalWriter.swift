@@ -7,12 +7,16 @@ import MoonbladeHost
 /// Recording is cheap on the store's thread: the item, its outcome and the new state are queued as
 /// they are; payload encoding, patch computation and JSON text happen when the batch is committed.
 final class JournalWriter: @unchecked Sendable {
+    // @unchecked Sendable: the queue's vars are touched only while holding `condition`, the commit's
+    // (`currentState`, `stateEncoder`, `snapshotSequence`, `pluginVersions`) only under `commitLock`.
+
     /// A dispatch as the recorder saw it, before any JSON work.
     ///
     /// A class: an entry moves from the recorder to the staging list, the queue and the writer, and
     /// copying a struct of this many references cost more than the allocation. Only the thread that
     /// holds it changes it (before it is queued); the queue's lock hands it to the writer.
     final class Pending: @unchecked Sendable {
+        // @unchecked Sendable: changed only by the thread that holds it, before `condition` hands it on.
         var sequence = 0
         let time: Date
         let item: RecordedItem
@@ -21,15 +25,15 @@ final class JournalWriter: @unchecked Sendable {
         /// The state after an applied updater; nil when the state cannot have changed.
         var newState: (any Sendable)?
         let target: Int?
-        /// The store's state generation right after an applied updater (to tell a rollback).
-        let generation: UInt64?
+        /// The store's state version right after an applied updater (to tell a rollback).
+        let stateVersion: UInt64?
         /// The plugins loaded right after a reload's swap (the versions the state is kept by from it
         /// on); nil for every other item.
         let pluginsAfterward: [PluginInfo]?
 
         init(
             time: Date, item: RecordedItem, outcome: JournalEntry.Outcome, duration: Duration, newState: (any Sendable)?,
-            target: Int?, generation: UInt64?, pluginsAfterward: [PluginInfo]?
+            target: Int?, stateVersion: UInt64?, pluginsAfterward: [PluginInfo]?
         ) {
             self.time = time
             self.item = item
@@ -37,7 +41,7 @@ final class JournalWriter: @unchecked Sendable {
             self.duration = duration
             self.newState = newState
             self.target = target
-            self.generation = generation
+            self.stateVersion = stateVersion
             self.pluginsAfterward = pluginsAfterward
         }
     }
@@ -65,7 +69,7 @@ final class JournalWriter: @unchecked Sendable {
     /// The state as of the last processed entry, in JSON (guarded by `commitLock`).
     private var currentState: JSONValue?
     /// Turns each entry's new state into JSON, reusing what it shares with the last (guarded by `commitLock`).
-    private let stateEncoder = StateEncoder()
+    private let stateEncoder = JSONValueEncoder()
     /// The sequence of the last snapshot written (guarded by `commitLock`).
     private var snapshotSequence: Int
     /// The latest version recorded of each plugin (guarded by `commitLock`): a version row is written
@@ -124,11 +128,11 @@ final class JournalWriter: @unchecked Sendable {
     /// with the strict setting, queued entries are committed before this returns.
     func record(
         _ item: RecordedItem, outcome: JournalEntry.Outcome, duration: Duration, newState: (any Sendable)?,
-        target: Int? = nil, generation: UInt64? = nil, pluginsAfterward: [PluginInfo]? = nil
+        target: Int? = nil, stateVersion: UInt64? = nil, pluginsAfterward: [PluginInfo]? = nil
     ) throws(JournalError) {
         let entry = Pending(
             time: Date(), item: item, outcome: outcome, duration: duration, newState: newState, target: target,
-            generation: generation, pluginsAfterward: pluginsAfterward)
+            stateVersion: stateVersion, pluginsAfterward: pluginsAfterward)
         let isStaged = condition.withLock {
             guard stagingDepth > 0 else { return false }
             staged.append(entry)
@@ -139,15 +143,15 @@ final class JournalWriter: @unchecked Sendable {
         }
     }
 
-    /// The outcome interceptor starts handing on an item: entries wait until ``endItem(failure:generation:)``.
+    /// The outcome interceptor starts handing on an item: entries wait until ``endItem(failure:stateVersion:)``.
     func beginItem() {
         condition.withLock { stagingDepth += 1 }
     }
 
     /// The item has gone through every interceptor: queues its entries. When it failed and the store's
-    /// state generation moved since the last applied entry, the store rolled its changes back: they
+    /// state version moved since the last applied entry, the store rolled its changes back: they
     /// are recorded as failed with the item's error, and changed nothing.
-    func endItem(failure: (any Error)?, generation: UInt64) throws(JournalError) {
+    func endItem(failure: (any Error)?, stateVersion: UInt64) throws(JournalError) {
         let entries = condition.withLock { () -> [Pending] in
             stagingDepth -= 1
             guard stagingDepth == 0 else { return [] }
@@ -155,8 +159,8 @@ final class JournalWriter: @unchecked Sendable {
             return staged
         }
         guard !entries.isEmpty else { return }
-        let lastApplied = entries.last { $0.generation != nil }?.generation
-        if let failure, let lastApplied, lastApplied != generation {
+        let lastApplied = entries.last { $0.stateVersion != nil }?.stateVersion
+        if let failure, let lastApplied, lastApplied != stateVersion {
             let message = Journal.oneLine(failure)
             for entry in entries where entry.outcome == .applied {
                 entry.outcome = .failed(message)

@@ -1,7 +1,7 @@
 import CLua
 
 /// Helpers the Lua encoder and decoder share. Everything here is raw and cannot raise.
-enum LuaCoding {
+package enum LuaCoding {
     /// How many nested values the coders follow before they give up (a guard against runaway
     /// recursion, like `JSONDecoder`'s).
     static let maximumDepth = 512
@@ -40,7 +40,7 @@ enum LuaCoding {
     /// The string the bytes spell, or nil when they are not valid UTF-8. ASCII (most state strings
     /// and keys) needs no validation, and `String(decoding:)` is the fast path.
     @inline(__always)
-    static func string(validatingUTF8 bytes: UnsafeRawBufferPointer) -> String? {
+    package static func string(validatingUTF8 bytes: UnsafeRawBufferPointer) -> String? {
         isASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
     }
 

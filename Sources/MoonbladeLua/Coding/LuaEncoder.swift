@@ -101,7 +101,7 @@ public struct LuaEncoder: Sendable {
     }
 
     /// ``push(_:onto:)``, pushing the tables `reusable` offers for collections decoded from them.
-    func push<T: Encodable>(_ value: T, onto stack: LuaStack, reusing reusable: LuaDecodingCache.ReusableTables?) throws {
+    package func push<T: Encodable>(_ value: T, onto stack: LuaStack, reusing reusable: (any LuaReusableTables)?) throws {
         let L = stack.state
         // A lone scalar (the result of a side effect's Swift dependency, say) needs no encoder; without
         // a free slot the full way reports the overflow.

@@ -5,7 +5,7 @@
 /// and no value-witness calls: a key is held by its address and type and read only when a path is
 /// (for an error or a `codingPath`), and a position becomes a ``LuaCodingKey`` only then. A key step
 /// therefore lives no longer than the call that has the key: make one with ``with(_:_:)``.
-enum LuaPathStep {
+package enum LuaPathStep {
     /// A container's key: where it is and its type.
     case key(UnsafeRawPointer, any CodingKey.Type)
     /// A sequence position, 1-based as Lua counts.
@@ -13,7 +13,7 @@ enum LuaPathStep {
 
     /// Calls `body` with a step for `key`, valid only during the call.
     @inline(__always)
-    static func with<K: CodingKey, R, E>(_ key: K, _ body: (LuaPathStep) throws(E) -> R) throws(E) -> R {
+    package static func with<K: CodingKey, R, E>(_ key: K, _ body: (LuaPathStep) throws(E) -> R) throws(E) -> R {
         try withUnsafePointer(to: key) { (address) throws(E) in try body(.key(UnsafeRawPointer(address), K.self)) }
     }
 

@@ -1,4 +1,5 @@
 import CLua
+import Foundation
 
 /// What an empty Lua table stands for, which its contents cannot tell: Lua has one `{}` for an empty
 /// list and an empty record, JSON has `[]` and `{}`.
@@ -99,18 +100,5 @@ extension LuaStack {
 
     private static let tableKindLibraryKey = "moonblade.library"
 
-    private static let tableKindLibrarySource = """
-        local array_marker, object_marker, null = ...
-        local setmetatable, error = setmetatable, error
-        local library = {
-          array = function() return setmetatable({}, array_marker) end,
-          object = function() return setmetatable({}, object_marker) end,
-          null = null,
-        }
-        return setmetatable({}, {
-          __index = library,
-          __newindex = function() error("moonblade is read-only", 2) end,
-          __metatable = false,
-        })
-        """
+    private static let tableKindLibrarySource = Bundle.module.luaSource(named: "library")
 }

@@ -13,7 +13,7 @@ import Foundation
 /// describe "the value being decoded now". Each VM keeps one root decoder for its decodes
 /// (``LuaKeptCoder``), so a small decode allocates nothing of its own. Values a container pulls onto
 /// the stack stay there until the value that owns the container is done; then the stack is cut back.
-final class LuaValueDecoder: Decoder, LuaReusableCoder {
+package final class LuaValueDecoder: Decoder, LuaReusableCoder {
     @exclusivity(unchecked) private(set) var L: OpaquePointer
     @exclusivity(unchecked) var options: LuaDecoder
     // One decoder is used by one thread at a time (the VM's), and its fields are only touched in
@@ -34,10 +34,10 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     @exclusivity(unchecked) private var valueType: Any.Type = Never.self
     /// Identities of the tables being decoded, root first, to report cycles instead of recursing.
     @exclusivity(unchecked) private var tables: [UnsafeRawPointer] = []
-    /// Set when decoding a resident state version: reuse and record decoded values (State/).
-    @exclusivity(unchecked) var cache: LuaDecodingCache.Session?
+    /// Set when decoding a resident state version: reuse and record decoded values.
+    @exclusivity(unchecked) var cache: LuaDecodingSession?
     /// How many arrays or dictionaries enclose the value being decoded, and how many enclosing items
-    /// are decoded without the cache (see ``LuaDecodingCache`` for what is cached).
+    /// are decoded without the cache (the cache says what it caches).
     @exclusivity(unchecked) var collectionDepth = 0
     @exclusivity(unchecked) var cacheSuspension = 0
     /// A changed table of a resident version and the stack index of its change record, which lists
@@ -104,13 +104,13 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     var path: [any CodingKey] { steps.codingPath(after: basePath) }
     var basePathCount: Int { basePath.count }
     var stepCount: Int { steps.count }
-    var codingPath: [any CodingKey] { path }
-    var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
+    package var codingPath: [any CodingKey] { path }
+    package var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
 
-    var stack: LuaStack { LuaStack(L) }
+    package var stack: LuaStack { LuaStack(L) }
 
     @inline(__always)
-    func reserve() throws {
+    package func reserve() throws {
         do { try stack.reserve(LuaCoding.slotMargin) } catch { throw cannotGrow(error) }
     }
 
@@ -168,7 +168,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     /// Reads the value at the absolute `index` as a `T`; `step` is where it sits in its container (nil
     /// for the root or a single-value container).
     @inline(__always)
-    func decodeValue<T: Decodable>(_ type: T.Type, at index: Int32, step: LuaPathStep?) throws -> T {
+    package func decodeValue<T: Decodable>(_ type: T.Type, at index: Int32, step: LuaPathStep?) throws -> T {
         if T.self == String.self {
             return unsafeBitCast(try decodeScalar(String.self, at: index, key: step?.codingKey), to: T.self)
         } else if T.self == Int.self {
@@ -203,7 +203,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
             return unsafeBitCast(try decodeData(at: index, step: step), to: T.self)
         }
         if let cache, cacheSuspension == 0 {
-            return try decodeCached(T.self, at: index, step: step, cache: cache)
+            return try cache.cache.decodeCached(T.self, at: index, step: step, session: cache, decoder: self)
         }
         if let sequence = sequenceDecodable(T.self) {
             return try decodeNested(T.self, at: index, step: step) { try sequence.luaDecodeSequence(with: $0) as! T }
@@ -212,7 +212,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
     }
 
     /// Runs `body` with this decoder pointed at the value at `index`, then restores it and the stack.
-    func decodeNested<T>(
+    package func decodeNested<T>(
         _ type: T.Type, at index: Int32, step: LuaPathStep?, _ body: (LuaValueDecoder) throws -> T
     ) throws -> T {
         guard depth < LuaCoding.maximumDepth else {
@@ -295,7 +295,7 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
 
     // MARK: Containers
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let table = index
         let integerKeys = try checkKeyedTable(Key.self, at: table)
         // A root decoder's are kept (see LuaKeptContainers).
@@ -304,11 +304,11 @@ final class LuaValueDecoder: Decoder, LuaReusableCoder {
         }
     }
 
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+    package func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         try unkeyedContainer(at: index)
     }
 
-    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+    package func singleValueContainer() throws -> any SingleValueDecodingContainer {
         LuaSingleValueDecodingContainer(decoder: self, index: index)
     }
 
@@ -417,7 +417,7 @@ private struct KeyTypeProbe: Decoder {
 }
 
 extension LuaValueDecoder: LuaTableKindDecoding {
-    var tableKind: LuaTableKind? { LuaStack(L).tableKind(at: index) }
+    package var tableKind: LuaTableKind? { LuaStack(L).tableKind(at: index) }
 }
 
 extension LuaDecoder: LuaCoderSettings {

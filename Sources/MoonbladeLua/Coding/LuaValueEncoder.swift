@@ -51,7 +51,7 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
     @exclusivity(unchecked) var sequenceTypes = LuaTypeMemo<any LuaSequenceEncodable.Type>()
     /// When pushing a resident version: the tables of collections decoded before, pushed instead of
     /// encoding a collection that still has the same storage.
-    @exclusivity(unchecked) var reusableTables: LuaDecodingCache.ReusableTables?
+    @exclusivity(unchecked) var reusableTables: (any LuaReusableTables)?
 
     init(state: OpaquePointer, options: LuaEncoder) {
         L = state

@@ -31,9 +31,9 @@ public protocol LuaValueKindDecoding: Decoder {
 }
 
 extension LuaValueDecoder: LuaValueKindDecoding {
-    var codingPathCount: Int { basePathCount + stepCount }
+    package var codingPathCount: Int { basePathCount + stepCount }
 
-    var valueKind: LuaValueKind {
+    package var valueKind: LuaValueKind {
         switch lua_type(L, index) {
         case LUA_TBOOLEAN: .boolean
         case LUA_TNUMBER: lua_isinteger(L, index) != 0 ? .integer : .float

@@ -1,4 +1,5 @@
 import CLua
+import Foundation
 
 /// A Lua function run as a coroutine that awaits Swift work by yielding (boundary rule 2).
 ///
@@ -188,15 +189,7 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
 
 /// The Lua side of awaiting: `await(start, …)` calls `start(…)`, yields, and returns the value the
 /// host resumes it with, or raises the (already placed) error.
-let awaitSource = """
-    local yield, error = coroutine.yield, error
-    return function(start, ...)
-      start(...)
-      local ok, result = yield()
-      if ok then return result end
-      error(result, 0)
-    end
-    """
+let awaitSource = Bundle.module.luaSource(named: "await")
 
 extension LuaStack {
     /// The chunk name of the shared `await` glue.

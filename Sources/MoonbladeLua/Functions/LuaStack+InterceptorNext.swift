@@ -6,7 +6,7 @@ extension LuaStack {
     /// `next` a Lua interceptor is given and its state, for the glue to close (`<close>`) when the
     /// interceptor returns or raises. `next` works once, until then; what it raises names the line that
     /// called it, even through a tail call (`return next(item)`), which a `next` written in Lua could not.
-    public func pushInterceptorNextMaker() {
+    package func pushInterceptorNextMaker() {
         moonblade_pushcfunction(state, moonblade_make_interceptor_next)
     }
 }

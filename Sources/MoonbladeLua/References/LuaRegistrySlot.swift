@@ -10,12 +10,15 @@ import CLua
 /// from a free list it keeps in Swift: `luaL_ref` keeps that list in the registry itself, four table
 /// accesses per reference and three per release, and a dispatch makes and drops one. Nothing else
 /// may use `luaL_ref` on the registry (both would hand out the same keys).
-struct LuaRegistrySlot: ~Copyable {
+///
+/// Public to the resident state's module only (`@_spi(ResidentState) import`), with ``push(onto:)``
+/// inlinable: a `package` declaration's body is not inlined into another module.
+@_spi(ResidentState) public struct LuaRegistrySlot: ~Copyable {
     private let runtime: LuaRuntime
-    private let slot: Int32
+    @usableFromInline let slot: Int32
 
     /// Pops the top value of `stack` into the registry.
-    init(popping stack: LuaStack) {
+    public init(popping stack: LuaStack) {
         runtime = stack.runtime
         slot = runtime.takeRegistrySlot()
         lua_rawseti(stack.state, moonblade_registryindex, lua_Integer(slot))
@@ -29,7 +32,8 @@ struct LuaRegistrySlot: ~Copyable {
     }
 
     /// Pushes the value onto `stack` (a stack of the same VM).
-    func push(onto stack: LuaStack) {
+    @inlinable
+    public func push(onto stack: LuaStack) {
         lua_rawgeti(stack.state, moonblade_registryindex, lua_Integer(slot))
     }
 }

@@ -34,6 +34,18 @@ extension LuaStack {
         return nil
     }
 
+    /// A runtime error raised at the Lua line that called into Swift, past the Lua glue in
+    /// `glueChunks`: its message starts with that place (`todo/plugin.lua:12: …`), and `underlying`
+    /// rides along as its cause.
+    package func placedError(
+        _ message: String, skipping glueChunks: Set<String>, underlying: (any Error)? = nil
+    ) -> LuaError {
+        let location = callerLocation(skipping: glueChunks)
+        return LuaError(
+            .runtime, message: location.map { "\($0): \(message)" } ?? message, location: location,
+            underlying: underlying)
+    }
+
     /// Where the Lua function at `index` is defined, or nil for a C or Swift function.
     public func definitionLocation(ofFunctionAt index: Int32) -> LuaLocation? {
         var frame = lua_Debug()

@@ -22,12 +22,14 @@ public struct LuaStack {
     }
 
     /// The number of values on the stack (the index of the top one).
+    @inlinable
     public var top: Int32 {
         get { lua_gettop(state) }
         nonmutating set { lua_settop(state, newValue) }
     }
 
     /// Removes `count` values from the top.
+    @inlinable
     public func pop(_ count: Int32 = 1) {
         moonblade_pop(state, count)
     }
@@ -45,6 +47,7 @@ public struct LuaStack {
     }
 
     /// The type of the value at `index`, or `.none` for an index past the top.
+    @inlinable
     public func type(at index: Int32) -> LuaType {
         LuaType(rawValue: lua_type(state, index)) ?? .none
     }
@@ -106,6 +109,7 @@ extension LuaStack {
 
     /// The integer at `index`, or nil when it is not a number with an exact integer value
     /// (an integral float such as `3.0` gives 3; `3.5`, NaN and floats out of range give nil).
+    @inlinable
     public func integer(at index: Int32) -> Int64? {
         guard lua_type(state, index) == LUA_TNUMBER else { return nil }  // strings would be coerced
         var isInteger: Int32 = 0

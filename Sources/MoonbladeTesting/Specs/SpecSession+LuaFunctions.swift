@@ -75,11 +75,12 @@ extension SpecSession {
     ) throws -> Int32 {
         guard let coroutine = CaseCoroutine.running(on: stack) else {
             try refuseInsideStub(stack, function)
-            throw placedError(
-                stack, "\(function) can only be called inside it, before_each or after_each, not from a coroutine the spec made")
+            throw stack.placedError(
+                "\(function) can only be called inside it, before_each or after_each, not from a coroutine the spec made",
+                skipping: Self.glueChunks)
         }
         guard let name = stack.string(at: 1) else {
-            throw placedError(stack, "\(function) needs \(what), got \(stack.type(at: 1))")
+            throw stack.placedError("\(function) needs \(what), got \(stack.type(at: 1))", skipping: Self.glueChunks)
         }
         let payload = try stack.type(at: 2) == .nil || stack.type(at: 2) == .none ? nil : json(stack, at: 2, "\(function) payload")
         let host = try storeHost(stack)
@@ -100,7 +101,7 @@ extension SpecSession {
     /// Refuses `function` (which awaits the store) from a stub: the store is waiting for its answer.
     private func refuseInsideStub(_ stack: LuaStack, _ function: String) throws {
         if let stub = insideStub {
-            throw placedError(stack, "\(function) cannot be called from the stub \(stub): the store is waiting for its answer")
+            throw stack.placedError("\(function) cannot be called from the stub \(stub): the store is waiting for its answer", skipping: Self.glueChunks)
         }
     }
 
@@ -147,7 +148,7 @@ extension SpecSession {
         }
         guard let coroutine = CaseCoroutine.running(on: stack) else {
             try refuseInsideStub(stack, "set_state")
-            throw placedError(stack, "set_state after the store has started can only be called inside it, before_each or after_each")
+            throw stack.placedError("set_state after the store has started can only be called inside it, before_each or after_each", skipping: Self.glueChunks)
         }
         let settle = takeStartUp()
         let ruleFailures = ruleFailures
@@ -168,10 +169,10 @@ extension SpecSession {
     /// `stub("group.name", function)`: answers `ctx.deps.group.name` with the function.
     private func addStub(_ stack: LuaStack) throws -> Int32 {
         guard let name = stack.string(at: 1), name.split(separator: ".").count == 2, stack.type(at: 2) == .function else {
-            throw placedError(stack, "stub needs a dependency name \"group.name\" and a function")
+            throw stack.placedError("stub needs a dependency name \"group.name\" and a function", skipping: Self.glueChunks)
         }
         if host != nil, stubs[name] == nil {
-            throw placedError(stack, "stub(\"\(name)\") must come before the case's first dispatch or state()")
+            throw stack.placedError("stub(\"\(name)\") must come before the case's first dispatch or state()", skipping: Self.glueChunks)
         }
         stack.pushCopy(of: 2)
         stubs[name] = stack.popReference()
@@ -196,10 +197,10 @@ extension SpecSession {
                 plugins: [pluginDirectory], initialState: initialState, dependencies: dependencies,
                 configuration: PluginHost.Configuration(sideEffectTimeLimit: sideEffectTimeLimit, logger: ruleFailures.logger))
         } catch {
-            throw placedError(stack, "the store cannot start: \(error)")
+            throw stack.placedError("the store cannot start: \(error)", skipping: Self.glueChunks)
         }
         if let failure = made.loadErrors.first {
-            throw placedError(stack, "\(failure)")
+            throw stack.placedError("\(failure)", skipping: Self.glueChunks)
         }
         host = made
         startingUp = true
@@ -247,7 +248,7 @@ extension SpecSession {
             case .bool: kind = "a boolean"
             default: kind = "a number"
             }
-            throw placedError(stack, "\(function) needs a state, a table of fields; got \(kind)")
+            throw stack.placedError("\(function) needs a state, a table of fields; got \(kind)", skipping: Self.glueChunks)
         }
     }
 
@@ -255,15 +256,12 @@ extension SpecSession {
         do {
             return try decoder.decode(JSONValue.self, from: stack, at: index)
         } catch let error as DecodingError {
-            throw placedError(stack, "\(what): \(LuaDecoder.describe(error, root: "value"))")
+            throw stack.placedError("\(what): \(LuaDecoder.describe(error, root: "value"))", skipping: Self.glueChunks)
         }
     }
 
-    /// An error raised at the spec line that called into the runner, past the prelude.
-    func placedError(_ stack: LuaStack, _ message: String) -> LuaError {
-        let location = stack.callerLocation(skipping: [SpecPrelude.chunkName, LuaStack.awaitChunkName])
-        return LuaError(.runtime, message: location.map { "\($0): \(message)" } ?? message, location: location)
-    }
+    /// The runner's own Lua, past which an error is placed at the spec line that called into it.
+    static let glueChunks: Set<String> = [SpecPrelude.chunkName, LuaStack.awaitChunkName]
 }
 
 /// Replaces a dynamic store's whole state: `set_state` after the store has started.

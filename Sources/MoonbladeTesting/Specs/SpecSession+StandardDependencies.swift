@@ -30,9 +30,9 @@ extension SpecSession {
                     standard.time = try time(stack)
                     return 0
                 }),
-                ("advance", { [unowned self] stack in
+                ("advance", { stack in
                     guard let seconds = stack.number(at: 1) else {
-                        throw placedError(stack, "clock.advance needs a number of seconds, got \(stack.type(at: 1))")
+                        throw stack.placedError("clock.advance needs a number of seconds, got \(stack.type(at: 1))", skipping: Self.glueChunks)
                     }
                     standard.time = standard.time.addingTimeInterval(seconds)
                     return 0
@@ -60,7 +60,7 @@ extension SpecSession {
 
     private func key(_ stack: LuaStack, _ function: String) throws -> String {
         guard stack.type(at: 1) == .string, let key = stack.string(at: 1) else {
-            throw placedError(stack, "\(function) needs a key string, got \(stack.type(at: 1))")
+            throw stack.placedError("\(function) needs a key string, got \(stack.type(at: 1))", skipping: Self.glueChunks)
         }
         return key
     }
@@ -73,6 +73,6 @@ extension SpecSession {
         if let text = stack.type(at: 1) == .string ? stack.string(at: 1) : nil, let date = try? Date(text, strategy: .iso8601) {
             return date
         }
-        throw placedError(stack, "clock.set needs seconds since 1970 or an ISO 8601 time like \"2026-11-21T15:30:00Z\"")
+        throw stack.placedError("clock.set needs seconds since 1970 or an ISO 8601 time like \"2026-11-21T15:30:00Z\"", skipping: Self.glueChunks)
     }
 }
