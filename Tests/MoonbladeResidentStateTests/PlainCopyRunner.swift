@@ -1,5 +1,6 @@
 import MoonbladeLua
 import MoonbladeResidentState
+import MoonbladeTestSupport
 import Testing
 
 /// Runs updaters on plain deep copies of the last state that decoded, in a harness's VM: what the
@@ -18,13 +19,8 @@ struct PlainCopyRunner {
             return 1
         }
         try replace(with: initial)
+        try vm.run(luaDeepCopySource)
         try vm.run("""
-            function deep_copy(value)
-              if type(value) ~= "table" then return value end
-              local copy = {}
-              for k, v in pairs(value) do copy[k] = deep_copy(v) end
-              return copy
-            end
             -- The plain side's globals: what its updaters keep (`kept = state.todos[1]`) stays apart
             -- from what the same code keeps on the draft side, in the same VM; they see the globals
             -- there are now (the libraries), never the draft side's.

@@ -1,5 +1,6 @@
 import Foundation
 import MoonbladeLua
+import MoonbladeTestSupport
 import PropertyBased
 import Testing
 
@@ -85,17 +86,9 @@ struct LuaCodingPropertyTests {
     }
 
     @Test func anySampleRoundTripsThroughLuaCodeThatCopiesIt() async throws {
-        // Lua rebuilds the table key by key (fresh tables, rehashed): what the decoder reads is what Lua
-        // code made, not the encoder's own layout.
+        // Lua rebuilds the table key by key: what the decoder reads is what Lua code made.
         let vm = try LuaVM()
-        try vm.run("""
-            function deep_copy(value)
-              if type(value) ~= "table" then return value end
-              local copy = {}
-              for k, v in pairs(value) do copy[k] = deep_copy(v) end
-              return copy
-            end
-            """)
+        try vm.run(luaDeepCopySource)
         await propertyCheck(count: 200, input: Self.sample) { sample in
             try expectBalanced(vm) {
                 vm.stack.pushGlobals()
