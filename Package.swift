@@ -115,6 +115,11 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            // The devtools page, compiled into the library: a server needs no bundle beside it.
+            resources: [
+                .embedInCode("Devtools/Page/devtools.html"), .embedInCode("Devtools/Page/devtools.css"),
+                .embedInCode("Devtools/Page/devtools.js"),
             ]
         ),
         // `moonblade serve`, which `moonblade` runs from next to itself: the routes on their own.
@@ -197,7 +202,8 @@ let package = Package(
         .testTarget(
             name: "MoonbladeHummingbirdTests",
             dependencies: [
-                "MoonbladeHummingbird", "MoonbladeHost", "MoonbladeTestSupport", "moonblade", "moonblade-serve",
+                "MoonbladeHummingbird", "MoonbladeHost", "MoonbladeJournal", "MoonbladeTestSupport", "moonblade",
+                "moonblade-serve",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

@@ -26,6 +26,12 @@ struct ServeCommand: AsyncParsableCommand {
             SIGTERM or SIGINT stops the server in order: requests in flight finish, the state is saved \
             (--save) and the journal closed. The address it listens on is logged as it starts \
             (`listening on http://127.0.0.1:PORT`, useful with --port 0).
+
+            With --devtools, the devtools page is served too (a live dispatch log with states and \
+            diffs, reloads, a dispatch form and, with --journal, time travel): its address is logged \
+            as `devtools at http://127.0.0.1:PORT/devtools#token=TOKEN`. Without --token, a random \
+            token is made for the run, so that only who has the address (and clients given the \
+            token) can change the state.
             """)
 
     @Argument(help: "Plugin folders, each with a plugin.lua; or a folder of plugin folders.")
@@ -50,6 +56,11 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The bearer token state-changing routes and the stream need (default: $MOONBLADE_TOKEN).", valueName: "token"))
     var token: String?
+
+    @Flag(
+        help: ArgumentHelp(
+            "Serve the devtools page at /devtools; without --token a random one is made. The page's address, token included, is logged at start."))
+    var devtools = false
 
     @Option(help: ArgumentHelp("The largest request body accepted, in bytes.", valueName: "bytes"))
     var maxBody = 1 << 20
@@ -87,13 +98,18 @@ struct ServeCommand: AsyncParsableCommand {
         let watcher = served.host.watchPlugins()
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.middlewares.add(LogRequestsMiddleware(.debug))
-        HostRoutes(served.host, events: served.events, configuration: .init(token: bearerToken, maxBodySize: maxBody))
-            .add(to: router.group())
+        let token = bearerToken ?? (devtools ? Self.randomToken() : nil)
+        let routes = HostRoutes(served.host, events: served.events, configuration: .init(token: token, maxBodySize: maxBody))
+        routes.add(to: router.group())
+        if devtools { DevtoolsRoutes(routes, journal: served.journal).add(to: router.group()) }
         let app = Application(
             router: router, server: .http1WebSocketUpgrade(webSocketRouter: router),
             configuration: .init(address: .hostname(host, port: port), serverName: "moonblade"),
-            onServerRunning: { [host, logger] channel in
-                logger.notice("listening on http://\(host):\(channel.localAddress?.port ?? 0)")
+            onServerRunning: { [host, logger, devtools] channel in
+                let address = "http://\(host):\(channel.localAddress?.port ?? 0)"
+                logger.notice("listening on \(address)")
+                // The token goes in the fragment, which the browser never sends; the page then takes it out.
+                if devtools { logger.notice("devtools at \(address)/devtools\(token.map { "#token=\($0)" } ?? "")") }
             },
             logger: logger)
         // Hummingbird's service group stops the server on SIGTERM and SIGINT once requests in flight end.
@@ -101,6 +117,15 @@ struct ServeCommand: AsyncParsableCommand {
         watcher.stop()
         try await served.stop(savingTo: save)
         logger.notice("stopped\(save.map { "; state saved to \($0)" } ?? "")")
+    }
+
+    /// 32 random hexadecimal digits (128 bits, from the system's generator).
+    static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<2).map { _ in
+            let text = String(generator.next() as UInt64, radix: 16)
+            return String(repeating: "0", count: 16 - text.count) + text
+        }.joined()
     }
 
     static func isLoopback(_ host: String) -> Bool {

@@ -9,7 +9,7 @@ struct ServeCommand: ParsableCommand {
         abstract: "Serve plugins over HTTP (runs moonblade-serve; `moonblade serve --help` for its options).",
         discussion: """
             moonblade serve PLUGINS… [--host 127.0.0.1] [--port 8080] [--state file] [--save file] \
-            [--journal file] [--token token] [--max-body bytes]. The server is its own executable, \
+            [--journal file] [--token token] [--max-body bytes] [--devtools]. The server is its own executable, \
             moonblade-serve, found next to moonblade: build it with `swift build --product moonblade-serve`.
             """)
 

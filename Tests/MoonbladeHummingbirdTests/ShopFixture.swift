@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import MoonbladeHost
 import MoonbladeHummingbird
+import MoonbladeJournal
 import MoonbladeTestSupport
 import NIOCore
 
@@ -29,17 +30,28 @@ struct ShopFixture {
     let directory: String
     let events = HostEvents()
     let host: PluginHost<JSONValue>
+    /// The journal the host records into, kept in memory; nil when made without one.
+    let journal: Journal?
 
-    init() throws {
+    /// The host, recording into a journal in memory when `journaled`.
+    init(journaled: Bool = false) throws {
         directory = try plugins.write("shop", Self.source)
-        host = try PluginHost<JSONValue>(
-            plugins: [directory], initialState: ["count": 0], interceptors: [events.interceptor()])
+        journal = journaled ? try Journal.inMemory() : nil
+        if let journal {
+            host = try PluginHost<JSONValue>(
+                plugins: [directory], journal: journal, initialState: ["count": 0], interceptors: [events.interceptor()])
+        } else {
+            host = try PluginHost<JSONValue>(
+                plugins: [directory], initialState: ["count": 0], interceptors: [events.interceptor()])
+        }
     }
 
-    /// An application serving the routes at the root, with `configuration`.
+    /// An application serving the routes and the devtools page at the root, with `configuration`.
     func application(_ configuration: HostRoutes<JSONValue>.Configuration = .init()) -> some ApplicationProtocol {
         let router = Router(context: BasicWebSocketRequestContext.self)
-        HostRoutes(host, events: events, configuration: configuration).add(to: router.group())
+        let routes = HostRoutes(host, events: events, configuration: configuration)
+        routes.add(to: router.group())
+        DevtoolsRoutes(routes, journal: journal).add(to: router.group())
         return Application(
             router: router, server: .http1WebSocketUpgrade(webSocketRouter: router),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)))

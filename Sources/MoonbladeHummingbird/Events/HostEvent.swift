@@ -66,7 +66,7 @@ struct DispatchEvent: Sendable {
     func json() -> JSONValue {
         var members: [String: JSONValue] = [
             "type": "dispatch", "item": .string(item.name), "kind": item.isUpdater ? "updater" : "side_effect",
-            "durationMicroseconds": .integer(duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000),
+            "durationMicroseconds": .integer(duration.wholeMicroseconds),
             "origin": cascadeDepth == 0 ? "direct" : "reaction", "cascadeDepth": .integer(Int64(cascadeDepth)),
         ]
         members["payload"] = (try? item.payloadJSON()) ?? .null

@@ -12,7 +12,8 @@ extension HostRoutes {
         group.ws("events") { request, _ in
             try authorize(request)
             try checkOrigin(request)
-            return .upgrade([:])
+            // A browser that offered the subprotocol (to carry its token) closes a stream that names none.
+            return .upgrade(Self.offersWebSocketProtocol(request) ? [.secWebSocketProtocol: Self.webSocketProtocol] : [:])
         } onUpgrade: { inbound, outbound, _ in
             let (id, queue) = events.subscribe(limit: limit)
             defer { events.unsubscribe(id) }
