@@ -5,6 +5,11 @@
 
 import PackageDescription
 
+/// A target's Lua glue, `Lua/<name>.lua`, embedded in the binary: read as `PackageResources.<name>_lua`.
+func luaGlue(_ names: String...) -> [Resource] {
+    names.map { .embedInCode("Lua/\($0).lua") }
+}
+
 let package = Package(
     name: "Moonblade",
     products: [
@@ -59,8 +64,8 @@ let package = Package(
         // The resident state's machinery in C: drafts, read-only views, finishing a draft into a version.
         .target(name: "CResidentState", dependencies: ["CLua", "LuaGuest"]),
         // A safe Swift face of the Lua C API.
-        // Its Lua glue is in Lua/*.lua (resources, loaded through Bundle.module).
-        .target(name: "MoonbladeLua", dependencies: ["CLua", "LuaGuest"], resources: [.copy("Lua")]),
+        // Its Lua glue is in Lua/*.lua, embedded in the binary (a deployed executable needs no resource folder).
+        .target(name: "MoonbladeLua", dependencies: ["CLua", "LuaGuest"], resources: luaGlue("await", "library")),
         // The state kept in Lua between dispatches: versions, drafts, decoding only what changed.
         .target(name: "MoonbladeResidentState", dependencies: ["CLua", "CResidentState", "MoonbladeLua"]),
         // The plugin host: Lua plugins as store items.
@@ -72,7 +77,7 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
-            resources: [.copy("Lua")]
+            resources: luaGlue("interceptors", "require", "side_effects")
         ),
         // The test harness for plugins: PluginTester for Swift tests, the Lua spec runner.
         .target(
@@ -82,7 +87,7 @@ let package = Package(
                 .product(name: "CustomDump", package: "swift-custom-dump"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.copy("Lua")]
+            resources: luaGlue("spec_assertions", "spec_dsl", "spec_head")
         ),
         // The dispatch journal (SQLite through GRDB): entries, patches, snapshots, recovery, replay.
         .target(

@@ -32,5 +32,5 @@ final class LuaInterceptorChain {
     }
 
     /// `Lua/interceptors.lua`.
-    private static let source = Bundle.module.luaSource(named: "interceptors")
+    private static let source = String(luaResource: PackageResources.interceptors_lua)
 }

@@ -83,5 +83,5 @@ enum PluginModules {
 
     /// Runs in the host's own environment: caches each module's value and refuses cycles; errors are
     /// raised at the plugin line that called `require`.
-    private static let glue = Bundle.module.luaSource(named: "require")
+    private static let glue = String(luaResource: PackageResources.require_lua)
 }

@@ -61,5 +61,5 @@ struct SideEffectPrelude {
     }
 
     /// `Lua/side_effects.lua`.
-    private static let source = Bundle.module.luaSource(named: "side_effects")
+    private static let source = String(luaResource: PackageResources.side_effects_lua)
 }

@@ -100,5 +100,5 @@ extension LuaStack {
 
     private static let tableKindLibraryKey = "moonblade.library"
 
-    private static let tableKindLibrarySource = Bundle.module.luaSource(named: "library")
+    private static let tableKindLibrarySource = String(luaResource: PackageResources.library_lua)
 }

@@ -189,7 +189,7 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
 
 /// The Lua side of awaiting: `await(start, …)` calls `start(…)`, yields, and returns the value the
 /// host resumes it with, or raises the (already placed) error.
-let awaitSource = Bundle.module.luaSource(named: "await")
+let awaitSource = String(luaResource: PackageResources.await_lua)
 
 extension LuaStack {
     /// The chunk name of the shared `await` glue.

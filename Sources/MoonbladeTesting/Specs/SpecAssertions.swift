@@ -11,5 +11,5 @@ import MoonbladeLua
 /// it runs after the prelude's first lines (`host`, the locals) and defines `assert`, `spy`, `stub`.
 enum SpecAssertions {
     /// `Lua/spec_assertions.lua`.
-    static let source = Bundle.module.luaSource(named: "spec_assertions")
+    static let source = String(luaResource: PackageResources.spec_assertions_lua)
 }

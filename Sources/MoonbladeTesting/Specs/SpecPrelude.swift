@@ -20,8 +20,8 @@ enum SpecPrelude {
     static let source = head + SpecAssertions.source + dsl
 
     /// `Lua/spec_head.lua`: the host functions and the standard library as locals.
-    private static let head = Bundle.module.luaSource(named: "spec_head")
+    private static let head = String(luaResource: PackageResources.spec_head_lua)
 
     /// `Lua/spec_dsl.lua`: the case tree, the store functions, the runner.
-    private static let dsl = Bundle.module.luaSource(named: "spec_dsl")
+    private static let dsl = String(luaResource: PackageResources.spec_dsl_lua)
 }

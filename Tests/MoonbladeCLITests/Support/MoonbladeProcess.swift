@@ -32,19 +32,23 @@ enum MoonbladeProcess {
         try await run(arguments, inputBytes: Data(input.utf8), in: directory)
     }
 
-    /// Runs `moonblade arguments...` in `directory` with the bytes `input` (UTF-8 or not) on standard input.
-    static func run(_ arguments: [String], inputBytes input: Data, in directory: URL) async throws -> Outcome {
+    /// Runs `moonblade arguments...` in `directory` with the bytes `input` (UTF-8 or not) on standard input;
+    /// `executable` is another copy of it.
+    static func run(
+        _ arguments: [String], inputBytes input: Data, in directory: URL, executable: URL = executable
+    ) async throws -> Outcome {
         let output = try OutputFiles(in: directory)
         let stdin = output.io.appendingPathComponent("stdin")
         try input.write(to: stdin)
-        let process = try launch(arguments, standardInput: FileHandle(forReadingFrom: stdin), output: output, in: directory)
+        let process = try launch(
+            arguments, standardInput: FileHandle(forReadingFrom: stdin), output: output, in: directory, executable: executable)
         await waitForExit(process, arguments: arguments)
         return try output.outcome(status: process.terminationStatus)
     }
 
     /// Starts `moonblade arguments...` in `directory`, its output going to `output`'s files.
     static func launch(
-        _ arguments: [String], standardInput: Any, output: OutputFiles, in directory: URL
+        _ arguments: [String], standardInput: Any, output: OutputFiles, in directory: URL, executable: URL = executable
     ) throws -> Process {
         let process = Process()
         process.executableURL = executable
