@@ -12,7 +12,12 @@ final class RuleFailureLog: @unchecked Sendable {
 
     /// The logger for the case's store: entries with `rule` metadata from `error` up are recorded.
     var logger: Logger {
-        Logger(label: "moonblade.spec") { _ in Handler(log: self) }
+        Logger(label: "moonblade.spec") { _ in
+            // Rule failures only; everything else a spec's store logs is dropped.
+            LogEntryHandler(logLevel: .error) { event, metadata in
+                if metadata["rule"] != nil { self.record("\(event.message)") }
+            }
+        }
     }
 
     /// How many failures were recorded so far.
@@ -25,23 +30,6 @@ final class RuleFailureLog: @unchecked Sendable {
 
     private func record(_ message: String) {
         lock.withLock { failures.append(message) }
-    }
-
-    /// Records rule failures; everything else a spec's store logs is dropped, as before.
-    private struct Handler: LogHandler {
-        let log: RuleFailureLog
-        var logLevel: Logger.Level = .error
-        var metadata: Logger.Metadata = [:]
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            guard event.level >= .error, event.metadata?["rule"] != nil else { return }
-            log.record("\(event.message)")
-        }
     }
 }
 

@@ -19,7 +19,15 @@ final class SpecDependencies: @unchecked Sendable {
         var dependencies = PluginDependencies()
         dependencies.exposeStorage(read: { [self] key in read(key) }, write: { [self] key, value in write(key, value) })
         dependencies.exposeClock { [self] in lock.withLock { now } }
-        dependencies.exposeLog(Logger(label: "moonblade.spec.plugin") { [self] _ in LogRecorder(dependencies: self) })
+        dependencies.exposeLog(Logger(label: "moonblade.spec.plugin") { [self] _ in
+            // Every entry, each level included, with its fields.
+            LogEntryHandler(logLevel: .trace) { event, metadata in
+                var fields = metadata.mapValues { JSONValue.string("\($0)") }
+                fields["level"] = .string(event.level.rawValue)
+                fields["message"] = .string("\(event.message)")
+                self.record(.object(fields))
+            }
+        })
         return dependencies
     }
 
@@ -45,29 +53,7 @@ final class SpecDependencies: @unchecked Sendable {
         lock.withLock { entries }
     }
 
-    fileprivate func record(_ entry: JSONValue) {
+    private func record(_ entry: JSONValue) {
         lock.withLock { entries.append(entry) }
-    }
-
-    /// Keeps every entry plugins log, each level included.
-    private struct LogRecorder: LogHandler {
-        let dependencies: SpecDependencies
-        var logLevel: Logger.Level = .trace
-        var metadata: Logger.Metadata = [:]
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            var fields: [String: JSONValue] = [:]
-            for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) {
-                fields[key] = .string("\(value)")
-            }
-            fields["level"] = .string(event.level.rawValue)
-            fields["message"] = .string("\(event.message)")
-            dependencies.record(.object(fields))
-        }
     }
 }
