@@ -108,6 +108,12 @@ extension Store {
         }
     }
 
+    /// Whether the store has nothing to do at this moment, as ``waitUntilIdle()`` means it: for a caller
+    /// that waits for something the store's work may bring about, to know when nothing more can come.
+    package var isIdle: Bool {
+        lock.withLock { !isDraining && runningSideEffects == 0 }
+    }
+
     /// The error a blocking wait at `place` for a queued item must fail with when the calling thread is
     /// the one draining this store: the item could only run once the wait returned.
     func unservableWait(at place: String) -> StoreError? {
