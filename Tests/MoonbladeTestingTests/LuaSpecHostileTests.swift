@@ -1,4 +1,5 @@
 import Foundation
+import MoonbladeTestSupport
 import MoonbladeTesting
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
     /// VM's 256 MiB on the task that runs the case, holding a thread of the cooperative pool for
     /// seconds (tens under sanitizers). Three at once held both of a 2-core machine's, and every side
     /// effect and time-bound test elsewhere waited.
-    @Test(.serialized, .timeLimit(.minutes(1)), arguments: [
+    @Test(.serialized, .hangGuard, arguments: [
         "local t = {}\n  while true do t[#t + 1] = string.rep(\"x\", 1 << 20) .. #t end",
         "local s = \"x\"\n  while true do s = s .. s end",
         "local t = {}\n  for i = 1, math.huge do t[i] = { i } end",

@@ -1,4 +1,5 @@
 import Foundation
+import MoonbladeTestSupport
 import MoonbladeTesting
 import Testing
 
@@ -209,14 +210,14 @@ import Testing
 
     // The loops run under a small budget: spinning through the default one would hold a thread of
     // the shared pool for a second or more and starve the other tests.
-    @Test(.timeLimit(.minutes(1))) func aRunawayLoopInASpecFailsWithALimitErrorAtItsLine() async throws {
+    @Test(.hangGuard) func aRunawayLoopInASpecFailsWithALimitErrorAtItsLine() async throws {
         let sandbox = try SpecSandbox(spec: "it(\"spins\", function()\n  dispatch(\"shop.add\", { item = \"tea\" })\n  while true do end\nend)\n")
         let failure = try #require(try await sandbox.failure(runner: LuaSpecRunner(instructionBudget: 1_000_000)))
         #expect(failure.line == 3)
         #expect(failure.message.contains("instruction budget"), "\(failure.message)")
     }
 
-    @Test(.timeLimit(.minutes(1))) func aRunawayLoopInAStubFailsTheDispatchNamingTheStubLine() async throws {
+    @Test(.hangGuard) func aRunawayLoopInAStubFailsTheDispatchNamingTheStubLine() async throws {
         let sandbox = try SpecSandbox(spec: """
             it("prices", function()
               stub("prices.lookup", function()

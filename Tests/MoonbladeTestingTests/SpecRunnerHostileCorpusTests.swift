@@ -1,4 +1,5 @@
 import Foundation
+import MoonbladeTestSupport
 import MoonbladeTesting
 import Testing
 
@@ -68,7 +69,7 @@ import Testing
     /// A table holding one table twice is shown twice over: forty levels of `{ t, t }` are 2^40
     /// parts, and the case failed on the instruction budget instead of showing what it raised or
     /// compared. The shown value is cut instead, and the comparison (which meets each pair once) stands.
-    @Test(.timeLimit(.minutes(1)), arguments: [
+    @Test(.hangGuard, arguments: [
         ("error(t)", 1),  // no string, no place: at the `it`
         ("local u = {}\n  for i = 1, 40 do u = { u, u } end\n  u[1] = 5\n  assert.are.same(t, u)", 7),
         ("assert.are_not.same(t, t)", 4),
@@ -155,7 +156,7 @@ import Testing
         #expect(failure.message.contains("instruction budget"), "\(failure)")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func aMemoryBombInAnAfterHookFailsAtItsLineAndTheNextCaseRuns() async throws {
         let outcome = try await PoolHoldingWork.shared.run {
             try await results("""

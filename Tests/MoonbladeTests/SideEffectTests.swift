@@ -1,4 +1,5 @@
 import Moonblade
+import MoonbladeTestSupport
 import Testing
 
 /// Waits at the latch: two of these can only both finish if they run at the same time.
@@ -70,7 +71,7 @@ struct ReadState: SideEffect {
     }
 }
 
-@Suite("Side effects", .timeLimit(.minutes(1)))
+@Suite("Side effects", .hangGuard)
 struct SideEffectTests {
     @Test("waitUntilIdle returns once every side effect, and what they dispatched, has finished")
     func waitUntilIdleWaitsForRunningSideEffects() async throws {

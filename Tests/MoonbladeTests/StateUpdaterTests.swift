@@ -1,5 +1,6 @@
 import Dispatch
 import Moonblade
+import MoonbladeTestSupport
 import Testing
 
 /// Records (thread, sequence number) and checks no other updater runs at the same time.
@@ -15,7 +16,7 @@ struct Record: StateUpdater {
     }
 }
 
-@Suite("State updaters", .timeLimit(.minutes(1)))
+@Suite("State updaters", .hangGuard)
 struct StateUpdaterTests {
     @Test("an uncontended updater is applied before dispatch returns")
     func appliedInline() async throws {

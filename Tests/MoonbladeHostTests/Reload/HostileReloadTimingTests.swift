@@ -1,6 +1,7 @@
 import Foundation
 import Moonblade
 import MoonbladeHost
+import MoonbladeTestSupport
 import Testing
 
 /// Reloads that land while work is under way: in the interceptor chain, in observer rules, in a side
@@ -84,7 +85,7 @@ struct HostileReloadTimingTests {
         #expect(host.state.counter == 1)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func aSideEffectsOwnDependencyCanReloadItsPlugin() async throws {
         let hostBox = Locked<PluginHost<AppState>?>(nil)
         var dependencies = PluginDependencies()
