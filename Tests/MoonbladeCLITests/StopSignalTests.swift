@@ -44,7 +44,9 @@ struct StopSignalTests {
 
     @Test func aStopDuringTheDispatchItemsLetsTheOneInFlightSettleRunsNoMoreAndSaves() async throws {
         // The first item runs until the test lets it go (a storage key it polls), after the signal.
-        let slow = try workspace.plugin("gate", """
+        let slow = try workspace.plugin(
+            "gate",
+            """
             return {
               name = "gate",
               updaters = {

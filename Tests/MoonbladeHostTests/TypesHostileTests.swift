@@ -1,7 +1,8 @@
 import Foundation
-@testable import MoonbladeHost
 import MoonbladeTestSupport
 import Testing
+
+@testable import MoonbladeHost
 
 /// Editor types from Swift types that are awkward in Lua: keys that are keywords or no names at all,
 /// types named inside one another, recursion, enums with associated values, optionals of optionals,
@@ -161,13 +162,15 @@ import Testing
         let text = definitions(Shelf.self)
         #expect(text.contains("---@field kind string\n---@field tree moonblade.types.Node\n"), "\(text)")
         #expect(text.contains("---@field order moonblade.types.Order\n---@field [string] any"), "\(text)")
-        #expect(text.contains("""
-            ---@class moonblade.types.Order
-            ---@field note string
-            ---@field size string
-            ---@field [string] any The fields past the first the editor types could not read.
+        #expect(
+            text.contains(
+                """
+                ---@class moonblade.types.Order
+                ---@field note string
+                ---@field size string
+                ---@field [string] any The fields past the first the editor types could not read.
 
-            """), "\(text)")
+                """), "\(text)")
     }
 
     /// Each value handed back was made with one element per array: a `Node { children: [Node] }`

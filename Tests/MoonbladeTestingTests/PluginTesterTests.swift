@@ -286,7 +286,9 @@ private struct LoadList: LuaSideEffect {
     /// default, which a looping updater meets (the message names the budget).
     @Test func thePluginRunsUnderTheHostConfigurationGiven() async throws {
         let scratch = ScratchPlugins()
-        let plugin = try scratch.write("spin", """
+        let plugin = try scratch.write(
+            "spin",
+            """
             return { name = "spin", updaters = { spin = function(state) while true do end end } }
             """)
         var configuration = PluginHost<CounterState>.Configuration()

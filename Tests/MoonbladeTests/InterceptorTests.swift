@@ -181,10 +181,14 @@ struct InterceptorTests {
 struct CascadeDepthTests {
     /// Records each item's type and the depth the store processes it at.
     func recordingDepths(into depths: Recorder<String>) -> StoreInterceptor {
-        { context in { next in { item in
-            depths.append("\(type(of: item)) \(context.cascadeDepth)")
-            try next(item)
-        } } }
+        { context in
+            { next in
+                { item in
+                    depths.append("\(type(of: item)) \(context.cascadeDepth)")
+                    try next(item)
+                }
+            }
+        }
     }
 
     @Test("an item dispatched with a depth carries it, and a side effect's dispatches go one deeper")

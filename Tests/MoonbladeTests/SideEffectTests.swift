@@ -59,8 +59,7 @@ struct DependencyIdentity: SideEffect {
 
 /// Written for a store with another dependency type.
 struct WrongDependencies: SideEffect {
-    func sideEffect(_ context: SideEffectContext<TestState, EmptySideEffectDependencyContainer>) async throws
-    {}
+    func sideEffect(_ context: SideEffectContext<TestState, EmptySideEffectDependencyContainer>) async throws {}
 }
 
 /// Records the typed state it sees when it starts.

@@ -71,8 +71,7 @@ struct StateUpdaterTests {
     @Test("an item that is neither updater nor side effect fails with unsupportedDispatchable")
     func unsupported() async {
         let store = TestStore()
-        await #expect(throws: StoreError.unsupportedDispatchable(String(reflecting: PlainDispatchable.self)))
-        {
+        await #expect(throws: StoreError.unsupportedDispatchable(String(reflecting: PlainDispatchable.self))) {
             try await store.anyDispatch(PlainDispatchable()).value
         }
     }

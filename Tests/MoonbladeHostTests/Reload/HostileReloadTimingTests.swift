@@ -117,9 +117,13 @@ struct HostileReloadTimingTests {
     @Test func aBurstOfReloadCallsMigratesOnceAndLosesNoDispatch() async throws {
         let folder = try scratch.write("counterx", versionedCounter(factor: 1))
         let host = try PluginHost<AppState>(plugins: [folder])
-        _ = try scratch.write("counterx", versionedCounter(factor: 1, version: 2, extra: """
-            migrate = function(state, from) state.todos[#state.todos + 1] = { title = "from " .. from, done = false } end,
-            """))
+        _ = try scratch.write(
+            "counterx",
+            versionedCounter(
+                factor: 1, version: 2,
+                extra: """
+                    migrate = function(state, from) state.todos[#state.todos + 1] = { title = "from " .. from, done = false } end,
+                    """))
         let versions = try await withThrowingTaskGroup(of: Int?.self) { group in
             for index in 0..<60 {
                 group.addTask {

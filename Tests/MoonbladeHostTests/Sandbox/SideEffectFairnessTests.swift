@@ -17,7 +17,9 @@ struct SideEffectFairnessTests {
     func pollingSideEffectsLeaveOtherTasksTheirTurn() async throws {
         var dependencies = PluginDependencies()
         dependencies.expose("clock", "now") { () -> Double in Date().timeIntervalSince1970 }
-        let plugin = try scratch.write("poll", """
+        let plugin = try scratch.write(
+            "poll",
+            """
             return { side_effects = { poll = function(ctx, p)
               local stop = ctx.deps.clock.now() + p.seconds
               while ctx.deps.clock.now() < stop do end

@@ -194,8 +194,7 @@ struct KatanaObserverInterceptorTests {
         arguments: katanaCases(
             StateChangeAddUser.self as any NotificationObserverDispatchable.Type,
             skipped: NilStateChangeAddUser.self))
-    func onNotificationDispatches(items: [any NotificationObserverDispatchable.Type], users: Int) async throws
-    {
+    func onNotificationDispatches(items: [any NotificationObserverDispatchable.Type], users: Int) async throws {
         let center = NotificationCenter()
         let store = KatanaStore(interceptors: [
             ObserverInterceptor.observe(
