@@ -1,7 +1,8 @@
 // What the files of the resident state's machinery share (see machinery.c for the whole): the
 // machinery and draft records, their user values, and small helpers every file uses, inline so that
 // a draft's metamethods, the hot path of a Lua updater, pay no call for them. Functions one file
-// gives the others are named `rs_*`; everything else is `static` to its file.
+// gives the others are named `rs_*`; everything else is `static` to its file and unprefixed, as in
+// Lua's own C (LuaGuest names its statics the same way).
 
 #ifndef MOONBLADE_RESIDENT_STATE_INTERNAL_H
 #define MOONBLADE_RESIDENT_STATE_INTERNAL_H
