@@ -24,8 +24,10 @@ static const char copy_sequence_source[] =
 
 /// Pushes a shallow copy of the table at `t`, keeping its kind; records in SEQ whether `t` is exactly
 /// a sequence, which makes the next copy of it a loop over 1...n. Returns the sequence's length, or
-/// -1 when `t` is not exactly a sequence.
-lua_Integer rs_shallow_copy(lua_State *L, int m, int t) {
+/// -1 when `t` is not exactly a sequence. A table of other keys is counted first, to make its copy at
+/// its size, unless `record` (a root's) remembers the size of its last copy: the root changes little
+/// from one version to the next, and a size that is off costs a rehash, not a wrong copy.
+lua_Integer rs_shallow_copy(lua_State *L, int m, int t, draft_record *record) {
     t = lua_absindex(L, t);
     lua_Integer length = -1, border = (lua_Integer)lua_rawlen(L, t);
     // Only a table with a border past 0 can be a known non-empty sequence (objects skip the look-up).
@@ -50,20 +52,36 @@ lua_Integer rs_shallow_copy(lua_State *L, int m, int t) {
     } else {
         if (border > 0) lua_pop(L, 1);
         lua_Integer n = border, count = 0, positions = 0;
-        lua_pushnil(L);
-        while (lua_next(L, t)) {
-            lua_pop(L, 1);
-            count++;
-            positions += is_position(L, -1, n);
+        int sized = record && (record->hint_positions > 0 || record->hint_others > 0);
+        if (!sized) {
+            lua_pushnil(L);
+            while (lua_next(L, t)) {
+                lua_pop(L, 1);
+                count++;
+                positions += is_position(L, -1, n);
+            }
+        } else {
+            positions = record->hint_positions;
+            count = positions + record->hint_others;
         }
         lua_Integer others = count - positions;
         lua_createtable(L, positions > INT_MAX ? INT_MAX : (int)positions, others > INT_MAX ? INT_MAX : (int)others);
         int copy = lua_gettop(L);
+        if (sized) count = positions = 0;
         lua_pushnil(L);
         while (lua_next(L, t)) {
+            if (sized) {
+                count++;
+                positions += is_position(L, -2, n);
+            }
             lua_pushvalue(L, -2);
             lua_insert(L, -2);
             lua_rawset(L, copy);
+        }
+        others = count - positions;
+        if (record) {
+            record->hint_positions = positions;
+            record->hint_others = others;
         }
         moonblade_count_steps(L, count);
         if (others == 0 && positions == n) {

@@ -7,57 +7,79 @@
 #include "resident.h"
 
 /// Pushes a new draft of the table at `base`, the child at `key` of the draft whose record is at
-/// `parent` (both 0 for a root), then its record.
+/// `parent`, then its record.
 void rs_new_draft(lua_State *L, state_machine *machine, int m, int base, int parent, int key, lua_Integer session) {
     base = lua_absindex(L, base);
     lua_createtable(L, 0, 0);
     int proxy = lua_gettop(L);
     lua_getiuservalue(L, m, M_DRAFT_MT);
     lua_setmetatable(L, proxy);
-    draft_record *record = lua_newuserdatauv(L, sizeof *record, parent ? R_COUNT : R_ROOT_COUNT);
-    record->session = session;
-    record->machine = machine;
-    record->listed = 0;
-    record->has_copy = record->finalized = record->may_list_twice = record->has_children = record->stands = 0;
-    record->busy = 0;
-    record->is_root = !parent;
+    draft_record *record = lua_newuserdatauv(L, sizeof *record, R_COUNT);
+    *record = (draft_record){.session = session, .machine = machine};
     int r = lua_gettop(L);
     lua_pushvalue(L, base);
     lua_setiuservalue(L, r, R_BASE);
-    if (parent) {  // a child's proxy goes into its parent's copy when the child is first written
-        lua_pushvalue(L, proxy);
-        lua_setiuservalue(L, r, R_PROXY);
-        lua_pushvalue(L, parent);
-        lua_setiuservalue(L, r, R_PARENT);
-        lua_pushvalue(L, key);
-        lua_setiuservalue(L, r, R_KEY);
-    }
+    // Its proxy goes into its parent's copy when the child is first written.
+    lua_pushvalue(L, proxy);
+    lua_setiuservalue(L, r, R_PROXY);
+    lua_pushvalue(L, parent);
+    lua_setiuservalue(L, r, R_PARENT);
+    lua_pushvalue(L, key);
+    lua_setiuservalue(L, r, R_KEY);
     lua_pushvalue(L, proxy);
     lua_pushvalue(L, r);
     lua_rawset(L, RECORDS);
 }
 
-/// Pushes an empty change record: for a root, the one `rs_clear_changes` kept, if any; else a new table.
-static void push_change_record(lua_State *L, int m, int is_root) {
-    if (is_root) {
-        if (lua_getiuservalue(L, m, M_SPARE_CHANGES) == LUA_TTABLE) {
-            lua_pushnil(L);
-            lua_setiuservalue(L, m, M_SPARE_CHANGES);
-            return;
-        }
-        lua_pop(L, 1);
-    }
-    lua_createtable(L, 2, 0);  // the base and the first key
+/// Makes the root draft's record, which every `apply` resets (ROOT_RECORD).
+void rs_make_root_record(lua_State *L, state_machine *machine, int m) {
+    draft_record *record = lua_newuserdatauv(L, sizeof *record, R_ROOT_COUNT);
+    *record = (draft_record){.machine = machine, .is_root = 1};
+    machine->root_record = record;
+    lua_setiuservalue(L, m, M_ROOT_RECORD);
 }
 
+/// Pushes a draft of the root table at `base` for the live session, then its record: a new proxy (a
+/// root draft kept past its updater is revoked, as any draft is) and the one root record, reset. The
+/// proxy is not in REC: `record_of` knows the live root's, and an earlier root's finds no record.
+void rs_new_root_draft(lua_State *L, state_machine *machine, int m, int base) {
+    base = lua_absindex(L, base);
+    lua_createtable(L, 0, 0);
+    lua_getiuservalue(L, m, M_DRAFT_MT);
+    lua_setmetatable(L, -2);
+    machine->root_proxy = lua_topointer(L, -1);
+    draft_record *record = machine->root_record;
+    lua_getiuservalue(L, m, M_ROOT_RECORD);
+    record->session = machine->live_session;
+    record->listed = 0;
+    record->has_copy = record->finalized = record->may_list_twice = record->has_children = 0;
+    record->stands = record->busy = record->holds_tables = 0;
+    lua_pushvalue(L, base);
+    lua_setiuservalue(L, -2, R_BASE);
+}
+
+/// Up to this many keys, the root's change record is emptied by the next `apply` and made its root's,
+/// so a small dispatch makes no table for it; a longer one is left to the collector.
+enum { REUSED_RECORD_LIMIT = 16 };
+
 /// Lists `key` in the change record of the draft whose record is at `r` (its base at `base`), making
-/// the record on its first key.
-static void list_key(lua_State *L, int m, int r, int base, int key) {
+/// the record on its first key. The root's is the last `apply`'s root's, emptied past its first key
+/// (the decode that read it is over), unless it grew long.
+static void list_key(lua_State *L, int r, int base, int key) {
     draft_record *record = lua_touserdata(L, r);
     if (record->listed > 0) {
         lua_getiuservalue(L, r, R_CHANGES);
+    } else if (record->is_root && record->changes_length <= REUSED_RECORD_LIMIT + 1 &&
+               lua_getiuservalue(L, r, R_CHANGES) == LUA_TTABLE) {
+        for (lua_Integer i = record->changes_length; i > 2; i--) {
+            lua_pushnil(L);
+            lua_rawseti(L, -2, i);
+        }
+        lua_pushvalue(L, base);
+        lua_rawseti(L, -2, 1);
     } else {
-        push_change_record(L, m, record->is_root);
+        if (record->is_root && record->changes_length <= REUSED_RECORD_LIMIT + 1) lua_pop(L, 1);
+        lua_createtable(L, 2, 0);  // the base and the first key
         lua_pushvalue(L, base);
         lua_rawseti(L, -2, 1);
         lua_pushvalue(L, -1);
@@ -65,6 +87,7 @@ static void list_key(lua_State *L, int m, int r, int base, int key) {
     }
     lua_pushvalue(L, key);
     lua_rawseti(L, -2, 1 + ++record->listed);
+    record->changes_length = record->listed + 1;
     lua_pop(L, 1);
 }
 
@@ -85,11 +108,13 @@ int rs_draft_write(lua_State *L, int m, int r, int key, int value) {
         return 0;
     }
     // A key is listed from its first write on; until then its copy still holds the base's value.
+    draft_record *record = lua_touserdata(L, r);
     if (same_value(L, -1, -2)) {
-        list_key(L, m, r, top + 2, key);
+        list_key(L, r, top + 2, key);
     } else if (same_value(L, value, -2)) {
-        ((draft_record *)lua_touserdata(L, r))->may_list_twice = 1;
+        record->may_list_twice = 1;
     }
+    if (lua_type(L, value) == LUA_TTABLE) record->holds_tables = 1;
     lua_settop(L, copy);
     lua_pushvalue(L, key);
     lua_pushvalue(L, value);
@@ -105,7 +130,7 @@ void rs_prepare(lua_State *L, int m, int r) {
     draft_record *record = lua_touserdata(L, r);
     int top = lua_gettop(L);
     lua_getiuservalue(L, r, R_BASE);
-    record->base_length = rs_shallow_copy(L, m, -1);
+    record->base_length = rs_shallow_copy(L, m, -1, record->is_root ? record : NULL);
     lua_pushvalue(L, -1);
     lua_setiuservalue(L, r, R_COPY);
     record->has_copy = 1;
@@ -208,7 +233,7 @@ static void detach_child(lua_State *L, int r, int key, int value) {
 /// the upvalue: one Lua call less on every read and write of a draft.
 static draft_record *live_record(lua_State *L) {
     draft_record *record = record_of(L, 1);
-    if (record->session != record->machine->live_session) rs_raise_revoked(L);
+    if (!record || record->session != record->machine->live_session) rs_raise_revoked(L);
     return record;
 }
 
@@ -240,7 +265,8 @@ static int draft_newindex(lua_State *L) {
             lua_pop(L, 1);
             // The first write: the new copy holds the base's value at `key`, which nothing listed yet.
             rs_prepare(L, m, 4);  // at top + 2
-            list_key(L, m, 4, top + 1, 2);
+            list_key(L, 4, top + 1, 2);
+            if (lua_type(L, 3) == LUA_TTABLE) record->holds_tables = 1;
             lua_pushvalue(L, 2);
             lua_pushvalue(L, 3);
             lua_rawset(L, top + 2);
@@ -272,8 +298,10 @@ static int draft_len(lua_State *L) {
 /// (upvalue 3), yielding current values (child drafts for tables) and skipping fields set to nil.
 static int draft_next(lua_State *L) {
     lua_settop(L, 2);
-    // Called by hand, it may be given any value: only a draft has a record to read through.
+    // Called by hand, it may be given any value: only a draft has a record to read through (and a
+    // root draft of an earlier updater has none: revoked).
     if (!record_of(L, 1)) {  // at 3
+        if (lua_type(L, 1) == LUA_TTABLE && has_metatable(L, MACHINE, 1, M_DRAFT_MT)) rs_raise_revoked(L);
         return luaL_error(L, "the iterator of pairs(draft) needs a state draft, got a %s", luaL_typename(L, 1));
     }
     live_record(L);

@@ -55,6 +55,29 @@ static void file_changes(lua_State *L, int m, int copy, int list) {
     ((state_machine *)lua_touserdata(L, m))->change_count++;
 }
 
+/// `rs_finalize` of a draft no key of which was given a table or set back to its base's value: every
+/// key listed holds a new value that needs no resolving, so the change record stands as it is and the
+/// copy is final, with no second pass over the keys.
+static void finalize_listed(lua_State *L, int m, int r) {
+    draft_record *record = lua_touserdata(L, r);
+    lua_getiuservalue(L, r, R_COPY);
+    int copy = lua_gettop(L);
+    if (!record->is_root) {  // the root's: `rs_file_root_changes`
+        lua_getiuservalue(L, r, R_CHANGES);
+        file_changes(L, m, copy, copy + 1);
+        lua_pop(L, 1);
+    }
+    if (record->base_length >= 0) {
+        lua_getiuservalue(L, r, R_CHANGES);
+        if (sequence_length(L, copy, record->base_length, copy + 1)) {
+            store(L, m, M_SEQ, copy, -1);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    record->finalized = FINAL_COPY;
+}
+
 /// Pushes what the draft whose record is at `r` finishes as: its copy with every change resolved and
 /// a change record in CHANGES, or its base when nothing in it changed.
 void rs_finalize(lua_State *L, int m, int r) {
@@ -65,6 +88,10 @@ void rs_finalize(lua_State *L, int m, int r) {
         return;
     }
     state_machine *machine = record->machine;
+    if (!record->may_list_twice && !record->holds_tables && record->listed > 0) {
+        finalize_listed(L, m, r);
+        return;
+    }
     if (record->busy) raise_plain(L, "the new state contains a table that contains itself (a cycle)");
     enter_nested(L, machine);
     record->busy = 1;
@@ -197,7 +224,7 @@ void rs_resolve(lua_State *L, int m, int value) {
     } else if (has_metatable(L, m, value, M_DRAFT_MT)) {
         draft_record *record = record_of(L, value);
         // Only a table the plugin made can hold a draft of an earlier updater (a draft refuses one).
-        if (record->session != ((state_machine *)lua_touserdata(L, m))->last_session) {
+        if (!record || record->session != ((state_machine *)lua_touserdata(L, m))->last_session) {
             raise_plain(L, "the new state holds a state draft that was revoked when its updater returned");
         }
         rs_finalize(L, m, -1);
@@ -217,6 +244,14 @@ void rs_end_session(lua_State *L, int m) {
     state_machine *machine = lua_touserdata(L, m);
     machine->live_session = 0;
     machine->fresh_count = 0;
+    draft_record *root = machine->root_record;
+    if (root->has_children) {  // the root record outlives its drafts: it must not keep them
+        root->has_children = 0;
+        lua_getiuservalue(L, m, M_ROOT_RECORD);
+        lua_pushnil(L);
+        lua_setiuservalue(L, -2, R_CHILDREN);
+        lua_pop(L, 1);
+    }
     if (!machine->made_session_tables) return;
     machine->made_session_tables = 0;
     for (int which = M_FRESH; which <= M_STANDS; which++) {
@@ -226,30 +261,11 @@ void rs_end_session(lua_State *L, int m) {
     }
 }
 
-/// Up to this many keys, the root's change record is emptied and kept for the next root's, so a small
-/// dispatch makes no table for it. Its user, the root's finished record, never reads it again.
-enum { SPARE_RECORD_LIMIT = 16 };
-
 /// Empties CHANGES of the last session's records (the pending state they describe was decoded or
 /// dropped by now), keeping the table when it held few. Raises nothing: it only sets fields to nil.
 void rs_clear_changes(lua_State *L, int m) {
     state_machine *machine = lua_touserdata(L, m);
-    if (machine->has_root_changes) {
-        lua_getiuservalue(L, m, M_ROOT_CHANGES);
-        lua_Integer length = (lua_Integer)lua_rawlen(L, -1);  // the base and the keys: a sequence
-        if (length <= SPARE_RECORD_LIMIT + 1) {
-            for (lua_Integer i = length; i >= 1; i--) {
-                lua_pushnil(L);
-                lua_rawseti(L, -2, i);
-            }
-            lua_setiuservalue(L, m, M_SPARE_CHANGES);
-        } else {
-            lua_pop(L, 1);
-        }
-        lua_pushnil(L);
-        lua_setiuservalue(L, m, M_ROOT_CHANGES);
-        machine->has_root_changes = 0;
-    }
+    machine->has_root_changes = 0;  // the root record's own, which its next first key empties
     if (machine->change_count == 0) return;
     if (machine->change_count > REUSED_CHANGES_LIMIT) {
         lua_pushnil(L);
@@ -270,17 +286,16 @@ void rs_clear_changes(lua_State *L, int m) {
 }
 
 /// Files the change record of the draft the updater was handed (record at `r`), if it finished as
-/// a new table: apart, in ROOT_CHANGES, when that table is the new root at `root` (the decoder then
-/// finds it without a look-up), else in CHANGES like any other.
+/// a new table: it stays the root record's, apart from CHANGES, when that table is the new root at
+/// `root` (the decoder then finds it without a look-up), else it goes in CHANGES like any other.
 void rs_file_root_changes(lua_State *L, int m, int r, int root) {
     draft_record *record = lua_touserdata(L, r);
     if (record->finalized != FINAL_COPY) return;
     lua_getiuservalue(L, r, R_COPY);
-    lua_getiuservalue(L, r, R_CHANGES);
-    if (lua_rawequal(L, -2, root)) {
-        lua_setiuservalue(L, m, M_ROOT_CHANGES);
+    if (lua_rawequal(L, -1, root)) {
         record->machine->has_root_changes = 1;
     } else {
+        lua_getiuservalue(L, r, R_CHANGES);
         file_changes(L, m, lua_gettop(L) - 1, lua_gettop(L));
         lua_pop(L, 1);
     }

@@ -13,6 +13,8 @@
 // The machinery is a full userdata (`state_machine`), every function's upvalue 1; its user values
 // are the tables resident.h lists (M_*). A draft's record, a userdata found in the weak-keyed REC,
 // holds its base, copy, change record, children and, for a child, its parent, key and proxy (R_*).
+// The root draft's record is one for every `apply` (ROOT_RECORD), found through its proxy's address:
+// a dispatch's root draft costs its proxy, and a change record the next `apply` empties.
 
 #include "resident.h"
 
@@ -38,7 +40,7 @@ static int state_apply(lua_State *L) {
     machine->finishing = 0;
     int is_table = lua_type(L, 1) == LUA_TTABLE;
     if (is_table) {
-        rs_new_draft(L, machine, m, 1, 0, 0, machine->live_session);
+        rs_new_root_draft(L, machine, m, 1);
     } else {  // a state that is not a table is handed over as it is, with no record
         lua_pushvalue(L, 1);
         lua_pushnil(L);
@@ -58,17 +60,23 @@ static int state_apply(lua_State *L) {
         return 3;
     }
     machine->finishing = 1;
+    int unchanged;
     if (!lua_isnil(L, result)) {
         rs_resolve(L, m, result);
+        if (root_record) rs_file_root_changes(L, m, root_record, lua_gettop(L));
+        unchanged = lua_rawequal(L, -1, 1);
     } else if (is_table) {
         rs_finalize(L, m, root_record);
+        // The root's draft finished as the new root: its copy, with its change record, or its base.
+        unchanged = machine->root_record->finalized != FINAL_COPY;
+        machine->has_root_changes = !unchanged;
     } else {
         lua_pushvalue(L, 1);
+        unchanged = 1;
     }
-    if (root_record) rs_file_root_changes(L, m, root_record, lua_gettop(L));
     int changed = machine->change_count > 0 || machine->has_root_changes;
     if (changed) lua_pushinteger(L, machine->last_session); else lua_pushnil(L);
-    lua_pushboolean(L, lua_rawequal(L, -2, 1));
+    lua_pushboolean(L, unchanged);
     machine->finishing = 0;
     rs_end_session(L, m);
     return 3;
@@ -114,8 +122,15 @@ static int push_plain(lua_State *L, int index) {
     if (has_metatable(L, m, index, M_VIEW_MT)) {
         lookup(L, m, M_VIEW, index);
     } else if (has_metatable(L, m, index, M_DRAFT_MT)) {
-        lookup(L, m, M_REC, index);
-        draft_record *record = lua_touserdata(L, -1);
+        state_machine *machine = lua_touserdata(L, m);
+        draft_record *record;
+        if (lua_topointer(L, index) == machine->root_proxy) {
+            lua_getiuservalue(L, m, M_ROOT_RECORD);
+            record = machine->root_record;
+        } else {
+            lookup(L, m, M_REC, index);
+            record = lua_touserdata(L, -1);
+        }
         if (!record) {
             lua_settop(L, top);
             return 0;
@@ -171,6 +186,7 @@ int moonblade_open_state_machinery(lua_State *L) {
     lua_setiuservalue(L, m, M_OBJECT);
     rs_push_copy_sequence(L);
     lua_setiuservalue(L, m, M_COPY_SEQUENCE);
+    rs_make_root_record(L, machine, m);
     lua_pushvalue(L, m);
     lua_rawsetp(L, LUA_REGISTRYINDEX, machinery_key);
 
@@ -195,7 +211,13 @@ int moonblade_state_push_decoding_tables(lua_State *L, int machinery, lua_Intege
         return 0;
     }
     if (machine->change_count > 0) lua_getiuservalue(L, machinery, M_CHANGES); else lua_pushnil(L);
-    if (machine->has_root_changes) lua_getiuservalue(L, machinery, M_ROOT_CHANGES); else lua_pushnil(L);
+    if (machine->has_root_changes) {
+        lua_getiuservalue(L, machinery, M_ROOT_RECORD);
+        lua_getiuservalue(L, -1, R_CHANGES);
+        lua_replace(L, -2);
+    } else {
+        lua_pushnil(L);
+    }
     return machine->change_count > 0 || machine->has_root_changes;
 }
 

@@ -1,7 +1,8 @@
 // What the files of the resident state's machinery share (see machinery.c for the whole): the
 // machinery and draft records, their user values, and small helpers every file uses, inline so that
 // a draft's metamethods, the hot path of a Lua updater, pay no call for them. Functions one file
-// gives the others are named `rs_*`; everything else is `static` to its file.
+// gives the others are named `rs_*`; everything else is `static` to its file and unprefixed, as in
+// Lua's own C (LuaGuest names its statics the same way).
 
 #ifndef MOONBLADE_RESIDENT_STATE_INTERNAL_H
 #define MOONBLADE_RESIDENT_STATE_INTERNAL_H
@@ -26,6 +27,9 @@ typedef struct state_machine {
     int made_session_tables;   // FRESH, OWNED, BUSY or STANDS was made this session (ending it drops them)
     int finishing;             // the updater returned and `apply` finishes what it left: an error now
                                // is the new state's (a cycle, too deep), which `abandon` tells Swift
+    struct draft_record *root_record;  // the root draft's record (ROOT_RECORD), one for every `apply`
+    const void *root_proxy;    // the proxy of the last `apply`'s root draft: the one proxy ROOT_RECORD is
+                               // the record of (an older one has none: it is revoked)
 } state_machine;
 
 enum {
@@ -48,9 +52,11 @@ enum {
     // proxy -> the view it was last read from this session (its key there is in VIEWOF).
     M_STANDS,
     M_COPY_SEQUENCE,  // the Lua function `copy(t, n)`: `{ t[1], ..., t[n] }` built in one SETLIST
-    M_ROOT_CHANGES,   // the change record of the new root, kept apart from CHANGES (often the only one)
-    M_SPARE_CHANGES,     // the last root change record, emptied once decoded: the next root's, made no more
-    M_COUNT = M_SPARE_CHANGES
+    // The root draft's record, made once and reset by every `apply`: a root draft costs its proxy
+    // alone. Its change record (R_CHANGES) is the new root's, which the decode reads, kept apart from
+    // CHANGES (often the only one) and reused by the next `apply`.
+    M_ROOT_RECORD,
+    M_COUNT = M_ROOT_RECORD
 };
 
 /// One draft's record. Its user values are the tables below.
@@ -66,6 +72,10 @@ typedef struct draft_record {
     unsigned char has_children : 1;  // `children` was made: a write checks it for the child it detaches
     unsigned char stands : 1;        // it stands for the resident table a view put back shows (STANDS)
     unsigned char busy : 1;          // being finished: met again in that finish, it is a cycle
+    unsigned char holds_tables : 1;  // a listed key was given a table: finishing resolves what it holds
+    lua_Integer hint_positions;  // the root's: the size of its last copy (keys 1...n, other keys), made
+    lua_Integer hint_others;     // in one pass at that size (0, 0: counted first)
+    lua_Integer changes_length;  // the root's: entries its change record (R_CHANGES) holds
 } draft_record;
 
 /// What a finished draft finished as: its base (nothing in it changed) or its copy.
@@ -140,8 +150,14 @@ static inline int is_proxy(lua_State *L, int m, int index) {
     return proxy;
 }
 
-/// Pushes the record of the draft proxy at `proxy` and returns it (in a machinery function).
+/// Pushes the record of the draft proxy at `proxy` and returns it (in a machinery function); pushes
+/// nil and returns NULL for any other value, and for a root draft of an earlier `apply` (revoked).
 static inline draft_record *record_of(lua_State *L, int proxy) {
+    state_machine *machine = lua_touserdata(L, MACHINE);
+    if (machine->root_proxy && lua_topointer(L, proxy) == machine->root_proxy) {
+        lua_getiuservalue(L, MACHINE, M_ROOT_RECORD);
+        return machine->root_record;
+    }
     lua_pushvalue(L, proxy);
     lua_rawget(L, RECORDS);
     return lua_touserdata(L, -1);
@@ -183,8 +199,8 @@ static inline int is_position(lua_State *L, int index, lua_Integer n) {
 // MARK: - Copies (copies.c)
 
 /// Pushes a shallow copy of the table at `t`, keeping its kind; returns the sequence's length, or -1
-/// when `t` is not exactly a sequence.
-lua_Integer rs_shallow_copy(lua_State *L, int m, int t);
+/// when `t` is not exactly a sequence. `record`, a root's or NULL, keeps the size of its last copy.
+lua_Integer rs_shallow_copy(lua_State *L, int m, int t, draft_record *record);
 
 /// Pushes the Lua function `copy(t, n)` that M_COPY_SEQUENCE holds. Raises only memory errors.
 void rs_push_copy_sequence(lua_State *L);
@@ -195,6 +211,8 @@ void rs_push_copy_sequence(lua_State *L);
 extern const luaL_Reg rs_draft_methods[];
 
 void rs_new_draft(lua_State *L, state_machine *machine, int m, int base, int parent, int key, lua_Integer session);
+void rs_new_root_draft(lua_State *L, state_machine *machine, int m, int base);
+void rs_make_root_record(lua_State *L, state_machine *machine, int m);
 int rs_draft_write(lua_State *L, int m, int r, int key, int value);
 void rs_prepare(lua_State *L, int m, int r);
 void rs_draft_read(lua_State *L, int m, int r, int key, int stand);

@@ -148,7 +148,7 @@ int rs_settle_stored_table(lua_State *L, int m, lua_Integer live_session) {
     if (!draft && !view) return STORED_PLUGIN_TABLE;
     if (draft) {
         draft_record *stored = record_of(L, 3);
-        if (stored && stored->session != live_session) rs_raise_revoked(L);
+        if (!stored || stored->session != live_session) rs_raise_revoked(L);
         lua_settop(L, 4);
         return STORED_AS_IS;
     }

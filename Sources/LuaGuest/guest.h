@@ -1,4 +1,6 @@
-// What the parts of LuaGuest share with each other and not with Swift.
+// What the parts of LuaGuest share with each other and not with Swift: named `moonblade_*`, as what
+// Swift calls is. What a file keeps to itself is `static` and unprefixed, as in Lua's own C (lstrlib.c's
+// `str_find`, `push_captures`): the string library's stand-ins are `str_*` there too.
 
 #ifndef MOONBLADE_LUA_GUEST_INTERNAL_H
 #define MOONBLADE_LUA_GUEST_INTERNAL_H

@@ -21,7 +21,7 @@ int moonblade_open_state_machinery(lua_State *L);
 /// returns; pass 0 for none): the table of every changed table's record but the new root's, then the
 /// new root's record; each nil when there is none, once a decode has read them, or once a later `apply`
 /// has started (`moonblade_state_drop_changes` and `apply` empty them). Returns whether it pushed any
-/// record. Needs 4 free slots; never raises.
+/// record. Needs 5 free slots; never raises.
 int moonblade_state_push_decoding_tables(lua_State *L, int machinery, lua_Integer session);
 
 /// Replaces the machinery at `machinery` with its id -> table table (weak values), where the

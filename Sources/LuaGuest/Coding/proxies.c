@@ -1,7 +1,8 @@
 // Proxy tables (the resident state's drafts and views) read as the plain tables they stand for, so
 // that state a plugin passes on (`ctx.deps.storage.write { value = ctx.state().todos }`) is read by
 // the coders as the data it shows, not as an empty proxy. The proxies' own target says how
-// (`moonblade_proxy_class`); nothing here knows what a draft is.
+// (`moonblade_proxy_class`); nothing here knows what a draft is. Invariant: reading a proxy so never
+// raises and never runs plugin code.
 
 #include "LuaGuest.h"
 

@@ -1,13 +1,14 @@
 // The table checks of the Lua coders (MoonbladeLua/Coding): is a table a record (all keys strings, or
 // all integers), is it a sequence (keys exactly 1…n). One C loop each instead of a Swift loop making a
-// C-API call per key. Only raw, non-raising calls: `lua_next` is given back the keys it returned.
+// C-API call per key. Invariant: never raises: only raw calls, and `lua_next` is given back the keys
+// it returned.
 
 #include "LuaGuest.h"
 #include <stdint.h>
 #include <string.h>
 
 /// Whether any of the `length` bytes at `bytes` is 0x80 or more: a word at a time, as `LuaCoding.isASCII`.
-static int moonblade_has_non_ascii(const unsigned char *bytes, size_t length) {
+static int has_non_ascii(const unsigned char *bytes, size_t length) {
     size_t i = 0;
     for (; i + sizeof(uint64_t) <= length; i += sizeof(uint64_t)) {
         uint64_t word;
@@ -33,7 +34,7 @@ int moonblade_check_record_keys(lua_State *L, int index, int integer_keys, int *
         if (non_ascii != NULL && !*non_ascii) {
             size_t length;
             const unsigned char *bytes = (const unsigned char *)lua_tolstring(L, -2, &length);  // a string: no conversion
-            *non_ascii = moonblade_has_non_ascii(bytes, length);
+            *non_ascii = has_non_ascii(bytes, length);
         }
         lua_pop(L, 1);
     }

@@ -1,5 +1,7 @@
 // Errors that carry their place: the message handler of the host's protected calls, and the
 // description of the error that killed a coroutine, both as `{ message, traceback, source?, line? }`.
+// Invariant: the place an error reports is the plugin's line that raised it, taken before any plugin
+// code runs for the error.
 //
 // The place is taken before the error object's `__tostring` (plugin code) runs: if a limit stops that
 // `__tostring`, the limit error is reported at the `error(...)` call, where the plugin author can act.
@@ -8,19 +10,19 @@
 #include <stdio.h>
 
 /// Protected body of `luaL_tolstring` for an error object with a `__tostring` metamethod (plugin code).
-static int moonblade_tostring(lua_State *L) {
+static int tostring(lua_State *L) {
     luaL_tolstring(L, 1, NULL);
     return 1;
 }
 
 /// Pushes the message of the error value on top of `L` (which stays where it is).
-static void moonblade_push_error_message(lua_State *L, moonblade_limits *limits) {
+static void push_error_message(lua_State *L, moonblade_limits *limits) {
     int type = lua_type(L, -1);
     if (type == LUA_TSTRING || type == LUA_TNUMBER) {
         luaL_tolstring(L, -1, NULL);
     } else if (luaL_getmetafield(L, -1, "__tostring") != LUA_TNIL) {
         lua_pop(L, 1);  // the metafield itself; luaL_tolstring calls it
-        lua_pushcfunction(L, moonblade_tostring);
+        lua_pushcfunction(L, tostring);
         lua_pushvalue(L, -2);
         int refused = limits->memory_refused;
         if (lua_pcall(L, 1, 1, 0) != LUA_OK) {  // the plugin's __tostring raised, or returned no string
@@ -36,7 +38,7 @@ static void moonblade_push_error_message(lua_State *L, moonblade_limits *limits)
 }
 
 /// Cuts the message on top of `L` to its start and end if it is longer than `moonblade_longest_message`.
-static void moonblade_cut_long_message(lua_State *L) {
+static void cut_long_message(lua_State *L) {
     size_t length = 0;
     const char *message = lua_tolstring(L, -1, &length);
     if (message == NULL || length <= moonblade_longest_message) return;
@@ -50,7 +52,7 @@ static void moonblade_cut_long_message(lua_State *L) {
 
 /// Replaces the error value on top of `L` with its description as seen from `thread`'s stack,
 /// starting at `level`.
-static int moonblade_describe_error(lua_State *L, lua_State *thread, int level) {
+static int describe_error(lua_State *L, lua_State *thread, int level) {
     lua_Debug place;
     int placed = 0;
     for (int at = level; lua_getstack(thread, at, &place); at++) {
@@ -62,7 +64,7 @@ static int moonblade_describe_error(lua_State *L, lua_State *thread, int level) 
     }
     moonblade_limits *limits = moonblade_limits_of(L);
     int was_stopped = limits->violation != moonblade_within_limits;
-    moonblade_push_error_message(L, limits);
+    push_error_message(L, limits);
     if (!was_stopped && limits->violation != moonblade_within_limits) {
         // A limit stopped the error object's `__tostring`: blame the `error(...)` call.
         char what[64];
@@ -77,7 +79,7 @@ static int moonblade_describe_error(lua_State *L, lua_State *thread, int level) 
     }
     // The rest is host work: the guest memory limit must not make it fail half-way.
     int enforcing = moonblade_suspend_memory_limit(L);
-    moonblade_cut_long_message(L);
+    cut_long_message(L);
     lua_createtable(L, 0, 4);
     lua_pushvalue(L, -2);
     lua_setfield(L, -2, "message");
@@ -96,22 +98,22 @@ static int moonblade_describe_error(lua_State *L, lua_State *thread, int level) 
 }
 
 /// The message handler for every protected call the host makes: describes the error in place.
-static int moonblade_message_handler(lua_State *L) {
-    return moonblade_describe_error(L, L, 1);
+static int message_handler(lua_State *L) {
+    return describe_error(L, L, 1);
 }
 
 void moonblade_push_message_handler(lua_State *L) {
-    lua_pushcfunction(L, moonblade_message_handler);
+    lua_pushcfunction(L, message_handler);
 }
 
 /// Protected body of `moonblade_describe_coroutine_error`: (thread, error) -> description.
-static int moonblade_describe_thread_error(lua_State *L) {
+static int describe_thread_error(lua_State *L) {
     lua_State *thread = lua_tothread(L, 1);
-    return moonblade_describe_error(L, thread, 0);
+    return describe_error(L, thread, 0);
 }
 
 int moonblade_describe_coroutine_error(lua_State *L, lua_State *thread) {
-    lua_pushcfunction(L, moonblade_describe_thread_error);
+    lua_pushcfunction(L, describe_thread_error);
     lua_pushthread(thread);
     lua_xmove(thread, L, 1);
     lua_pushvalue(thread, -1);

@@ -1,4 +1,4 @@
-// The `next` a Lua interceptor is given.
+// The `next` a Lua interceptor is given. Invariant: an error it raises names the interceptor's line.
 //
 // A C function rather than a Lua one for its errors' place: `return next(item)` is a tail call, which
 // replaces a Lua callee's caller frame, so an error a Lua `next` raised could name no line of the
@@ -12,13 +12,13 @@ enum { upvalue_intercept = 1, upvalue_interceptors, upvalue_index, upvalue_item,
 enum { state_called = 1, state_returned };
 
 /// Whether `flag` of the closure's state table is set.
-static int moonblade_state_flag(lua_State *L, int flag) {
+static int state_flag(lua_State *L, int flag) {
     int set = lua_rawgeti(L, lua_upvalueindex(upvalue_state), flag) != LUA_TNIL;
     lua_pop(L, 1);
     return set;
 }
 
-static int moonblade_passed_on(lua_State *L, int status, lua_KContext context) {
+static int passed_on(lua_State *L, int status, lua_KContext context) {
     (void)L;
     (void)status;
     (void)context;
@@ -27,10 +27,10 @@ static int moonblade_passed_on(lua_State *L, int status, lua_KContext context) {
 
 /// `next(item)`: once, while its interceptor runs, passes `item` (the one it was given, if nil) to
 /// `intercept(interceptors, index + 1, item)`.
-static int moonblade_interceptor_next(lua_State *L) {
+static int interceptor_next(lua_State *L) {
     lua_settop(L, 1);
-    if (moonblade_state_flag(L, state_returned)) return luaL_error(L, "next was called after its interceptor returned");
-    if (moonblade_state_flag(L, state_called)) return luaL_error(L, "next was called twice; an interceptor passes an item on once");
+    if (state_flag(L, state_returned)) return luaL_error(L, "next was called after its interceptor returned");
+    if (state_flag(L, state_called)) return luaL_error(L, "next was called twice; an interceptor passes an item on once");
     lua_pushboolean(L, 1);
     lua_rawseti(L, lua_upvalueindex(upvalue_state), state_called);
     if (lua_isnil(L, 1)) {
@@ -43,15 +43,15 @@ static int moonblade_interceptor_next(lua_State *L) {
     lua_pushinteger(L, lua_tointeger(L, lua_upvalueindex(upvalue_index)) + 1);
     lua_pushvalue(L, 1);
     // With a continuation: an interceptor further in may yield (inside a coroutine of this one).
-    lua_callk(L, 3, 0, 0, moonblade_passed_on);
-    return moonblade_passed_on(L, LUA_OK, 0);
+    lua_callk(L, 3, 0, 0, passed_on);
+    return passed_on(L, LUA_OK, 0);
 }
 
 /// Registry key of the state tables' metatable.
-static const char moonblade_state_metatable_key = 0;
+static const char state_metatable_key = 0;
 
 /// `__close` of a state table: its interceptor has returned, or raised.
-static int moonblade_close_state(lua_State *L) {
+static int close_state(lua_State *L) {
     lua_pushboolean(L, 1);
     lua_rawseti(L, 1, state_returned);
     return 0;
@@ -64,17 +64,17 @@ int moonblade_make_interceptor_next(lua_State *L) {
     luaL_checktype(L, 4, LUA_TTABLE);
     lua_settop(L, 4);
     lua_createtable(L, 2, 0);
-    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &moonblade_state_metatable_key) == LUA_TNIL) {
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &state_metatable_key) == LUA_TNIL) {
         lua_pop(L, 1);
         lua_createtable(L, 0, 1);
-        lua_pushcfunction(L, moonblade_close_state);
+        lua_pushcfunction(L, close_state);
         lua_setfield(L, -2, "__close");
         lua_pushvalue(L, -1);
-        lua_rawsetp(L, LUA_REGISTRYINDEX, &moonblade_state_metatable_key);
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &state_metatable_key);
     }
     lua_setmetatable(L, -2);
     for (int upvalue = upvalue_intercept; upvalue <= upvalue_state; upvalue++) lua_pushvalue(L, upvalue);
-    lua_pushcclosure(L, moonblade_interceptor_next, upvalue_state);
+    lua_pushcclosure(L, interceptor_next, upvalue_state);
     lua_pushvalue(L, upvalue_state);
     return 2;
 }

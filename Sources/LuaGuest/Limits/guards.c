@@ -1,4 +1,5 @@
-// Library functions that would let guest code outlive a limit, and their guarded stand-ins.
+// Library functions that would let guest code outlive a limit, and their guarded stand-ins. Invariant:
+// once a limit has stopped a guest call, no library function lets guest code run on.
 //
 // - `pcall`, `xpcall`, `coroutine.resume`, `coroutine.wrap` and `coroutine.close` catch errors: once a
 //   limit has stopped the call (or a memory error hit the limit), they raise the limit error again
@@ -35,7 +36,7 @@ int moonblade_is_stopped_thread(lua_State *L, int index) {
 
 /// Whether the function at `index` is a C function with no upvalues: one that can run in any C
 /// function's frame, reading only its arguments.
-static int moonblade_is_bare_c_function(lua_State *L, int index) {
+static int is_bare_c_function(lua_State *L, int index) {
     if (!lua_iscfunction(L, index)) return 0;
     if (lua_getupvalue(L, index, 1) == NULL) return 1;
     lua_pop(L, 1);
@@ -43,7 +44,7 @@ static int moonblade_is_bare_c_function(lua_State *L, int index) {
 }
 
 int moonblade_call_original(lua_State *L, int results) {
-    if (moonblade_is_bare_c_function(L, lua_upvalueindex(1))) {
+    if (is_bare_c_function(L, lua_upvalueindex(1))) {
         // A library function runs in the stand-in's own frame, so that its argument errors name it as
         // the script called it (`bad argument #5 to 'move'`): called from C, it was named '?'. Then
         // only its results are left, as `lua_call` leaves them.
@@ -63,7 +64,7 @@ int moonblade_call_original(lua_State *L, int results) {
 
 /// Ends `pcall` and `xpcall` (directly or as the continuation after a yield): a limit error goes on
 /// unwinding; any other error becomes `false, error`. `extra` values below the results are not returned.
-static int moonblade_finish_protected(lua_State *L, int status, lua_KContext extra) {
+static int finish_protected(lua_State *L, int status, lua_KContext extra) {
     if (status != LUA_OK && status != LUA_YIELD) {
         moonblade_raise_if_stopped(L);
         lua_pushboolean(L, 0);
@@ -73,38 +74,38 @@ static int moonblade_finish_protected(lua_State *L, int status, lua_KContext ext
     return lua_gettop(L) - (int)extra;
 }
 
-static int moonblade_guarded_pcall(lua_State *L) {
+static int guarded_pcall(lua_State *L) {
     luaL_checkany(L, 1);
     lua_pushboolean(L, 1);  // the first result if there is no error
     lua_insert(L, 1);
-    int status = lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0, 0, moonblade_finish_protected);
-    return moonblade_finish_protected(L, status, 0);
+    int status = lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0, 0, finish_protected);
+    return finish_protected(L, status, 0);
 }
 
 /// The message handler `xpcall` gets instead of the script's (upvalue 1): once a limit has stopped
 /// the call, it passes the error on without running script code.
-static int moonblade_guarded_handler(lua_State *L) {
+static int guarded_handler(lua_State *L) {
     if (moonblade_is_stopped_call(L)) return 1;
     return moonblade_call_original(L, LUA_MULTRET);
 }
 
-static int moonblade_guarded_xpcall(lua_State *L) {
+static int guarded_xpcall(lua_State *L) {
     int arguments = lua_gettop(L);
     luaL_checktype(L, 2, LUA_TFUNCTION);
     lua_pushvalue(L, 2);
-    lua_pushcclosure(L, moonblade_guarded_handler, 1);
+    lua_pushcclosure(L, guarded_handler, 1);
     lua_replace(L, 2);
     lua_pushboolean(L, 1);   // the first result if there is no error
     lua_pushvalue(L, 1);     // the function
     lua_rotate(L, 3, 2);     // f, handler, true, f, arguments...
-    int status = lua_pcallk(L, arguments - 2, LUA_MULTRET, 2, 2, moonblade_finish_protected);
-    return moonblade_finish_protected(L, status, 2);
+    int status = lua_pcallk(L, arguments - 2, LUA_MULTRET, 2, 2, finish_protected);
+    return finish_protected(L, status, 2);
 }
 
 // MARK: - Coroutines
 
 /// `coroutine.resume` (upvalue 1), except that a limit that stopped the coroutine goes on unwinding.
-static int moonblade_guarded_resume(lua_State *L) {
+static int guarded_resume(lua_State *L) {
     // The coroutine runs now (it stays on this stack while it does): large allocations check it.
     if (lua_type(L, 1) == LUA_TTHREAD) moonblade_limits_of(L)->running = lua_tothread(L, 1);
     moonblade_call_original(L, LUA_MULTRET);
@@ -114,7 +115,7 @@ static int moonblade_guarded_resume(lua_State *L) {
 }
 
 /// `coroutine.close` (upvalue 1), except that a coroutine a limit stopped is not reset.
-static int moonblade_guarded_close(lua_State *L) {
+static int guarded_close(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTHREAD);
     if (moonblade_is_stopped_thread(L, 1)) moonblade_raise_if_stopped(L);
     if (moonblade_is_stopped_thread(L, 1)) {  // stopped by an earlier guest call
@@ -131,7 +132,7 @@ static int moonblade_guarded_close(lua_State *L) {
 
 /// The function `coroutine.wrap` returns, for the coroutine in upvalue 1: Lua's own, except that
 /// a coroutine a limit stopped is not reset and its limit error goes on unwinding.
-static int moonblade_resume_wrapped(lua_State *L) {
+static int resume_wrapped(lua_State *L) {
     lua_State *co = lua_tothread(L, lua_upvalueindex(1));
     int arguments = lua_gettop(L);
     if (!lua_checkstack(co, arguments)) return luaL_error(L, "too many arguments to resume");
@@ -165,17 +166,17 @@ static int moonblade_resume_wrapped(lua_State *L) {
     return lua_error(L);
 }
 
-/// `coroutine.wrap`: `coroutine.create` (upvalue 1), and a `moonblade_resume_wrapped` for it.
-static int moonblade_guarded_wrap(lua_State *L) {
+/// `coroutine.wrap`: `coroutine.create` (upvalue 1), and a `resume_wrapped` for it.
+static int guarded_wrap(lua_State *L) {
     moonblade_call_original(L, 1);
-    lua_pushcclosure(L, moonblade_resume_wrapped, 1);
+    lua_pushcclosure(L, resume_wrapped, 1);
     return 1;
 }
 
 // MARK: - Loops in C
 
 /// `string.rep` (upvalue 1), except that repeating nothing returns at once.
-static int moonblade_counted_rep(lua_State *L) {
+static int counted_rep(lua_State *L) {
     size_t length = 0, separator = 0;
     luaL_checklstring(L, 1, &length);
     lua_Integer count = luaL_checkinteger(L, 2);
@@ -192,7 +193,7 @@ static int moonblade_counted_rep(lua_State *L) {
 enum { moonblade_move_chunk = 4096 };
 
 /// `table.move` (upvalue 1), moving long ranges a chunk at a time and charging each to the budget.
-static int moonblade_counted_move(lua_State *L) {
+static int counted_move(lua_State *L) {
     lua_Integer first = luaL_checkinteger(L, 2);
     lua_Integer last = luaL_checkinteger(L, 3);
     lua_Integer target = luaL_checkinteger(L, 4);
@@ -237,7 +238,7 @@ enum { moonblade_steps_per_zero_byte = 2 };
 enum { moonblade_comparison_check = 1024 };
 
 /// How many of the `length` bytes at `bytes` are `byte` (memchr: at the speed the bytes are read).
-static long long moonblade_count_byte(const char *bytes, size_t length, int byte) {
+static long long count_byte(const char *bytes, size_t length, int byte) {
     long long count = 0;
     for (const char *at = memchr(bytes, byte, length); at != NULL; at = memchr(at + 1, byte, (size_t)(bytes + length - at - 1))) {
         count++;
@@ -247,7 +248,7 @@ static long long moonblade_count_byte(const char *bytes, size_t length, int byte
 
 /// What comparing the values at 1 and 2 costs: a step, plus, for two strings, the prefix they share,
 /// which is what Lua's comparison (and `rawequal`'s) reads before it finds a difference.
-static long long moonblade_comparison_steps(lua_State *L) {
+static long long comparison_steps(lua_State *L) {
     if (lua_type(L, 1) != LUA_TSTRING || lua_type(L, 2) != LUA_TSTRING) return 1;
     size_t length_a = 0, length_b = 0;
     const char *a = lua_tolstring(L, 1, &length_a), *b = lua_tolstring(L, 2, &length_b);
@@ -258,14 +259,14 @@ static long long moonblade_comparison_steps(lua_State *L) {
     size_t shared = 0;
     while (shorter - shared >= block && memcmp(a + shared, b + shared, block) == 0) shared += block;
     while (shared < shorter && a[shared] == b[shared]) shared++;
-    return 1 + (long long)(shared / moonblade_bytes_per_step) + moonblade_count_byte(a, shared, 0) * moonblade_steps_per_zero_byte;
+    return 1 + (long long)(shared / moonblade_bytes_per_step) + count_byte(a, shared, 0) * moonblade_steps_per_zero_byte;
 }
 
 /// The comparison `table.sort` gets when it would otherwise compare in C (upvalue 1: the script's C
-/// function, or nil for `<`). Each comparison is charged (`moonblade_comparison_steps`) and the
+/// function, or nil for `<`). Each comparison is charged (`comparison_steps`) and the
 /// limits are checked every `moonblade_comparison_check` steps, in the middle of a sort if need be.
-static int moonblade_charged_comparison(lua_State *L) {
-    long long steps = moonblade_comparison_steps(L);
+static int charged_comparison(lua_State *L) {
+    long long steps = comparison_steps(L);
     moonblade_count_steps(L, steps);
     moonblade_limits *limits = moonblade_limits_of(L);
     limits->steps_since_clock += steps;
@@ -297,9 +298,9 @@ enum { moonblade_sort_short_string = 64 };
 /// comparison by comparison: the table has a metatable (its `#`, reads and `__lt` may run code), its
 /// values are not all numbers or all short strings, or the sort would cost more than
 /// `moonblade_sort_charged_up_front`. Each of the about n·log2(n) comparisons is charged what
-/// `moonblade_comparison_steps` charges the costliest pair could: the longest string's bytes and the
+/// `comparison_steps` charges the costliest pair could: the longest string's bytes and the
 /// most zero bytes one holds.
-static long long moonblade_plain_sort_steps(lua_State *L) {
+static long long plain_sort_steps(lua_State *L) {
     if (lua_getmetatable(L, 1)) {
         lua_pop(L, 1);
         return -1;
@@ -328,7 +329,7 @@ static long long moonblade_plain_sort_steps(lua_State *L) {
                 return -1;
             }
             if (length > longest) longest = length;
-            long long zeros = moonblade_count_byte(bytes, length, 0);
+            long long zeros = count_byte(bytes, length, 0);
             if (zeros > most_zeros) most_zeros = zeros;
         }
         lua_pop(L, 1);
@@ -339,13 +340,13 @@ static long long moonblade_plain_sort_steps(lua_State *L) {
 
 /// `table.sort` (upvalue 1). A sort without a comparison function, or with a C function (`math.ult`,
 /// `rawequal`), runs no Lua instruction between its comparisons, whatever the table's metatable:
-/// it is given `moonblade_charged_comparison` instead, so each comparison is charged as it is made.
+/// it is given `charged_comparison` instead, so each comparison is charged as it is made.
 /// A small sort by `<` of plain numbers or strings is charged up front instead and keeps Lua's own
-/// comparisons, a C call fewer each (`moonblade_plain_sort_steps`). A Lua comparison function is left
+/// comparisons, a C call fewer each (`plain_sort_steps`). A Lua comparison function is left
 /// as it is: the hook counts its instructions.
-static int moonblade_counted_sort(lua_State *L) {
+static int counted_sort(lua_State *L) {
     if (lua_type(L, 1) == LUA_TTABLE && lua_isnoneornil(L, 2)) {
-        long long steps = moonblade_plain_sort_steps(L);
+        long long steps = plain_sort_steps(L);
         if (steps >= 0) {
             moonblade_charge_steps(L, steps);
             lua_settop(L, 1);
@@ -355,7 +356,7 @@ static int moonblade_counted_sort(lua_State *L) {
     }
     if (lua_type(L, 1) == LUA_TTABLE && (lua_isnoneornil(L, 2) || lua_iscfunction(L, 2))) {
         lua_settop(L, 2);
-        lua_pushcclosure(L, moonblade_charged_comparison, 1);
+        lua_pushcclosure(L, charged_comparison, 1);
     }
     moonblade_call_original(L, 0);
     return 0;
@@ -366,7 +367,7 @@ static int moonblade_counted_sort(lua_State *L) {
 /// Runs the library function a sized stand-in wraps (upvalue 1) in the stand-in's own frame: the
 /// functions wrapped have no upvalues of their own, and their argument errors keep naming them as
 /// the script called them (a function called from C would be named '?').
-static int moonblade_call_in_place(lua_State *L) {
+static int call_in_place(lua_State *L) {
     return lua_tocfunction(L, lua_upvalueindex(1))(L);
 }
 
@@ -377,7 +378,7 @@ enum { moonblade_charged_input = 4096 };
 /// Charges the work of a library function that scans its string arguments (upvalue 2: bytes per step)
 /// before calling it (upvalue 1), so that a loop over a few calls on huge strings is stopped at once
 /// (the hook counts only the instructions, not the megabytes each call scans).
-static int moonblade_sized_by_strings(lua_State *L) {
+static int sized_by_strings(lua_State *L) {
     size_t bytes = 0;
     for (int argument = lua_gettop(L); argument > 0; argument--) {
         if (lua_type(L, argument) == LUA_TSTRING) bytes += lua_rawlen(L, argument);
@@ -385,7 +386,7 @@ static int moonblade_sized_by_strings(lua_State *L) {
     if (bytes >= moonblade_charged_input) {
         moonblade_charge_steps(L, (long long)(bytes / (size_t)lua_tointeger(L, lua_upvalueindex(2))));
     }
-    return moonblade_call_in_place(L);
+    return call_in_place(L);
 }
 
 /// `string.pack`, `unpack` and `packsize` (upvalue 1), charged one step per byte of their
@@ -393,7 +394,7 @@ static int moonblade_sized_by_strings(lua_State *L) {
 /// allocated, so unpacking a little from a big blob costs what it reads. The one read that allocates
 /// nothing is `unpack`'s `z` (upvalue 2: 1) meeting no zero byte: it scans the rest of the data, then
 /// raises, so that rest is charged when it holds no zero byte.
-static int moonblade_sized_by_format(lua_State *L) {
+static int sized_by_format(lua_State *L) {
     size_t bytes = lua_type(L, 1) == LUA_TSTRING ? lua_rawlen(L, 1) : 0;
     if (bytes >= moonblade_charged_input) moonblade_charge_steps(L, (long long)bytes);
     if (lua_tointeger(L, lua_upvalueindex(2)) == 1 && bytes > 0 && lua_type(L, 2) == LUA_TSTRING
@@ -409,7 +410,7 @@ static int moonblade_sized_by_format(lua_State *L) {
             }
         }
     }
-    return moonblade_call_in_place(L);
+    return call_in_place(L);
 }
 
 /// Steps of the budget a conversion (`%` and its letter) of an `os.date` format costs: Lua hands each
@@ -419,18 +420,18 @@ enum { moonblade_steps_per_date_conversion = 64 };
 /// `os.date` (upvalue 1), charged a step per byte of its format and `moonblade_steps_per_date_conversion`
 /// per `%` in it, before it starts: charged by bytes alone, a format of 40 million `%%` (80 MB, under the
 /// default budget) ran 6 s in one call.
-static int moonblade_sized_by_date_format(lua_State *L) {
+static int sized_by_date_format(lua_State *L) {
     size_t bytes = lua_type(L, 1) == LUA_TSTRING ? lua_rawlen(L, 1) : 0;
     if (bytes >= moonblade_charged_input) {
-        long long conversions = moonblade_count_byte(lua_tostring(L, 1), bytes, '%');
+        long long conversions = count_byte(lua_tostring(L, 1), bytes, '%');
         moonblade_charge_steps(L, (long long)bytes + conversions * moonblade_steps_per_date_conversion);
     }
-    return moonblade_call_in_place(L);
+    return call_in_place(L);
 }
 
 /// The elements `table.concat(t, sep, i, j)` or `table.unpack(t, i, j)` will visit: `i` and `j` are
 /// at `first`, `first + 1`; `j` defaults to the table's raw length.
-static long long moonblade_range_size(lua_State *L, int first) {
+static long long range_size(lua_State *L, int first) {
     lua_Integer from = luaL_optinteger(L, first, 1);
     lua_Integer to = lua_isnoneornil(L, first + 1) ? (lua_Integer)lua_rawlen(L, 1) : luaL_checkinteger(L, first + 1);
     if (to < from) return 0;
@@ -442,25 +443,25 @@ enum { moonblade_most_results = 1000000 };
 
 /// `table.concat` and `table.unpack` (upvalue 1; upvalue 2: where `i` is), charged one step per
 /// element of the range (and the separator's bytes) before they start.
-static int moonblade_sized_by_range(lua_State *L) {
+static int sized_by_range(lua_State *L) {
     int first = (int)lua_tointeger(L, lua_upvalueindex(2));
-    long long elements = lua_type(L, 1) == LUA_TTABLE ? moonblade_range_size(L, first) : 0;
+    long long elements = lua_type(L, 1) == LUA_TTABLE ? range_size(L, first) : 0;
     if (first == 2 && elements > moonblade_most_results) elements = 0;  // unpack refuses it before any work
     size_t separator = first == 3 && lua_type(L, 2) == LUA_TSTRING ? lua_rawlen(L, 2) : 0;
     if (elements >= moonblade_charged_input / moonblade_bytes_per_step) {
         long long copied = separator == 0 ? 0 : (long long)(separator / moonblade_bytes_per_step + 1);
         moonblade_charge_steps(L, elements > LLONG_MAX / (copied + 1) ? LLONG_MAX : elements * (copied + 1));
     }
-    return moonblade_call_in_place(L);
+    return call_in_place(L);
 }
 
 /// `table.insert(t, pos, v)` and `table.remove(t, pos)` (upvalue 1; upvalue 2: the argument count
 /// that gives a position) shift the elements from `pos` to the end: charged one step per element
 /// shifted. Without a position nothing shifts, and nothing is read here.
-static int moonblade_sized_by_shift(lua_State *L) {
+static int sized_by_shift(lua_State *L) {
     int valid = 0;
     lua_Integer position = lua_gettop(L) < lua_tointeger(L, lua_upvalueindex(2)) ? 0 : lua_tointegerx(L, 2, &valid);
-    if (!valid || lua_type(L, 1) != LUA_TTABLE) return moonblade_call_in_place(L);
+    if (!valid || lua_type(L, 1) != LUA_TTABLE) return call_in_place(L);
     // The length the library reads, `__len` included (a draft's, or one that lies): one call more of
     // a metamethod that should have no side effects, and what the shift below it will really walk.
     lua_Integer length = (lua_Integer)lua_rawlen(L, 1);
@@ -470,13 +471,13 @@ static int moonblade_sized_by_shift(lua_State *L) {
     }
     long long shifted = position >= 1 && position <= length ? (long long)(length - position + 1) : 0;
     if (shifted >= moonblade_charged_input / moonblade_bytes_per_step) moonblade_charge_steps(L, shifted);
-    return moonblade_call_in_place(L);
+    return call_in_place(L);
 }
 
 /// Where `string.byte`, `utf8.codepoint` or `utf8.len` reads string argument 1: the bytes from `i`
 /// (argument 2, 1 by default) to `j` (argument 3; by default `i`, or the end when `to_end`), negative
 /// positions counting from the end as Lua's own do; 0 when they are not integers (Lua then refuses them).
-static long long moonblade_string_span(lua_State *L, int to_end) {
+static long long string_span(lua_State *L, int to_end) {
     lua_Integer length = (lua_Integer)lua_rawlen(L, 1);
     int valid = 1;
     lua_Integer i = lua_isnoneornil(L, 2) ? 1 : lua_tointegerx(L, 2, &valid);
@@ -493,26 +494,26 @@ static long long moonblade_string_span(lua_State *L, int to_end) {
 /// that ends at `i` by default) and `utf8.len` (upvalue 2: `moonblade_bytes_per_step`, a count of the
 /// range that ends at the end by default), charged by the range they read, not the whole string:
 /// stepping through a long string a byte at a time costs what a loop of `sub` does.
-static int moonblade_sized_by_span(lua_State *L) {
+static int sized_by_span(lua_State *L) {
     lua_Integer bytes_per_step = lua_tointeger(L, lua_upvalueindex(2));
-    long long bytes = lua_type(L, 1) == LUA_TSTRING ? moonblade_string_span(L, bytes_per_step > 1) : 0;
+    long long bytes = lua_type(L, 1) == LUA_TSTRING ? string_span(L, bytes_per_step > 1) : 0;
     // A value a byte: more than the stack holds is refused before any work, as `table.unpack` is.
     if (bytes_per_step == 1 && bytes > moonblade_most_results) bytes = 0;
     long long steps = bytes / bytes_per_step;
     if (steps >= moonblade_charged_input / moonblade_bytes_per_step) moonblade_charge_steps(L, steps);
-    return moonblade_call_in_place(L);
+    return call_in_place(L);
 }
 
 /// `utf8.offset(s, n, i)` (upvalue 1) reads from `i` to the position it finds, or to the end of the
 /// string in its direction when there is none: a distance known only once it has run, so it is
 /// charged after, one step per `moonblade_bytes_per_step` bytes (a single call reads one string at most).
-static int moonblade_sized_by_offset(lua_State *L) {
+static int sized_by_offset(lua_State *L) {
     lua_Integer length = lua_type(L, 1) == LUA_TSTRING ? (lua_Integer)lua_rawlen(L, 1) : 0;
     int valid = 1;
     lua_Integer n = lua_tointegerx(L, 2, &valid);
     lua_Integer start = lua_isnoneornil(L, 3) ? (n >= 0 ? 1 : length + 1) : lua_tointegerx(L, 3, &valid);
     if (valid && start < 0) start = (lua_Unsigned)0 - (lua_Unsigned)start > (lua_Unsigned)length ? 0 : length + start + 1;
-    int results = moonblade_call_in_place(L);  // raises for what it refuses, before reading anything
+    int results = call_in_place(L);  // raises for what it refuses, before reading anything
     if (valid && results == 1) {
         lua_Integer found = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : (n > 0 ? length + 1 : 0);
         long long bytes = (long long)(found > start ? found - start : start - found);
@@ -524,7 +525,7 @@ static int moonblade_sized_by_offset(lua_State *L) {
 /// `print`, as Lua's own (each argument through `tostring`, tab-separated, a new line), except that what
 /// it is about to write is charged before it writes anything, one step per `moonblade_bytes_per_step`
 /// bytes: writing in C runs no Lua instruction, and a `__tostring` may hand over megabytes in a few.
-static int moonblade_charged_print(lua_State *L) {
+static int charged_print(lua_State *L) {
     int arguments = lua_gettop(L);
     luaL_checkstack(L, arguments, "too many arguments to print");
     size_t bytes = 0;
@@ -545,7 +546,7 @@ static int moonblade_charged_print(lua_State *L) {
 }
 
 /// Replaces `table[name]` with `function` (a stand-in above) wrapping it, with `parameter` as its upvalue 2.
-static void moonblade_size_field(lua_State *L, int table, const char *name, lua_CFunction function, lua_Integer parameter) {
+static void size_field(lua_State *L, int table, const char *name, lua_CFunction function, lua_Integer parameter) {
     table = lua_absindex(L, table);
     lua_getfield(L, table, name);
     lua_pushinteger(L, parameter);
@@ -559,22 +560,22 @@ static void moonblade_size_field(lua_State *L, int table, const char *name, lua_
 /// compares as `==` does, in one step the hook counts (long strings of one length by `memcmp`), and
 /// charging it by its arguments bounded nothing a script cannot write as `a == b`; the call's time
 /// limit bounds both.
-static void moonblade_size_library_functions(lua_State *L, int globals) {
+static void size_library_functions(lua_State *L, int globals) {
     static const struct { const char *library, *name; lua_CFunction standIn; lua_Integer parameter; } scanning[] = {
-        {LUA_STRLIBNAME, "packsize", moonblade_sized_by_format, 0},
-        {LUA_STRLIBNAME, "pack", moonblade_sized_by_format, 0},
-        {LUA_STRLIBNAME, "unpack", moonblade_sized_by_format, 1},
-        {LUA_OSLIBNAME, "date", moonblade_sized_by_date_format, 0},
-        {LUA_STRLIBNAME, "format", moonblade_sized_by_strings, moonblade_bytes_per_step},
-        {LUA_STRLIBNAME, "upper", moonblade_sized_by_strings, moonblade_bytes_per_step},
-        {LUA_STRLIBNAME, "lower", moonblade_sized_by_strings, moonblade_bytes_per_step},
-        {LUA_STRLIBNAME, "reverse", moonblade_sized_by_strings, moonblade_bytes_per_step},
-        {LUA_UTF8LIBNAME, "codes", moonblade_sized_by_strings, moonblade_bytes_per_step},
-        {LUA_GNAME, "tonumber", moonblade_sized_by_strings, moonblade_bytes_per_step},
-        {LUA_STRLIBNAME, "byte", moonblade_sized_by_span, 1},
-        {LUA_UTF8LIBNAME, "codepoint", moonblade_sized_by_span, 1},
-        {LUA_UTF8LIBNAME, "len", moonblade_sized_by_span, moonblade_bytes_per_step},
-        {LUA_UTF8LIBNAME, "offset", moonblade_sized_by_offset, 0},
+        {LUA_STRLIBNAME, "packsize", sized_by_format, 0},
+        {LUA_STRLIBNAME, "pack", sized_by_format, 0},
+        {LUA_STRLIBNAME, "unpack", sized_by_format, 1},
+        {LUA_OSLIBNAME, "date", sized_by_date_format, 0},
+        {LUA_STRLIBNAME, "format", sized_by_strings, moonblade_bytes_per_step},
+        {LUA_STRLIBNAME, "upper", sized_by_strings, moonblade_bytes_per_step},
+        {LUA_STRLIBNAME, "lower", sized_by_strings, moonblade_bytes_per_step},
+        {LUA_STRLIBNAME, "reverse", sized_by_strings, moonblade_bytes_per_step},
+        {LUA_UTF8LIBNAME, "codes", sized_by_strings, moonblade_bytes_per_step},
+        {LUA_GNAME, "tonumber", sized_by_strings, moonblade_bytes_per_step},
+        {LUA_STRLIBNAME, "byte", sized_by_span, 1},
+        {LUA_UTF8LIBNAME, "codepoint", sized_by_span, 1},
+        {LUA_UTF8LIBNAME, "len", sized_by_span, moonblade_bytes_per_step},
+        {LUA_UTF8LIBNAME, "offset", sized_by_offset, 0},
     };
     for (size_t index = 0; index < sizeof scanning / sizeof scanning[0]; index++) {
         if (strcmp(scanning[index].library, LUA_GNAME) == 0) {
@@ -582,16 +583,16 @@ static void moonblade_size_library_functions(lua_State *L, int globals) {
         } else {
             lua_getfield(L, globals, scanning[index].library);
         }
-        moonblade_size_field(L, -1, scanning[index].name, scanning[index].standIn, scanning[index].parameter);
+        size_field(L, -1, scanning[index].name, scanning[index].standIn, scanning[index].parameter);
         lua_pop(L, 1);
     }
-    lua_pushcfunction(L, moonblade_charged_print);
+    lua_pushcfunction(L, charged_print);
     lua_setfield(L, globals, "print");
     lua_getfield(L, globals, LUA_TABLIBNAME);
-    moonblade_size_field(L, -1, "concat", moonblade_sized_by_range, 3);
-    moonblade_size_field(L, -1, "unpack", moonblade_sized_by_range, 2);
-    moonblade_size_field(L, -1, "insert", moonblade_sized_by_shift, 3);
-    moonblade_size_field(L, -1, "remove", moonblade_sized_by_shift, 2);
+    size_field(L, -1, "concat", sized_by_range, 3);
+    size_field(L, -1, "unpack", sized_by_range, 2);
+    size_field(L, -1, "insert", sized_by_shift, 3);
+    size_field(L, -1, "remove", sized_by_shift, 2);
     lua_pop(L, 1);
 }
 
@@ -612,22 +613,22 @@ void moonblade_guard_libraries(lua_State *L) {
     lua_setmetatable(L, -2);
     lua_setfield(L, LUA_REGISTRYINDEX, moonblade_stopped_threads_key);
     lua_pushglobaltable(L);
-    lua_pushcfunction(L, moonblade_guarded_pcall);
+    lua_pushcfunction(L, guarded_pcall);
     lua_setfield(L, -2, "pcall");
-    lua_pushcfunction(L, moonblade_guarded_xpcall);
+    lua_pushcfunction(L, guarded_xpcall);
     lua_setfield(L, -2, "xpcall");
     lua_getfield(L, -1, LUA_COLIBNAME);
-    moonblade_replace_field(L, -1, "resume", "resume", moonblade_guarded_resume);
-    moonblade_replace_field(L, -1, "close", "close", moonblade_guarded_close);
-    moonblade_replace_field(L, -1, "wrap", "create", moonblade_guarded_wrap);
+    moonblade_replace_field(L, -1, "resume", "resume", guarded_resume);
+    moonblade_replace_field(L, -1, "close", "close", guarded_close);
+    moonblade_replace_field(L, -1, "wrap", "create", guarded_wrap);
     lua_pop(L, 1);
     lua_getfield(L, -1, LUA_STRLIBNAME);
-    moonblade_replace_field(L, -1, "rep", "rep", moonblade_counted_rep);
+    moonblade_replace_field(L, -1, "rep", "rep", counted_rep);
     lua_pop(L, 1);
     lua_getfield(L, -1, LUA_TABLIBNAME);
-    moonblade_replace_field(L, -1, "move", "move", moonblade_counted_move);
-    moonblade_replace_field(L, -1, "sort", "sort", moonblade_counted_sort);
+    moonblade_replace_field(L, -1, "move", "move", counted_move);
+    moonblade_replace_field(L, -1, "sort", "sort", counted_sort);
     lua_pop(L, 1);
-    moonblade_size_library_functions(L, lua_gettop(L));
+    size_library_functions(L, lua_gettop(L));
     lua_pop(L, 1);
 }

@@ -1,5 +1,5 @@
 // Guest limits: what stops plugin code that holds too much memory, runs too many instructions or
-// runs past its deadline (boundary rule 4: limits bite only while guest code runs).
+// runs past its deadline. Invariant: limits bite only while guest code runs (boundary rule 4).
 //
 // The memory limit bites while `memory_enforcing` is set (Swift functions that Lua calls clear it, so
 // host pushes never fail half-way). The instruction budget and the deadline are checked by a count
@@ -61,7 +61,7 @@ moonblade_limits *moonblade_limits_of(lua_State *L) {
 /// What Lua's emergency collection must free, at least, for a guest call that reached the memory
 /// limit to go on: a call whose live data fills the limit would otherwise make Lua collect all of it
 /// again for every few allocations (seconds of collections, each freeing a little garbage).
-static size_t moonblade_least_recovery(const moonblade_limits *limits) {
+static size_t least_recovery(const moonblade_limits *limits) {
     return limits->memory_limit / 8;
 }
 
@@ -73,16 +73,16 @@ enum { moonblade_charged_allocation = 4096, moonblade_allocated_bytes_per_step =
 /// Allocations at least this large make the running thread check the limits at its next instruction.
 enum { moonblade_prompt_check_allocation = 64 * 1024 };
 
-static void moonblade_count_hook(lua_State *L, lua_Debug *ar);
+static void count_hook(lua_State *L, lua_Debug *ar);
 
 /// Whether the budget is spent or the deadline past: the next check will stop the guest call.
-static int moonblade_limit_passed(const moonblade_limits *limits) {
+static int limit_passed(const moonblade_limits *limits) {
     return (limits->instruction_budget != 0 && limits->instructions_left < 0)
         || (limits->deadline != 0 && moonblade_now() > limits->deadline);
 }
 
 /// Charges guest code for allocating `bytes` at once (see `moonblade_charged_allocation`).
-static void moonblade_charge_allocation(moonblade_limits *limits, size_t bytes) {
+static void charge_allocation(moonblade_limits *limits, size_t bytes) {
     if (limits->guest_depth == 0) return;
     if (limits->instruction_budget != 0) limits->instructions_left -= (long long)(bytes / moonblade_allocated_bytes_per_step);
     // lua_sethook may be called at any time (even from a signal handler): the thread traps at once.
@@ -90,12 +90,12 @@ static void moonblade_charge_allocation(moonblade_limits *limits, size_t bytes) 
     // `hook_interval - 1`, more than the block's own charge once the interval is above 1,024): so it
     // is done only when the check it brings will stop the call, and a call that goes on loses nothing.
     if (bytes >= moonblade_prompt_check_allocation && limits->running && limits->hook_interval > 0
-        && moonblade_limit_passed(limits)) {
-        lua_sethook(limits->running, moonblade_count_hook, LUA_MASKCOUNT, 1);
+        && limit_passed(limits)) {
+        lua_sethook(limits->running, count_hook, LUA_MASKCOUNT, 1);
     }
 }
 
-static void *moonblade_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     moonblade_limits *limits = (moonblade_limits *)ud;
     // When ptr is NULL, osize encodes the kind of object being created, not a size.
     size_t old_size = ptr ? osize : 0;
@@ -118,19 +118,19 @@ static void *moonblade_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     if (block == NULL) return NULL;
     if (guest && grows && limits->memory_retrying) {  // the retry after Lua's emergency collection
         limits->memory_retrying = 0;
-        if (limits->memory_used + moonblade_least_recovery(limits) <= limits->memory_at_refusal) {
+        if (limits->memory_used + least_recovery(limits) <= limits->memory_at_refusal) {
             limits->memory_refused = 0;  // it freed enough: the call goes on
         }
     }
     limits->memory_used = limits->memory_used - old_size + nsize;
     if (grows && nsize - old_size >= moonblade_charged_allocation && limits->memory_enforcing) {
-        moonblade_charge_allocation(limits, nsize - old_size);
+        charge_allocation(limits, nsize - old_size);
     }
     return block;
 }
 
 lua_State *moonblade_newstate(moonblade_limits *limits) {
-    return lua_newstate(moonblade_alloc, limits);
+    return lua_newstate(alloc, limits);
 }
 
 int moonblade_suspend_memory_limit(lua_State *L) {
@@ -198,7 +198,7 @@ void moonblade_violation_summary(const moonblade_limits *limits, char *buffer, s
 }
 
 /// The limit `steps` more units of work exceed, or `moonblade_within_limits`.
-static enum moonblade_violation moonblade_exceeded(moonblade_limits *limits, long long steps) {
+static enum moonblade_violation exceeded_limit(moonblade_limits *limits, long long steps) {
     if (limits->memory_refused) return moonblade_memory_limit_exceeded;
     // Relaxed: the flag carries no data with it, and a check that misses it sees it at the next one.
     if (__atomic_load_n(&limits->interrupt_requested, __ATOMIC_RELAXED)) return moonblade_interrupted;
@@ -210,7 +210,7 @@ static enum moonblade_violation moonblade_exceeded(moonblade_limits *limits, lon
 }
 
 /// Records `violation` with the innermost Lua line running on `L` as its place.
-static void moonblade_record_violation(lua_State *L, moonblade_limits *limits, enum moonblade_violation violation) {
+static void record_violation(lua_State *L, moonblade_limits *limits, enum moonblade_violation violation) {
     limits->violation = violation;
     char what[64];
     moonblade_violation_summary(limits, what, sizeof what);
@@ -227,7 +227,7 @@ static void moonblade_record_violation(lua_State *L, moonblade_limits *limits, e
 }
 
 /// Records that a limit stopped `L`: if `L` is a coroutine, it dies with hooks off for good.
-static void moonblade_mark_stopped(lua_State *L) {
+static void mark_stopped(lua_State *L) {
     if (lua_pushthread(L)) {  // the main thread: it is never closed by scripts
         lua_pop(L, 1);
         return;
@@ -241,11 +241,11 @@ static void moonblade_mark_stopped(lua_State *L) {
 
 /// Raises the recorded violation on `L`, and makes the hook raise again at every instruction until
 /// the guest call has unwound.
-static int moonblade_raise_violation(lua_State *L, moonblade_limits *limits) {
-    lua_sethook(L, moonblade_count_hook, LUA_MASKCOUNT, 1);
+static int raise_violation(lua_State *L, moonblade_limits *limits) {
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
     int enforcing = limits->memory_enforcing;
     limits->memory_enforcing = 0;  // host bookkeeping: it must not fail for the guest's memory
-    moonblade_mark_stopped(L);
+    mark_stopped(L);
     lua_pushstring(L, limits->violation_message);
     limits->memory_enforcing = enforcing;
     return lua_error(L);
@@ -256,11 +256,11 @@ void moonblade_charge_steps(lua_State *L, long long steps) {
     if (limits->guest_depth == 0) return;  // host code (rule 4)
     limits->running = L;
     if (limits->violation == moonblade_within_limits) {
-        enum moonblade_violation violation = moonblade_exceeded(limits, steps);
+        enum moonblade_violation violation = exceeded_limit(limits, steps);
         if (violation == moonblade_within_limits) return;
-        moonblade_record_violation(L, limits, violation);
+        record_violation(L, limits, violation);
     }
-    moonblade_raise_violation(L, limits);
+    raise_violation(L, limits);
 }
 
 void moonblade_count_steps(lua_State *L, long long steps) {
@@ -273,14 +273,14 @@ void moonblade_raise_if_stopped(lua_State *L) {
     if (limits->guest_depth == 0) return;
     if (limits->violation == moonblade_within_limits) {
         if (!limits->memory_refused) return;
-        moonblade_record_violation(L, limits, moonblade_memory_limit_exceeded);
+        record_violation(L, limits, moonblade_memory_limit_exceeded);
     }
-    moonblade_raise_violation(L, limits);
+    raise_violation(L, limits);
 }
 
 // MARK: - The count hook
 
-static void moonblade_count_hook(lua_State *L, lua_Debug *ar) {
+static void count_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     moonblade_limits *limits = moonblade_limits_of(L);
     if (limits->guest_depth == 0) return;  // host code (rule 4)
@@ -288,11 +288,11 @@ static void moonblade_count_hook(lua_State *L, lua_Debug *ar) {
     int count = lua_gethookcount(L);  // instructions run since the last check
     if (limits->violation == moonblade_within_limits && count != limits->hook_interval) {
         // A thread hooked at every instruction by a stop or a large allocation: back to the normal pace.
-        lua_sethook(L, moonblade_count_hook, LUA_MASKCOUNT, limits->hook_interval);
+        lua_sethook(L, count_hook, LUA_MASKCOUNT, limits->hook_interval);
     }
     moonblade_charge_steps(L, count);
 }
 
 void moonblade_install_count_hook(lua_State *L, int interval) {
-    lua_sethook(L, moonblade_count_hook, LUA_MASKCOUNT, interval);
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, interval);
 }

@@ -1,4 +1,5 @@
-// A Lua pattern matcher written from the Lua 5.4 manual (§6.4.1, "Patterns"), giving the results of
+// A Lua pattern matcher written from the Lua 5.4 manual (§6.4.1, "Patterns"). Invariant: no match takes
+// a step the budget does not count. It gives the results of
 // Lua's own `lstrlib.c` and its error messages, but counting its steps: a backtracking pattern on a
 // long subject is stopped by the instruction budget or the deadline like any Lua loop, where Lua's
 // matcher would run for minutes without executing a single instruction.
@@ -57,7 +58,7 @@ void moonblade_match_settle(moonblade_match *match) {
 // MARK: - Single characters
 
 /// The end of the single-character class that starts at `p` (`x`, `.`, `%a`, `[set]`).
-static const char *moonblade_class_end(moonblade_match *match, const char *p) {
+static const char *find_class_end(moonblade_match *match, const char *p) {
     char c = *p++;
     if (c == '%') {
         if (p == match->pattern_end) luaL_error(match->L, "malformed pattern (ends with '%%')");
@@ -77,7 +78,7 @@ static const char *moonblade_class_end(moonblade_match *match, const char *p) {
 
 /// Whether `c` is in the class `%letter` (a letter in upper case is the complement); for any other
 /// `letter`, whether `c` is that character (`%.` is a dot).
-static int moonblade_class_contains(int c, int letter) {
+static int class_contains(int c, int letter) {
     int contains;
     switch (tolower(letter)) {
     case 'a': contains = isalpha(c); break;
@@ -97,7 +98,7 @@ static int moonblade_class_contains(int c, int letter) {
 }
 
 /// Whether `c` is in the set from `set` (its '[') to `last` (its ']').
-static int moonblade_set_contains(int c, const char *set, const char *last) {
+static int set_contains(int c, const char *set, const char *last) {
     int inside = 1;
     if (set[1] == '^') {
         inside = 0;
@@ -106,7 +107,7 @@ static int moonblade_set_contains(int c, const char *set, const char *last) {
     while (++set < last) {
         if (*set == '%') {
             set++;
-            if (moonblade_class_contains(c, (unsigned char)*set)) return inside;
+            if (class_contains(c, (unsigned char)*set)) return inside;
         } else if (set[1] == '-' && set + 2 < last) {
             if ((unsigned char)set[0] <= c && c <= (unsigned char)set[2]) return inside;
             set += 2;
@@ -118,23 +119,23 @@ static int moonblade_set_contains(int c, const char *set, const char *last) {
 }
 
 /// Whether the subject character at `at` is in the class from `p` to `class_end`.
-static int moonblade_single_match(moonblade_match *match, const char *at, const char *p, const char *class_end) {
+static int single_match(moonblade_match *match, const char *at, const char *p, const char *class_end) {
     if (at >= match->subject_end) return 0;
     int c = (unsigned char)*at;
     switch (*p) {
     case '.': return 1;
-    case '%': return moonblade_class_contains(c, (unsigned char)p[1]);
-    case '[': return moonblade_set_contains(c, p, class_end - 1);
+    case '%': return class_contains(c, (unsigned char)p[1]);
+    case '[': return set_contains(c, p, class_end - 1);
     default: return (unsigned char)*p == c;
     }
 }
 
 // MARK: - Pattern items
 
-static const char *moonblade_match_item(moonblade_match *match, const char *at, const char *p);
+static const char *match_item(moonblade_match *match, const char *at, const char *p);
 
 /// `%bxy` (`p` points at `x`): a balanced run from an `x` to its `y`.
-static const char *moonblade_match_balance(moonblade_match *match, const char *at, const char *p) {
+static const char *match_balance(moonblade_match *match, const char *at, const char *p) {
     if (p >= match->pattern_end - 1) luaL_error(match->L, "malformed pattern (missing arguments to '%%b')");
     if (*at != *p) return NULL;
     char open = p[0], close = p[1];
@@ -151,53 +152,53 @@ static const char *moonblade_match_balance(moonblade_match *match, const char *a
 }
 
 /// `x*` (and `x+` after its first `x`): the longest run of the class that lets the rest match.
-static const char *moonblade_match_longest(moonblade_match *match, const char *at, const char *p, const char *class_end) {
+static const char *match_longest(moonblade_match *match, const char *at, const char *p, const char *class_end) {
     ptrdiff_t run = 0;
-    while (moonblade_single_match(match, at + run, p, class_end)) {
+    while (single_match(match, at + run, p, class_end)) {
         run++;
         moonblade_match_count(match, 1);
     }
     for (; run >= 0; run--) {
-        const char *end = moonblade_match_item(match, at + run, class_end + 1);
+        const char *end = match_item(match, at + run, class_end + 1);
         if (end != NULL) return end;
     }
     return NULL;
 }
 
 /// `x-`: the shortest run of the class that lets the rest match.
-static const char *moonblade_match_shortest(moonblade_match *match, const char *at, const char *p, const char *class_end) {
+static const char *match_shortest(moonblade_match *match, const char *at, const char *p, const char *class_end) {
     for (;;) {
-        const char *end = moonblade_match_item(match, at, class_end + 1);
+        const char *end = match_item(match, at, class_end + 1);
         if (end != NULL) return end;
-        if (!moonblade_single_match(match, at, p, class_end)) return NULL;
+        if (!single_match(match, at, p, class_end)) return NULL;
         at++;
     }
 }
 
 /// `(`, or `()` for a position: opens a capture and matches the rest.
-static const char *moonblade_open_capture(moonblade_match *match, const char *at, const char *p, ptrdiff_t kind) {
+static const char *open_capture(moonblade_match *match, const char *at, const char *p, ptrdiff_t kind) {
     if (match->level >= moonblade_max_captures) luaL_error(match->L, "too many captures");
     match->captures[match->level].start = at;
     match->captures[match->level].length = kind;
     match->level++;
-    const char *end = moonblade_match_item(match, at, p);
+    const char *end = match_item(match, at, p);
     if (end == NULL) match->level--;
     return end;
 }
 
 /// `)`: closes the innermost open capture and matches the rest.
-static const char *moonblade_close_capture(moonblade_match *match, const char *at, const char *p) {
+static const char *close_capture(moonblade_match *match, const char *at, const char *p) {
     int level = match->level - 1;
     while (level >= 0 && match->captures[level].length != moonblade_capture_unfinished) level--;
     if (level < 0) luaL_error(match->L, "invalid pattern capture");
     match->captures[level].length = at - match->captures[level].start;
-    const char *end = moonblade_match_item(match, at, p);
+    const char *end = match_item(match, at, p);
     if (end == NULL) match->captures[level].length = moonblade_capture_unfinished;
     return end;
 }
 
 /// `%1`–`%9`: the text of a closed capture again.
-static const char *moonblade_match_back_reference(moonblade_match *match, const char *at, int digit) {
+static const char *match_back_reference(moonblade_match *match, const char *at, int digit) {
     int index = digit - '1';
     if (index < 0 || index >= match->level || match->captures[index].length == moonblade_capture_unfinished) {
         luaL_error(match->L, "invalid capture index %%%d", index + 1);
@@ -209,21 +210,21 @@ static const char *moonblade_match_back_reference(moonblade_match *match, const 
 }
 
 /// Matches the pattern from `p` at `at`: the end of the match, or NULL.
-static const char *moonblade_match_item(moonblade_match *match, const char *at, const char *p) {
+static const char *match_item(moonblade_match *match, const char *at, const char *p) {
     if (match->depth_left-- == 0) luaL_error(match->L, "pattern too complex");
     while (at != NULL && p != match->pattern_end) {
         moonblade_match_count(match, 1);
         switch (*p) {
         case '(':
             if (p[1] == ')') {
-                at = moonblade_open_capture(match, at, p + 2, moonblade_capture_position);
+                at = open_capture(match, at, p + 2, moonblade_capture_position);
             } else {
-                at = moonblade_open_capture(match, at, p + 1, moonblade_capture_unfinished);
+                at = open_capture(match, at, p + 1, moonblade_capture_unfinished);
             }
             p = match->pattern_end;  // the rest was matched by the call
             continue;
         case ')':
-            at = moonblade_close_capture(match, at, p + 1);
+            at = close_capture(match, at, p + 1);
             p = match->pattern_end;
             continue;
         case '$':
@@ -235,25 +236,25 @@ static const char *moonblade_match_item(moonblade_match *match, const char *at, 
             break;
         case '%':
             if (p[1] == 'b') {
-                at = moonblade_match_balance(match, at, p + 2);
+                at = match_balance(match, at, p + 2);
                 p += 4;
                 continue;
             }
             if (p[1] == 'f') {
                 p += 2;
                 if (*p != '[') luaL_error(match->L, "missing '[' after '%%f' in pattern");
-                const char *set_end = moonblade_class_end(match, p);
+                const char *set_end = find_class_end(match, p);
                 int before = at == match->subject ? '\0' : (unsigned char)at[-1];
                 // At the end of the subject the character after is '\0': Lua strings end with one.
-                if (moonblade_set_contains(before, p, set_end - 1) ||
-                    !moonblade_set_contains((unsigned char)*at, p, set_end - 1)) {
+                if (set_contains(before, p, set_end - 1) ||
+                    !set_contains((unsigned char)*at, p, set_end - 1)) {
                     at = NULL;
                 }
                 p = set_end;
                 continue;
             }
             if (isdigit((unsigned char)p[1])) {
-                at = moonblade_match_back_reference(match, at, (unsigned char)p[1]);
+                at = match_back_reference(match, at, (unsigned char)p[1]);
                 p += 2;
                 continue;
             }
@@ -262,9 +263,9 @@ static const char *moonblade_match_item(moonblade_match *match, const char *at, 
             break;
         }
         // A single-character class, with an optional repetition after it.
-        const char *class_end = moonblade_class_end(match, p);
+        const char *class_end = find_class_end(match, p);
         char suffix = class_end < match->pattern_end ? *class_end : '\0';
-        if (!moonblade_single_match(match, at, p, class_end)) {
+        if (!single_match(match, at, p, class_end)) {
             if (suffix == '*' || suffix == '?' || suffix == '-') {  // none is fine
                 p = class_end + 1;
             } else {
@@ -274,7 +275,7 @@ static const char *moonblade_match_item(moonblade_match *match, const char *at, 
         }
         switch (suffix) {
         case '?': {
-            const char *end = moonblade_match_item(match, at + 1, class_end + 1);
+            const char *end = match_item(match, at + 1, class_end + 1);
             if (end != NULL) {
                 at = end;
                 p = match->pattern_end;
@@ -284,15 +285,15 @@ static const char *moonblade_match_item(moonblade_match *match, const char *at, 
             continue;
         }
         case '+':
-            at = moonblade_match_longest(match, at + 1, p, class_end);
+            at = match_longest(match, at + 1, p, class_end);
             p = match->pattern_end;
             continue;
         case '*':
-            at = moonblade_match_longest(match, at, p, class_end);
+            at = match_longest(match, at, p, class_end);
             p = match->pattern_end;
             continue;
         case '-':
-            at = moonblade_match_shortest(match, at, p, class_end);
+            at = match_shortest(match, at, p, class_end);
             p = match->pattern_end;
             continue;
         default:
@@ -306,5 +307,5 @@ static const char *moonblade_match_item(moonblade_match *match, const char *at, 
 }
 
 const char *moonblade_match_at(moonblade_match *match, const char *at, const char *pattern) {
-    return moonblade_match_item(match, at, pattern);
+    return match_item(match, at, pattern);
 }

@@ -1,12 +1,13 @@
 // `string.find`, `string.match`, `string.gmatch` and `string.gsub` on the step-counting matcher,
-// with the arguments, results and error messages of Lua 5.4's own.
+// with the arguments, results and error messages of Lua 5.4's own. Invariant: every step of their
+// matching is charged to the running guest call's budget.
 
 #include "matcher.h"
 #include <lua5.4/lualib.h>
 #include <string.h>
 
 /// The 0-based start for a 1-based, possibly negative `init` into a subject of `length` bytes.
-static size_t moonblade_start_offset(lua_Integer init, size_t length) {
+static size_t start_offset(lua_Integer init, size_t length) {
     if (init > 0) return (size_t)init - 1;
     if (init == 0 || init < -(lua_Integer)length) return 0;
     return length + (size_t)init;
@@ -20,7 +21,7 @@ typedef struct moonblade_search {
     size_t pattern_length;
 } moonblade_search;
 
-static moonblade_search moonblade_check_search(lua_State *L) {
+static moonblade_search check_search(lua_State *L) {
     moonblade_search search;
     search.subject = luaL_checklstring(L, 1, &search.length);
     search.pattern = luaL_checklstring(L, 2, &search.pattern_length);
@@ -31,7 +32,7 @@ static moonblade_search moonblade_check_search(lua_State *L) {
 
 /// The text of capture `index` (the whole match `start`..`end` if there are no captures and index
 /// is 0). A position capture pushes its position and returns `moonblade_capture_position`.
-static ptrdiff_t moonblade_capture(
+static ptrdiff_t capture_text(
     moonblade_match *match, int index, const char *start, const char *end, const char **text
 ) {
     if (index >= match->level) {
@@ -48,24 +49,24 @@ static ptrdiff_t moonblade_capture(
     return length;
 }
 
-static void moonblade_push_capture(moonblade_match *match, int index, const char *start, const char *end) {
+static void push_capture(moonblade_match *match, int index, const char *start, const char *end) {
     const char *text;
-    ptrdiff_t length = moonblade_capture(match, index, start, end, &text);
+    ptrdiff_t length = capture_text(match, index, start, end, &text);
     if (length != moonblade_capture_position) lua_pushlstring(match->L, text, (size_t)length);
 }
 
 /// Pushes every capture (or the whole match when there are none and `start` is given); returns how many.
-static int moonblade_push_captures(moonblade_match *match, const char *start, const char *end) {
+static int push_captures(moonblade_match *match, const char *start, const char *end) {
     int count = (match->level == 0 && start != NULL) ? 1 : match->level;
     luaL_checkstack(match->L, count, "too many captures");
-    for (int index = 0; index < count; index++) moonblade_push_capture(match, index, start, end);
+    for (int index = 0; index < count; index++) push_capture(match, index, start, end);
     return count;
 }
 
 // MARK: - find and match
 
 /// Whether `pattern` has none of the characters that make it more than plain text.
-static int moonblade_is_plain(const char *pattern, size_t length) {
+static int is_plain(const char *pattern, size_t length) {
     size_t done = 0;
     do {  // strpbrk stops at a '\0': look past each embedded one
         if (strpbrk(pattern + done, "^$*+?.([%-")) return 0;
@@ -75,7 +76,7 @@ static int moonblade_is_plain(const char *pattern, size_t length) {
 }
 
 /// The first occurrence of `needle` in `haystack`, counting the comparisons as steps.
-static const char *moonblade_find_plain(
+static const char *find_plain(
     moonblade_match *match, const char *haystack, size_t length, const char *needle, size_t needle_length
 ) {
     if (needle_length == 0) return haystack;
@@ -90,19 +91,19 @@ static const char *moonblade_find_plain(
     return NULL;
 }
 
-static int moonblade_find_or_match(lua_State *L, int find) {
-    moonblade_search search = moonblade_check_search(L);
+static int find_or_match(lua_State *L, int find) {
+    moonblade_search search = check_search(L);
     const char *subject = search.subject, *pattern = search.pattern;
     size_t length = search.length, pattern_length = search.pattern_length;
-    size_t start = moonblade_start_offset(luaL_optinteger(L, 3, 1), length);
+    size_t start = start_offset(luaL_optinteger(L, 3, 1), length);
     if (start > length) {
         luaL_pushfail(L);
         return 1;
     }
     moonblade_match match;
-    if (find && (lua_toboolean(L, 4) || moonblade_is_plain(pattern, pattern_length))) {
+    if (find && (lua_toboolean(L, 4) || is_plain(pattern, pattern_length))) {
         moonblade_match_init(&match, L, subject, length, pattern, pattern_length);
-        const char *found = moonblade_find_plain(&match, subject + start, length - start, pattern, pattern_length);
+        const char *found = find_plain(&match, subject + start, length - start, pattern, pattern_length);
         moonblade_match_settle(&match);
         if (found == NULL) {
             luaL_pushfail(L);
@@ -124,10 +125,10 @@ static int moonblade_find_or_match(lua_State *L, int find) {
         const char *end = moonblade_match_at(&match, at, pattern);
         if (end != NULL) {
             moonblade_match_settle(&match);
-            if (!find) return moonblade_push_captures(&match, at, end);
+            if (!find) return push_captures(&match, at, end);
             lua_pushinteger(L, (at - subject) + 1);
             lua_pushinteger(L, end - subject);
-            return moonblade_push_captures(&match, NULL, NULL) + 2;
+            return push_captures(&match, NULL, NULL) + 2;
         }
     } while (at++ < match.subject_end && !anchored);
     moonblade_match_settle(&match);
@@ -135,9 +136,9 @@ static int moonblade_find_or_match(lua_State *L, int find) {
     return 1;
 }
 
-static int moonblade_find(lua_State *L) { return moonblade_find_or_match(L, 1); }
+static int str_find(lua_State *L) { return find_or_match(L, 1); }
 
-static int moonblade_match_function(lua_State *L) { return moonblade_find_or_match(L, 0); }
+static int str_match(lua_State *L) { return find_or_match(L, 0); }
 
 // MARK: - gmatch
 
@@ -149,7 +150,7 @@ typedef struct moonblade_iteration {
     const char *last_end;    // the end of the last match: an empty match there is skipped
 } moonblade_iteration;
 
-static int moonblade_gmatch_next(lua_State *L) {
+static int str_gmatch_next(lua_State *L) {
     moonblade_iteration *iteration = (moonblade_iteration *)lua_touserdata(L, lua_upvalueindex(3));
     moonblade_match *match = &iteration->match;
     match->L = L;  // the iterator may be called from another coroutine
@@ -159,16 +160,16 @@ static int moonblade_gmatch_next(lua_State *L) {
         if (end != NULL && end != iteration->last_end) {
             iteration->next = iteration->last_end = end;
             moonblade_match_settle(match);
-            return moonblade_push_captures(match, at, end);
+            return push_captures(match, at, end);
         }
     }
     moonblade_match_settle(match);
     return 0;
 }
 
-static int moonblade_gmatch(lua_State *L) {
-    moonblade_search search = moonblade_check_search(L);
-    size_t start = moonblade_start_offset(luaL_optinteger(L, 3, 1), search.length);
+static int str_gmatch(lua_State *L) {
+    moonblade_search search = check_search(L);
+    size_t start = start_offset(luaL_optinteger(L, 3, 1), search.length);
     lua_settop(L, 2);  // the strings become upvalues of the iterator, so they stay alive
     moonblade_iteration *iteration = (moonblade_iteration *)lua_newuserdatauv(L, sizeof(moonblade_iteration), 0);
     if (start > search.length) start = search.length + 1;  // no match at all
@@ -177,14 +178,14 @@ static int moonblade_gmatch(lua_State *L) {
     iteration->next = search.subject + start;
     iteration->pattern = search.pattern;
     iteration->last_end = NULL;
-    lua_pushcclosure(L, moonblade_gmatch_next, 3);
+    lua_pushcclosure(L, str_gmatch_next, 3);
     return 1;
 }
 
 // MARK: - gsub
 
 /// Appends the replacement string (argument 3) for the match `start`..`end`, expanding `%0`–`%9` and `%%`.
-static void moonblade_add_expanded(moonblade_match *match, luaL_Buffer *buffer, const char *start, const char *end) {
+static void add_expanded(moonblade_match *match, luaL_Buffer *buffer, const char *start, const char *end) {
     lua_State *L = match->L;
     size_t length;
     const char *replacement = lua_tolstring(L, 3, &length);
@@ -198,7 +199,7 @@ static void moonblade_add_expanded(moonblade_match *match, luaL_Buffer *buffer, 
             luaL_addlstring(buffer, start, (size_t)(end - start));
         } else if (*escape >= '1' && *escape <= '9') {
             const char *text;
-            ptrdiff_t captured = moonblade_capture(match, *escape - '1', start, end, &text);
+            ptrdiff_t captured = capture_text(match, *escape - '1', start, end, &text);
             if (captured == moonblade_capture_position) {
                 luaL_addvalue(buffer);  // the position it pushed
             } else {
@@ -214,19 +215,19 @@ static void moonblade_add_expanded(moonblade_match *match, luaL_Buffer *buffer, 
 }
 
 /// Appends the replacement for the match `start`..`end`; returns whether it changed the text.
-static int moonblade_add_replacement(
+static int add_replacement(
     moonblade_match *match, luaL_Buffer *buffer, const char *start, const char *end, int kind
 ) {
     lua_State *L = match->L;
     if (kind == LUA_TFUNCTION) {
         lua_pushvalue(L, 3);
-        int count = moonblade_push_captures(match, start, end);
+        int count = push_captures(match, start, end);
         lua_call(L, count, 1);
     } else if (kind == LUA_TTABLE) {
-        moonblade_push_capture(match, 0, start, end);
+        push_capture(match, 0, start, end);
         lua_gettable(L, 3);
     } else {
-        moonblade_add_expanded(match, buffer, start, end);
+        add_expanded(match, buffer, start, end);
         return 1;
     }
     if (!lua_toboolean(L, -1)) {  // nil or false: keep the original text
@@ -239,8 +240,8 @@ static int moonblade_add_replacement(
     return 1;
 }
 
-static int moonblade_gsub(lua_State *L) {
-    moonblade_search search = moonblade_check_search(L);
+static int str_gsub(lua_State *L) {
+    moonblade_search search = check_search(L);
     const char *subject = search.subject, *pattern = search.pattern;
     size_t pattern_length = search.pattern_length;
     int kind = lua_type(L, 3);
@@ -266,7 +267,7 @@ static int moonblade_gsub(lua_State *L) {
         if (end != NULL && end != last_end) {
             count++;
             moonblade_match_settle(&match);  // the replacement may run Lua code, or another match
-            changed = moonblade_add_replacement(&match, &buffer, at, end, kind) | changed;
+            changed = add_replacement(&match, &buffer, at, end, kind) | changed;
             at = last_end = end;
         } else if (at < match.subject_end) {
             luaL_addchar(&buffer, *at++);
@@ -288,8 +289,8 @@ static int moonblade_gsub(lua_State *L) {
 
 void moonblade_install_pattern_functions(lua_State *L) {
     static const luaL_Reg functions[] = {
-        {"find", moonblade_find},   {"match", moonblade_match_function},
-        {"gmatch", moonblade_gmatch}, {"gsub", moonblade_gsub},
+        {"find", str_find},   {"match", str_match},
+        {"gmatch", str_gmatch}, {"gsub", str_gsub},
         {NULL, NULL},
     };
     lua_getglobal(L, LUA_STRLIBNAME);

@@ -1,4 +1,5 @@
-// The safe standard library, and the sandbox environments untrusted (plugin) code runs in.
+// The safe standard library, and the sandbox environments untrusted (plugin) code runs in. Invariant:
+// no plugin changes what another plugin or the host sees, and none reaches what the design leaves out.
 //
 // `moonblade_open_libraries` opens the allow-listed libraries into the VM's globals, which stay the
 // host's own (trusted) environment, guards the functions that could outlive a limit (guards.c) and
@@ -18,12 +19,12 @@
 
 const char moonblade_read_only_field[] = "moonblade.read_only";
 /// Registry keys: the globals every sandbox starts with, and the metatable every sandbox has.
-static const char moonblade_sandbox_template_key[] = "moonblade.sandbox_template";
-static const char moonblade_sandbox_metatable_key[] = "moonblade.sandbox_metatable";
+static const char sandbox_template_key[] = "moonblade.sandbox_template";
+static const char sandbox_metatable_key[] = "moonblade.sandbox_metatable";
 
 // MARK: - Read-only views
 
-static int moonblade_refuse_write(lua_State *L) {
+static int refuse_write(lua_State *L) {
     const char *name = lua_tostring(L, lua_upvalueindex(1));
     if (lua_type(L, 2) == LUA_TSTRING) {
         return luaL_error(L, "%s is read-only (shared by every plugin): cannot set '%s'", name, lua_tostring(L, 2));
@@ -32,33 +33,33 @@ static int moonblade_refuse_write(lua_State *L) {
 }
 
 /// The iterator `pairs` gets for a view: walks the shared table without handing it out.
-static int moonblade_read_only_next(lua_State *L) {
+static int read_only_next(lua_State *L) {
     lua_settop(L, 2);
     if (lua_next(L, lua_upvalueindex(1))) return 2;
     lua_pushnil(L);
     return 1;
 }
 
-static int moonblade_read_only_pairs(lua_State *L) {
+static int read_only_pairs(lua_State *L) {
     lua_pushvalue(L, lua_upvalueindex(1));
-    lua_pushcclosure(L, moonblade_read_only_next, 1);
+    lua_pushcclosure(L, read_only_next, 1);
     lua_pushvalue(L, 1);
     lua_pushnil(L);
     return 3;
 }
 
 /// Pushes a read-only view of the table at `index`, called `name` in messages.
-static void moonblade_push_read_only(lua_State *L, int index, const char *name) {
+static void push_read_only(lua_State *L, int index, const char *name) {
     int table = lua_absindex(L, index);
     lua_createtable(L, 0, 0);  // always empty, so every read and write goes through the metatable
     lua_createtable(L, 0, 5);
     lua_pushvalue(L, table);
     lua_setfield(L, -2, "__index");
     lua_pushstring(L, name);
-    lua_pushcclosure(L, moonblade_refuse_write, 1);
+    lua_pushcclosure(L, refuse_write, 1);
     lua_setfield(L, -2, "__newindex");
     lua_pushvalue(L, table);
-    lua_pushcclosure(L, moonblade_read_only_pairs, 1);
+    lua_pushcclosure(L, read_only_pairs, 1);
     lua_setfield(L, -2, "__pairs");
     lua_pushstring(L, name);
     lua_setfield(L, -2, moonblade_read_only_field);
@@ -69,7 +70,7 @@ static void moonblade_push_read_only(lua_State *L, int index, const char *name) 
 
 int moonblade_read_only(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
-    moonblade_push_read_only(L, 1, luaL_checkstring(L, 2));
+    push_read_only(L, 1, luaL_checkstring(L, 2));
     return 1;
 }
 
@@ -82,7 +83,7 @@ enum { moonblade_load_steps_per_byte = 4 };
 /// The reader `load` gets in place of a script's reader function (upvalue 1): each piece it returns
 /// is charged like text given at once (a reader returning the same megabyte forever kept the parser
 /// going with a few instructions per megabyte).
-static int moonblade_charged_reader(lua_State *L) {
+static int charged_reader(lua_State *L) {
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_call(L, 0, 1);
     if (lua_type(L, -1) == LUA_TSTRING) {
@@ -93,7 +94,7 @@ static int moonblade_charged_reader(lua_State *L) {
 
 /// `load` compiles text chunks only (mode forced to "t"); in a sandbox (upvalue 2) a chunk loaded
 /// without an explicit environment gets the sandbox, not the host's globals.
-static int moonblade_load_text_only(lua_State *L) {
+static int load_text_only(lua_State *L) {
     // `load` tells "no env" from "env = nil" by the argument count, so keep a 4th only if given.
     int arguments = lua_gettop(L);
     if (arguments < 3) lua_settop(L, 3);
@@ -104,7 +105,7 @@ static int moonblade_load_text_only(lua_State *L) {
         moonblade_charge_steps(L, (long long)lua_rawlen(L, 1) * moonblade_load_steps_per_byte);
     } else if (lua_type(L, 1) == LUA_TFUNCTION) {
         lua_pushvalue(L, 1);
-        lua_pushcclosure(L, moonblade_charged_reader, 1);
+        lua_pushcclosure(L, charged_reader, 1);
         lua_replace(L, 1);
     }
     if (arguments < 4 && !lua_isnone(L, lua_upvalueindex(2))) lua_pushvalue(L, lua_upvalueindex(2));
@@ -118,12 +119,12 @@ static int moonblade_load_text_only(lua_State *L) {
     return lua_gettop(L);
 }
 
-static int moonblade_undefined_global(lua_State *L) {
+static int undefined_global(lua_State *L) {
     if (lua_type(L, 2) == LUA_TSTRING) return luaL_error(L, "undefined global '%s'", lua_tostring(L, 2));
     return luaL_error(L, "undefined global (a %s key)", luaL_typename(L, 2));
 }
 
-static int moonblade_collectgarbage_count(lua_State *L) {
+static int collectgarbage_count(lua_State *L) {
     const char *option = luaL_optstring(L, 1, "collect");
     if (strcmp(option, "count") != 0) {
         return luaL_error(L, "collectgarbage(\"%s\") is not available to plugins, only \"count\"", option);
@@ -132,7 +133,7 @@ static int moonblade_collectgarbage_count(lua_State *L) {
     return 1;
 }
 
-static int moonblade_rawset_writable(lua_State *L) {
+static int rawset_writable(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     if (luaL_getmetafield(L, 1, moonblade_read_only_field) != LUA_TNIL) {
         return luaL_error(L, "rawset: %s is read-only (shared by every plugin)", lua_tostring(L, -1));
@@ -146,7 +147,7 @@ static int moonblade_rawset_writable(lua_State *L) {
 
 /// Refuses `setmetatable` on a state draft or view with what to do instead: Lua's own "cannot change
 /// a protected metatable" names neither what was refused nor why.
-static void moonblade_refuse_state_metatable(lua_State *L) {
+static void refuse_state_metatable(lua_State *L) {
     if (luaL_getmetafield(L, 1, "__metatable") != LUA_TSTRING) return;
     const char *kind = lua_tostring(L, -1);
     if (strcmp(kind, "state draft") == 0) {
@@ -162,8 +163,8 @@ static void moonblade_refuse_state_metatable(lua_State *L) {
 }
 
 /// `setmetatable` (upvalue 1) without `__gc`, and not on the state.
-static int moonblade_setmetatable_without_finalizer(lua_State *L) {
-    if (lua_type(L, 1) == LUA_TTABLE) moonblade_refuse_state_metatable(L);
+static int setmetatable_without_finalizer(lua_State *L) {
+    if (lua_type(L, 1) == LUA_TTABLE) refuse_state_metatable(L);
     if (lua_type(L, 2) == LUA_TTABLE) {
         lua_pushliteral(L, "__gc");
         if (lua_rawget(L, 2) != LUA_TNIL) {
@@ -180,7 +181,7 @@ static int moonblade_setmetatable_without_finalizer(lua_State *L) {
 
 /// Builds the sandbox template and metatable from the globals just opened, and locks the string
 /// metatable. Runs protected (it allocates).
-static void moonblade_prepare_sandbox(lua_State *L) {
+static void prepare_sandbox(lua_State *L) {
     lua_createtable(L, 0, 32);
     int template = lua_gettop(L);
     lua_pushglobaltable(L);
@@ -193,7 +194,7 @@ static void moonblade_prepare_sandbox(lua_State *L) {
             continue;
         }
         if (lua_type(L, -1) == LUA_TTABLE) {  // a library
-            moonblade_push_read_only(L, -1, name);
+            push_read_only(L, -1, name);
             lua_replace(L, -2);
         }
         lua_pushvalue(L, -2);
@@ -201,12 +202,12 @@ static void moonblade_prepare_sandbox(lua_State *L) {
         lua_rawset(L, template);
     }
     lua_pop(L, 1);  // globals
-    lua_pushcfunction(L, moonblade_collectgarbage_count);
+    lua_pushcfunction(L, collectgarbage_count);
     lua_setfield(L, template, "collectgarbage");
-    lua_pushcfunction(L, moonblade_rawset_writable);
+    lua_pushcfunction(L, rawset_writable);
     lua_setfield(L, template, "rawset");
     lua_getfield(L, template, "setmetatable");
-    lua_pushcclosure(L, moonblade_setmetatable_without_finalizer, 1);
+    lua_pushcclosure(L, setmetatable_without_finalizer, 1);
     lua_setfield(L, template, "setmetatable");
 
     // Strings share one metatable whose __index is the real string library: scripts see a locked
@@ -216,22 +217,22 @@ static void moonblade_prepare_sandbox(lua_State *L) {
     lua_createtable(L, 0, 1);
     lua_getfield(L, template, LUA_STRLIBNAME);
     lua_setfield(L, -2, "__index");
-    moonblade_push_read_only(L, -1, "the string metatable");
+    push_read_only(L, -1, "the string metatable");
     lua_setfield(L, -3, "__metatable");
     lua_pop(L, 3);  // stand-in, string metatable, ""
 
-    lua_setfield(L, LUA_REGISTRYINDEX, moonblade_sandbox_template_key);
+    lua_setfield(L, LUA_REGISTRYINDEX, sandbox_template_key);
     lua_createtable(L, 0, 2);
-    lua_pushcfunction(L, moonblade_undefined_global);
+    lua_pushcfunction(L, undefined_global);
     lua_setfield(L, -2, "__index");
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
-    lua_setfield(L, LUA_REGISTRYINDEX, moonblade_sandbox_metatable_key);
+    lua_setfield(L, LUA_REGISTRYINDEX, sandbox_metatable_key);
 }
 
 /// Opens the libraries scripts may use, minus what could reach outside the VM, then prepares the
 /// sandbox. Runs protected (as a `lua_CFunction` under `lua_pcall`) because opening allocates.
-static int moonblade_open_safe_libraries(lua_State *L) {
+static int open_safe_libraries(lua_State *L) {
     static const luaL_Reg libraries[] = {
         {LUA_GNAME, luaopen_base},          {LUA_COLIBNAME, luaopen_coroutine},
         {LUA_TABLIBNAME, luaopen_table},    {LUA_STRLIBNAME, luaopen_string},
@@ -260,7 +261,7 @@ static int moonblade_open_safe_libraries(lua_State *L) {
         lua_setglobal(L, *name);
     }
     lua_getglobal(L, "load");
-    lua_pushcclosure(L, moonblade_load_text_only, 1);
+    lua_pushcclosure(L, load_text_only, 1);
     lua_setglobal(L, "load");
     lua_getglobal(L, LUA_STRLIBNAME);
     lua_pushnil(L);
@@ -268,19 +269,19 @@ static int moonblade_open_safe_libraries(lua_State *L) {
     lua_pop(L, 1);
     moonblade_guard_libraries(L);
     moonblade_install_pattern_functions(L);
-    moonblade_prepare_sandbox(L);
+    prepare_sandbox(L);
     return 0;
 }
 
 int moonblade_open_libraries(lua_State *L) {
-    lua_pushcfunction(L, moonblade_open_safe_libraries);
+    lua_pushcfunction(L, open_safe_libraries);
     return lua_pcall(L, 0, 0, 0);
 }
 
 // MARK: - Sandboxes
 
-static int moonblade_new_sandbox(lua_State *L) {
-    lua_getfield(L, LUA_REGISTRYINDEX, moonblade_sandbox_template_key);
+static int new_sandbox(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, sandbox_template_key);
     int template = lua_gettop(L);
     lua_createtable(L, 0, 40);
     int sandbox = lua_gettop(L);
@@ -295,16 +296,16 @@ static int moonblade_new_sandbox(lua_State *L) {
     lua_getglobal(L, "load");  // the host's text-only load; its upvalue is Lua's own
     lua_getupvalue(L, -1, 1);
     lua_pushvalue(L, sandbox);
-    lua_pushcclosure(L, moonblade_load_text_only, 2);
+    lua_pushcclosure(L, load_text_only, 2);
     lua_setfield(L, sandbox, "load");
     lua_pop(L, 1);
-    lua_getfield(L, LUA_REGISTRYINDEX, moonblade_sandbox_metatable_key);
+    lua_getfield(L, LUA_REGISTRYINDEX, sandbox_metatable_key);
     lua_setmetatable(L, sandbox);
     return 1;
 }
 
 /// Pushes a fresh sandbox environment onto `L`. Returns a Lua status: the work runs protected.
 int moonblade_push_sandbox(lua_State *L) {
-    lua_pushcfunction(L, moonblade_new_sandbox);
+    lua_pushcfunction(L, new_sandbox);
     return lua_pcall(L, 0, 1, 0);
 }
