@@ -21,6 +21,9 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
     /// One line of code run when `plugin.lua` loads.
     var topLevel = ""
     var body = ""
+    /// The side effect time limit the case runs under: the corpus's, or one it cannot reach for a case
+    /// about another limit whose work a loaded machine could stretch past the corpus's.
+    var sideEffectTimeLimit = HostileCorpus.sideEffectTimeLimit
     /// What the error must be: its kind, a fragment of its description and its line in `plugin.lua`.
     let kind: PluginError.Kind
     let says: String

@@ -47,7 +47,7 @@ struct HostileCorpusTests {
             dependencies: Self.dependencies(),
             configuration: .init(
                 memoryLimit: HostileCorpus.memoryLimit, instructionBudget: HostileCorpus.instructionBudget,
-                callTimeLimit: HostileCorpus.callTimeLimit, sideEffectTimeLimit: HostileCorpus.sideEffectTimeLimit))
+                callTimeLimit: HostileCorpus.callTimeLimit, sideEffectTimeLimit: hostile.sideEffectTimeLimit))
         let recorder = ChangeRecorder()
         recorder.attach(to: host.store)
 
