@@ -63,6 +63,12 @@ final class DispatchRecord: Sendable {
         }
     }
 
+    /// Publishes the tree again, if it went out already, now that a rule's span in it has ended.
+    func ruleEnded() {
+        let root: EventSpan? = progress.withLock { $0.published && $0.rootEnded ? $0.root : nil }
+        root.map { publishSpans(self, $0) }
+    }
+
     /// Marks the dispatch span ended, and publishes the tree if the dispatch was reported already.
     func rootEnded() {
         let root: EventSpan? = progress.withLock { progress in

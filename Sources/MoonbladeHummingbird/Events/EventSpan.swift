@@ -21,12 +21,15 @@ final class EventSpan: Span {
     let isDispatch: Bool
     /// Whether this is a rule's span or under one, within its dispatch: what it dispatches, the rule did.
     let isInRule: Bool
+    /// Whether this is a rule's own span.
+    private let isRule: Bool
     /// Set by the tracer before the span is handed out, never after.
     nonisolated(unsafe) var context = InstrumentationContext.topLevel
 
     init(_ name: String, start: UInt64, owner: DispatchRecord?, isDispatch: Bool, isInRule: Bool = false) {
         contents = Mutex(Contents(name: name))
         self.isInRule = isInRule
+        isRule = name.hasPrefix("rule ")
         self.start = start
         self.owner = owner
         self.isDispatch = isDispatch
@@ -65,7 +68,13 @@ final class EventSpan: Span {
             defer { contents.end = contents.end ?? time }
             return contents.end == nil
         }
-        if first, isDispatch { owner?.rootEnded() }
+        guard first else { return }
+        if isDispatch {
+            owner?.rootEnded()
+        } else if isRule {
+            // A rule's span ends once what it dispatched has: after its dispatch was reported.
+            owner?.ruleEnded()
+        }
     }
 
     /// Makes `child` one of this span's children.

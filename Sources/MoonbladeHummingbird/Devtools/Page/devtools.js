@@ -228,16 +228,16 @@ function nanoseconds(value) {
 }
 
 /** A span and those under it, as nested lists: name, duration, start after the dispatch's, error. */
-function spanTree(span) {
+function spanTree(span, own) {
   const parts = [element("span", { className: "span-name" }, span.name),
     element("span", { className: "span-duration" }, nanoseconds(span.durationNanoseconds)),
     element("span", { className: "meta" }, `+${nanoseconds(span.startNanoseconds)}`)];
-  if (span.dispatch !== undefined && model.byDispatch.has(span.dispatch)) {
-    parts.push(element("span", { className: "meta" }, `(row #${model.byDispatch.get(span.dispatch).id})`));
+  if (span.dispatch !== undefined && span.dispatch !== own && model.byDispatch.has(span.dispatch)) {
+    parts.push(element("span", { className: "meta" }, ` (its own row: #${model.byDispatch.get(span.dispatch).id})`));
   }
   if (span.error) parts.push(element("span", { className: "error" }, span.error));
   const item = element("li", { role: "treeitem", "aria-expanded": span.children.length ? "true" : undefined }, ...parts);
-  if (span.children.length) item.append(element("ul", { role: "group" }, ...span.children.map(spanTree)));
+  if (span.children.length) item.append(element("ul", { role: "group" }, ...span.children.map((child) => spanTree(child, own))));
   return item;
 }
 
@@ -255,7 +255,7 @@ function matches(event) {
   if (filter === "failed" && event.data.outcome !== "failed" && event.type !== "log") return false;
   if (filter === "reload" && event.type !== "reload") return false;
   const search = $("search").value.trim().toLowerCase();
-  return !search || JSON.stringify(event.data).toLowerCase().includes(search);
+  return !search || JSON.stringify({ ...event.data, spans: undefined }).toLowerCase().includes(search);
 }
 
 function row(event) {
@@ -284,7 +284,7 @@ function row(event) {
     }
     if (data.error) parts.push(element("span", { className: "message error" }, errorText(data.error)));
     if (event.spans && event.expanded) {
-      parts.push(element("ul", { className: "spans", role: "tree", "aria-label": `spans of ${data.item}` }, spanTree(event.spans)));
+      parts.push(element("ul", { className: "spans", role: "tree", "aria-label": `spans of ${data.item}` }, spanTree(event.spans, data.id)));
     }
     return element("li", attributes, ...parts);
   }
