@@ -144,7 +144,7 @@ import Tracing
 }
 
 /// Counts the spans a host starts, and makes none of its own.
-private final class CountingTracer: DemandDrivenTracer, Sendable {
+private final class CountingTracer: DemandDrivenTracer, InProcessTracer, Sendable {
     let demand = TracingDemand()
     let started = Atomic<Int>(0)
 
@@ -155,14 +155,4 @@ private final class CountingTracer: DemandDrivenTracer, Sendable {
         started.add(1, ordering: .relaxed)
         return NoOpTracer.NoOpSpan(context: context())
     }
-
-    func forceFlush() {}
-
-    func inject<Carrier, Inject: Injector>(
-        _ context: InstrumentationContext, into carrier: inout Carrier, using injector: Inject
-    ) where Carrier == Inject.Carrier {}
-
-    func extract<Carrier, Extract: Extractor>(
-        _ carrier: Carrier, into context: inout InstrumentationContext, using extractor: Extract
-    ) where Carrier == Extract.Carrier {}
 }

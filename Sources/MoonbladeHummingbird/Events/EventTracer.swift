@@ -3,7 +3,7 @@ import Tracing
 
 /// The tracer of ``HostEvents/tracer()``: keeps each dispatch's spans as a tree for the event
 /// stream, and wants them only while a client is connected.
-struct EventTracer: DemandDrivenTracer {
+struct EventTracer: DemandDrivenTracer, InProcessTracer {
     let demand: TracingDemand
 
     func startSpan<Instant: TracerInstant>(
@@ -32,16 +32,6 @@ struct EventTracer: DemandDrivenTracer {
         span.context = context
         return span
     }
-
-    func forceFlush() {}
-
-    func inject<Carrier, Inject: Injector>(
-        _ context: InstrumentationContext, into carrier: inout Carrier, using injector: Inject
-    ) where Carrier == Inject.Carrier {}
-
-    func extract<Carrier, Extract: Extractor>(
-        _ carrier: Carrier, into context: inout InstrumentationContext, using extractor: Extract
-    ) where Carrier == Extract.Carrier {}
 }
 
 extension InstrumentationContext {
