@@ -127,6 +127,29 @@ import Tracing
         #expect(!tracer.demand.isOn)
     }
 
+    @Test func aReaderInThisProcessGetsTheMessagesUntilItStops() async throws {
+        let tracer = try #require(events.tracer() as? EventTracer)
+        let messages = events.messages()
+        #expect(tracer.demand.isOn)
+        try await host.dispatch("shop.add", ["n": 1]).value
+        let reading = Task {
+            var texts: [String] = []
+            for await text in messages {
+                texts.append(text)
+                if texts.count == 1 { return texts }
+            }
+            return texts
+        }
+        let first = try JSONValue(json: Array((await reading.value.first ?? "").utf8))
+        #expect(first.members["item"] == "shop.add")
+        #expect(first.members["spans"]?.members["name"] == "dispatch shop.add")
+        // Its reader gone, the stream lets go: no client, no spans.
+        let waiting = Task { for await _ in messages {} }
+        waiting.cancel()
+        await waiting.value
+        #expect(await eventually(timeout: .seconds(10)) { !tracer.demand.isOn })
+    }
+
     @Test func aHostMakesSpansOnlyWhileTheDemandIsOn() async throws {
         let tracer = CountingTracer()
         let counted = try PluginHost<JSONValue>(
