@@ -69,7 +69,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(
         help: ArgumentHelp(
-            "Also dispatch one line of standard input at a time (NAME or NAME JSON), and stop at its end, printing the state unless --save (what `moonblade run --watch --devtools` runs)."))
+            "Also dispatch one line of standard input at a time (NAME or NAME JSON), and stop at its end, printing the state unless --save (what `moonblade run --watch --devtools` runs)."
+        ))
     var stdin = false
 
     @Option(help: ArgumentHelp("The largest request body accepted, in bytes.", valueName: "bytes"))

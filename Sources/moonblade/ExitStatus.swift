@@ -20,7 +20,8 @@ enum ExitStatus: Int32, CaseIterable {
         switch self {
         case .dispatchFailed: "a dispatch failed (run; the plugin's error is on standard error)"
         case .specFailed: "a spec case failed (test)"
-        case .pluginFailed: "a plugin failed to load or to pass its shape check, or to migrate the journal's state to its version; or a folder given holds no plugin"
+        case .pluginFailed:
+            "a plugin failed to load or to pass its shape check, or to migrate the journal's state to its version; or a folder given holds no plugin"
         case .fileFailed:
             "a folder given does not exist, or a file cannot be read or written (--state, also when it is not exact JSON; "
                 + "--save, checked before any work; --junit; new, also when the plugin's folder exists)"

@@ -50,7 +50,8 @@ struct ReplCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Save the state to this file (atomically) when the session ends.", valueName: "file"))
     var save: String?
 
-    @Option(help: ArgumentHelp(
+    @Option(
+        help: ArgumentHelp(
             "The history file of the line editor (default: $XDG_STATE_HOME/moonblade/history, else $HOME/.moonblade_history).",
             valueName: "file"))
     var history: String?

@@ -143,9 +143,10 @@ struct RunCommand: AsyncParsableCommand {
     /// The server's words for this run: the same plugins, state, journal and data, reading dispatches
     /// from standard input, with the devtools page on `port`.
     func serverArguments(port: Int) -> [String] {
-        var words = host.plugins + [
-            "--port", String(port), "--devtools", "--stdin", "--data-dir", host.dataDir, "--log-level", host.logLevel.rawValue,
-        ]
+        var words =
+            host.plugins + [
+                "--port", String(port), "--devtools", "--stdin", "--data-dir", host.dataDir, "--log-level", host.logLevel.rawValue,
+            ]
         if let stateFile { words += ["--state", stateFile] }
         if let save { words += ["--save", save] }
         if let journal = journalOptions.journal { words += ["--journal", journal] }

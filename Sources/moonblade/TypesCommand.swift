@@ -76,14 +76,14 @@ struct TypesCommand: ParsableCommand {
         encoder.outputFormatting = .withoutEscapingSlashes
         let quoted = (try? encoder.encode(library)).flatMap { String(data: $0, encoding: .utf8) } ?? "\".\""
         return """
-        {
-          "$schema": "https://raw.githubusercontent.com/LuaLS/vscode-lua/master/setting/schema.json",
-          "runtime.version": "Lua 5.4",
-          "workspace.library": [\(quoted)],
-          "workspace.checkThirdParty": false
-        }
+            {
+              "$schema": "https://raw.githubusercontent.com/LuaLS/vscode-lua/master/setting/schema.json",
+              "runtime.version": "Lua 5.4",
+              "workspace.library": [\(quoted)],
+              "workspace.checkThirdParty": false
+            }
 
-        """
+            """
     }
 
     /// `target` relative to `folder` (both absolute and standardized): `../types`.

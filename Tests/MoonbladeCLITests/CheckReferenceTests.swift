@@ -14,7 +14,9 @@ struct CheckReferenceTests {
         (#"{ on_state_change = function() return true end, dispatch = { { "ref.c", { n = 1 } } } }"#, "ref.c"),
     ])
     func aRuleNamingAMissingItemOfItsOwnPluginFailsAtItsLine(_ rule: String, _ missing: String) async throws {
-        try workspace.plugin("ref", """
+        try workspace.plugin(
+            "ref",
+            """
             return {
               name = "ref",
               updaters = { a = function() end },
@@ -37,7 +39,9 @@ struct CheckReferenceTests {
     }
 
     @Test func aRuleNamingAnUnknownItemOfAnotherPluginIsAWarning() async throws {
-        try workspace.plugin("ref", """
+        try workspace.plugin(
+            "ref",
+            """
             return {
               name = "ref",
               updaters = { a = function() end },

@@ -94,7 +94,9 @@ struct DataShapeHostileCLITests {
     /// empty array, which an updater writing a field then could not turn into an object.
     @Test func aSpecThatSetsAPlainEmptyStateStartsFromAnObject() async throws {
         let shape = try workspace.plugin("shape", Self.plugin)
-        try workspace.file("shape/spec/empty_spec.lua", """
+        try workspace.file(
+            "shape/spec/empty_spec.lua",
+            """
             describe("an empty state", function()
               it("is an object a dispatch writes a field of", function()
                 set_state({})
@@ -111,7 +113,9 @@ struct DataShapeHostileCLITests {
     /// A table Lua hands on (a `ctx.dispatch` payload, a result another plugin awaits) nested thousands of
     /// levels deep is refused like a state nested too deep: reading it recursed until the host crashed.
     @Test func aPayloadLuaNestsThousandsOfLevelsDeepIsRefusedAndTheRunGoesOn() async throws {
-        let deep = try workspace.plugin("deep", """
+        let deep = try workspace.plugin(
+            "deep",
+            """
             local function nest(levels)
               local root = {}
               local t = root
@@ -144,7 +148,9 @@ struct DataShapeHostileCLITests {
     /// A payload Lua dispatched that JSON cannot hold is journaled with the reason: it said "a table
     /// mixes string keys with integer(3) keys" of a sparse list, which has no string key.
     @Test func aJournaledPayloadWithNoJSONFormSaysWhy() async throws {
-        let odd = try workspace.plugin("odd", """
+        let odd = try workspace.plugin(
+            "odd",
+            """
             return {
               name = "odd",
               updaters = { set = function(state, p) state.n = 1 end },
@@ -158,7 +164,8 @@ struct DataShapeHostileCLITests {
         let outcome = try await workspace.run("repl", odd, input: "odd.sparse\nodd.mixed\nodd.float\nhistory\n")
         #expect(outcome.status == 0, "\(outcome.stderr)")
         for reason in [
-            "a list with a hole at [2]", #"a table with both [1] and the key \"x\""#, "a table with the key [1.5] (JSON has string keys, or positions 1…n)",
+            "a list with a hole at [2]", #"a table with both [1] and the key \"x\""#,
+            "a table with the key [1.5] (JSON has string keys, or positions 1…n)",
         ] {
             #expect(outcome.stdout.contains("odd.set \"(no JSON form: \(reason))\""), "\(reason)\n\(outcome.stdout)")
         }

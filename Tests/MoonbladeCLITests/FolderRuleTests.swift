@@ -12,10 +12,14 @@ struct FolderRuleTests {
     /// that is not a plugin (left out).
     func makeShelf() throws {
         for name in ["one", "two"] {
-            try workspace.plugin("shelf/\(name)", """
+            try workspace.plugin(
+                "shelf/\(name)",
+                """
                 return { name = "\(name)", updaters = { bump = function(state) state.\(name) = (state.\(name) or 0) + 1 end } }
                 """)
-            try workspace.file("shelf/\(name)/spec/\(name)_spec.lua", """
+            try workspace.file(
+                "shelf/\(name)/spec/\(name)_spec.lua",
+                """
                 it("bumps", function() dispatch("\(name).bump"); assert.are.same({ \(name) = 1 }, state()) end)
                 """)
         }

@@ -59,19 +59,24 @@ struct HostileInputTests {
         #expect(second.stdout == (try workspace.read("saved.json")))
     }
 
-    @Test(arguments: [
-        ([], "line 1, column 1: expected a JSON value, found the end of the text"),
-        (Array(#"{"a": 1} trailing"#.utf8), "line 1, column 10: expected the end of the text after the value, found 't'"),
-        (Array("{\"a\": 1,\n \"a\": 2}".utf8), #"line 2, column 2: duplicate key "a""#),
-        (Array(#"{"id": 18446744073709551615}"#.utf8),
-         "line 1, column 8 (at id): the integer 18446744073709551615 does not fit in 64 bits (write it as a string to keep every digit)"),
-        (Array(#"{"x": [1e400]}"#.utf8), "line 1, column 8 (at x[1]): the number 1e400 is too large for a 64-bit float"),
-        (Array(#"{"s": "\udead"}"#.utf8), #"line 1, column 8 (at s): unpaired surrogate \udead in a string (not a character)"#),
-        (Array(#"{"s": ""#.utf8) + [0xC0, 0xAF] + Array(#""}"#.utf8), "line 1, column 7 (at s): the string is not valid UTF-8"),
-        (Array(("{\"a\": " + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000) + "}").utf8),
-         "line 1, column 261 (at a[1][1][1][1][1][1][1][1][1][1][1]…[1][1][1][1][1][1]): nested more than 255 levels deep\n"),
-        (Array("{\"a\": NaN}".utf8), "line 1, column 7 (at a): expected a JSON value, found 'N'"),
-    ] as [([UInt8], String)])
+    @Test(
+        arguments: [
+            ([], "line 1, column 1: expected a JSON value, found the end of the text"),
+            (Array(#"{"a": 1} trailing"#.utf8), "line 1, column 10: expected the end of the text after the value, found 't'"),
+            (Array("{\"a\": 1,\n \"a\": 2}".utf8), #"line 2, column 2: duplicate key "a""#),
+            (
+                Array(#"{"id": 18446744073709551615}"#.utf8),
+                "line 1, column 8 (at id): the integer 18446744073709551615 does not fit in 64 bits (write it as a string to keep every digit)"
+            ),
+            (Array(#"{"x": [1e400]}"#.utf8), "line 1, column 8 (at x[1]): the number 1e400 is too large for a 64-bit float"),
+            (Array(#"{"s": "\udead"}"#.utf8), #"line 1, column 8 (at s): unpaired surrogate \udead in a string (not a character)"#),
+            (Array(#"{"s": ""#.utf8) + [0xC0, 0xAF] + Array(#""}"#.utf8), "line 1, column 7 (at s): the string is not valid UTF-8"),
+            (
+                Array(("{\"a\": " + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000) + "}").utf8),
+                "line 1, column 261 (at a[1][1][1][1][1][1][1][1][1][1][1]…[1][1][1][1][1][1]): nested more than 255 levels deep\n"
+            ),
+            (Array("{\"a\": NaN}".utf8), "line 1, column 7 (at a): expected a JSON value, found 'N'"),
+        ] as [([UInt8], String)])
     func aStateFileThatIsNotExactJSONExits4WithItsPlace(_ bytes: [UInt8], _ place: String) async throws {
         let doc = try workspace.plugin("doc", Self.plugin)
         try workspace.file("state.json", bytes: bytes)

@@ -83,7 +83,9 @@ struct HostileWorkTests {
     /// it set off that loops in C (a spec's dispatch fails for what its rules set off and fail).
     @Test func specsThatLoopInCFailAndTheNextRuns() async throws {
         let hostile = try workspace.plugin("hostile", Self.plugin)
-        _ = try workspace.file("hostile/spec/hostile_spec.lua", """
+        _ = try workspace.file(
+            "hostile/spec/hostile_spec.lua",
+            """
             describe("hostile", function()
               it("packs in the spec", function() local f = ('i16'):rep(3e7) while true do string.packsize(f) end end)
               it("dispatches", function() dispatch("hostile.packsize") end)

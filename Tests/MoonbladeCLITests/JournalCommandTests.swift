@@ -69,7 +69,8 @@ struct JournalCommandTests {
     @Test func aRunMigratesTheJournalsStateOrRefusesToStart() async throws {
         func step(version: Int, migrate: String) throws -> String {
             try workspace.plugin(
-                "step", "return { name = \"step\", version = \(version), updaters = { add = function(s) s.count = s.count + 1 end },\n"
+                "step",
+                "return { name = \"step\", version = \(version), updaters = { add = function(s) s.count = s.count + 1 end },\n"
                     + "  migrate = \(migrate) }")
         }
         let recorded = try await workspace.run(

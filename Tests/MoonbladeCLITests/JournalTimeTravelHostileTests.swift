@@ -12,7 +12,9 @@ struct JournalTimeTravelHostileTests {
     /// followed by Lua code. `bFactor` is what `rec.b` adds, to change the code after the recording.
     @discardableResult
     private func recordingPlugin(bFactor: Int = 1) throws -> String {
-        try workspace.plugin("rec", """
+        try workspace.plugin(
+            "rec",
+            """
             return {
               name = "rec",
               updaters = {
@@ -61,7 +63,9 @@ struct JournalTimeTravelHostileTests {
     /// the spec's line.
     @Test func applyUpdaterRunsOneUpdaterOutsideTheStore() async throws {
         try recordingPlugin()
-        try workspace.file("rec/spec/apply_spec.lua", """
+        try workspace.file(
+            "rec/spec/apply_spec.lua",
+            """
             it("applies", function()
               assert.are.same({ a = 3, b = 1 }, apply_updater({ a = 1, b = 1 }, "rec.a", { by = 2 }))
               assert.are.same({}, state())
@@ -92,7 +96,9 @@ struct JournalTimeTravelHostileTests {
         #expect(tested.stdout == "ok   tree: recorded session of tree replays entries 1 to 1\n1 passed, 0 failed\n")
 
         try workspace.plugin(
-            "tree", #"return { name = "tree", updaters = { set = function(s, p) s.tree = p; local t = p; while type(t.x) == "table" do t = t.x end; t.x = "other" end } }"#)
+            "tree",
+            #"return { name = "tree", updaters = { set = function(s, p) s.tree = p; local t = p; while type(t.x) == "table" do t = t.x end; t.x = "other" end } }"#
+        )
         let changed = try await workspace.run("test", "tree")
         #expect(changed.status == 2)
         #expect(changed.stdout.contains("values differ at tree.x.x."), "\(changed.stdout.prefix(400))")
@@ -140,8 +146,10 @@ struct JournalTimeTravelHostileTests {
     /// printed "no dispatches yet" about a journal that has some.
     @Test func timeTravelWithNumbersThatNameNoEntryChangesNothing() async throws {
         try await record()
-        let commands = ["history 0", "history -2", "goto -1", "goto x", "goto 99999999999999999999", "goto 1.5",
-                        "diff -3", "goto 2 3", "goto 99", "diff 99"]
+        let commands = [
+            "history 0", "history -2", "goto -1", "goto x", "goto 99999999999999999999", "goto 1.5",
+            "diff -3", "goto 2 3", "goto 99", "diff 99",
+        ]
         let outcome = try await workspace.run(
             "repl", "rec", "--journal", "app.journal", "--no-watch", input: (commands + ["state"]).joined(separator: "\n") + "\n")
         #expect(outcome.status == 0)

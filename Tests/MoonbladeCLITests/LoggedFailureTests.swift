@@ -9,7 +9,9 @@ struct LoggedFailureTests {
 
     /// A plugin whose one rule does what `rule` says when `log.kick` is dispatched.
     func plugin(rule: String, extra: String = "") throws -> String {
-        try workspace.plugin("log", """
+        try workspace.plugin(
+            "log",
+            """
             return {
               name = "log",
               updaters = {
@@ -65,7 +67,9 @@ struct LoggedFailureTests {
     }
 
     @Test func aPluginsOwnErrorLogIsNotAFailureOfTheRun() async throws {
-        try workspace.plugin("quiet", """
+        try workspace.plugin(
+            "quiet",
+            """
             return {
               name = "quiet",
               side_effects = { note = function(ctx) ctx.deps.log.error("the plugin's own concern") end },

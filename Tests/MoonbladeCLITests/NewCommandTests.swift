@@ -12,7 +12,9 @@ struct NewCommandTests {
         #expect(try workspace.contents(of: "Plugins/shelf").contains(".luarc.json"))
         #expect(try workspace.contents(of: "Plugins/shelf/spec") == ["shelf_spec.lua"])
         #expect(try workspace.read("Plugins/shelf/.luarc.json").contains(#""workspace.library": ["../.types"]"#))
-        #expect(try workspace.read("Plugins/.types/moonblade.lua").contains(#"---@alias moonblade.ItemName "shelf.add"|"shelf.load"|"shelf.loaded"|"shelf.save""#))
+        #expect(
+            try workspace.read("Plugins/.types/moonblade.lua").contains(
+                #"---@alias moonblade.ItemName "shelf.add"|"shelf.load"|"shelf.loaded"|"shelf.save""#))
         let source = try workspace.read("Plugins/shelf/plugin.lua")
         #expect(source.contains("---@type moonblade.Plugin") && source.contains("updaters") && source.contains("side_effects"))
         #expect(source.contains("observers") && !source.contains("{{name}}"))

@@ -65,7 +65,8 @@ struct ObservabilityTests {
         // In the side effect's trace, next to the dispatch that set it off.
         #expect(outcome.stderr.hasPrefix("trace: "))
         #expect(outcome.stderr.split(separator: "\n").filter { $0.hasPrefix("trace: ") }.count == 1, "\(outcome.stderr)")
-        #expect(outcome.stderr.contains(/\n +\d\d:\d\d:\d\d\.\d{3} rule shop.observers\[1\] shop.note \d+(\.\d+)? (ns|µs|ms|s)\n/), "\(outcome.stderr)")
+        #expect(
+            outcome.stderr.contains(/\n +\d\d:\d\d:\d\d\.\d{3} rule shop.observers\[1\] shop.note \d+(\.\d+)? (ns|µs|ms|s)\n/), "\(outcome.stderr)")
         #expect(outcome.stderr.contains(/\n +\d\d:\d\d:\d\d\.\d{3} dispatch shop.note \{"n":3\} \d+(\.\d+)? (ns|µs|ms|s) ok\n/), "\(outcome.stderr)")
     }
 

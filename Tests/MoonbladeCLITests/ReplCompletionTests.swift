@@ -38,9 +38,10 @@ struct ReplCompletionTests {
         #expect(completion.candidates(for: "save st") == ["start.json", "states/"])
         #expect(completion.candidates(for: "save states/") == ["states/today.json"])
         #expect(completion.candidates(for: "save states/.") == ["states/.hidden.json"])
-        #expect(completion.candidates(for: "save \(workspace.url.path)/sta") == [
-            "\(workspace.url.path)/start.json", "\(workspace.url.path)/states/",
-        ])
+        #expect(
+            completion.candidates(for: "save \(workspace.url.path)/sta") == [
+                "\(workspace.url.path)/start.json", "\(workspace.url.path)/states/",
+            ])
     }
 
     @Test func saveWritesTheStateAndSaysWhereOrWhatWentWrong() async throws {

@@ -13,7 +13,9 @@ struct SpecRunnerHostileTests {
     @Test func theJUnitReportParsesWithEveryByteInNamesAndMessages() async throws {
         let bytes = (0...255).map { "\\\($0)" }.joined()
         try workspace.plugin("odd", "return { name = \"odd\" }")
-        try workspace.file("odd/spec/bytes_spec.lua", """
+        try workspace.file(
+            "odd/spec/bytes_spec.lua",
+            """
             describe("all \(bytes) ]]> <x>", function()
               it("raises \(bytes)", function() error("message \(bytes) ]]>") end)
               it("raises a table \(bytes)", function() error({ ["key \(bytes)"] = "value \(bytes) ]]>" }) end)
@@ -36,14 +38,18 @@ struct SpecRunnerHostileTests {
     /// case fails with that limit error at the dispatch's line, and the next case runs.
     /// `--side-effect-time-limit` makes that wait short (the host's 30 s otherwise).
     @Test func aCaseWhoseSideEffectNeverEndsFailsAtTheTimeLimitAndTheRunGoesOn() async throws {
-        try workspace.plugin("loop", """
+        try workspace.plugin(
+            "loop",
+            """
             return {
               name = "loop",
               updaters = { add = function(s) s.n = (s.n or 0) + 1 end },
               side_effects = { spin = function(ctx) while true do ctx.dispatch("loop.add") end end },
             }
             """)
-        try workspace.file("loop/spec/loop_spec.lua", """
+        try workspace.file(
+            "loop/spec/loop_spec.lua",
+            """
             it("spins", function()
               dispatch("loop.spin")
             end)

@@ -1,5 +1,6 @@
 import Foundation
 import MoonbladeHost
+import MoonbladeTestSupport
 import Testing
 
 /// `run --watch` stopped by SIGINT or SIGTERM settles (or abandons) the dispatch in flight, saves and
@@ -43,7 +44,9 @@ struct StopSignalTests {
 
     @Test func aStopDuringTheDispatchItemsLetsTheOneInFlightSettleRunsNoMoreAndSaves() async throws {
         // The first item runs until the test lets it go (a storage key it polls), after the signal.
-        let slow = try workspace.plugin("gate", """
+        let slow = try workspace.plugin(
+            "gate",
+            """
             return {
               name = "gate",
               updaters = {
@@ -90,7 +93,7 @@ struct StopSignalTests {
 
     /// A runaway line that does not settle in the grace has its plugin code interrupted: its failure is
     /// reported with its place (it was "abandoned", its Lua left running), and the state is saved.
-    @Test(.timeLimit(.minutes(1))) func aDispatchThatDoesNotSettleIsInterruptedAndTheStateSaved() async throws {
+    @Test(.hangGuard) func aDispatchThatDoesNotSettleIsInterruptedAndTheStateSaved() async throws {
         let slow = try workspace.plugin("slow", Self.plugin)
         let run = try RunningMoonblade(["run", slow, "--watch", "--save", "state.json"], in: workspace.url)
         try run.send("slow.add")

@@ -172,7 +172,9 @@ struct JUnitHostileNameTests {
     @Test func theReportParsesWhateverTheNamesAndMessagesHold() async throws {
         try workspace.plugin("odd", "return { name = \"odd\" }")
         // Markup, quotes, a CDATA end, emoji, noncharacters, control characters and a byte that is not UTF-8.
-        try workspace.file("odd/spec/odd_spec.lua", #"""
+        try workspace.file(
+            "odd/spec/odd_spec.lua",
+            #"""
             describe("<b>&amp;\"'</b> ]]> ünï 🚀", function()
               it("nonchars \u{FFFE}\u{FFFF} ctl \1\27 bad \255 end", function() error("<&\"> ]]> \u{FFFF}\2 ü") end)
               pending("pending <&>")
@@ -184,10 +186,11 @@ struct JUnitHostileNameTests {
         let cases = try #require(document.rootElement()?.elements(forName: "testsuite").first?.elements(forName: "testcase"))
         #expect(cases.count == 2)
         let names = cases.compactMap { $0.attribute(forName: "name")?.stringValue }
-        #expect(names == [
-            "<b>&amp;\"'</b> ]]> ünï 🚀 nonchars \u{FFFD}\u{FFFD} ctl \u{FFFD}\u{FFFD} bad \u{FFFD} end",
-            "<b>&amp;\"'</b> ]]> ünï 🚀 pending <&>",
-        ])
+        #expect(
+            names == [
+                "<b>&amp;\"'</b> ]]> ünï 🚀 nonchars \u{FFFD}\u{FFFD} ctl \u{FFFD}\u{FFFD} bad \u{FFFD} end",
+                "<b>&amp;\"'</b> ]]> ünï 🚀 pending <&>",
+            ])
         let failure = try #require(cases[0].elements(forName: "failure").first)
         #expect(failure.attribute(forName: "message")?.stringValue == "<&\"> ]]> \u{FFFD}\u{FFFD} ü")
         #expect(cases[1].elements(forName: "skipped").count == 1)

@@ -7,7 +7,9 @@ struct TestSelectionTests {
     let workspace = Workspace()
 
     func writeSpec(_ verdict: String) throws {
-        try workspace.file("tally/spec/tally_spec.lua", """
+        try workspace.file(
+            "tally/spec/tally_spec.lua",
+            """
             describe("tally", function()
               it("adds #fast", function()
                 dispatch("tally.add")

@@ -21,7 +21,9 @@ struct DocumentedExampleTests {
         var regions: [String: SnippetRegion] = [:]
         for region in try snippetSources().flatMap(SnippetRegion.regions(in:)) {
             if let earlier = regions[region.name] {
-                Issue.record("snippet \(region.name) is defined twice: \(relativePath(earlier.file)):\(earlier.line) and \(relativePath(region.file)):\(region.line)")
+                Issue.record(
+                    "snippet \(region.name) is defined twice: \(relativePath(earlier.file)):\(earlier.line) and \(relativePath(region.file)):\(region.line)"
+                )
             }
             regions[region.name] = region
         }
@@ -36,7 +38,9 @@ struct DocumentedExampleTests {
             }
             let shown = normalized(block.code), compiled = normalized(region.code)
             if shown != compiled {
-                Issue.record("\(block) and \(relativePath(region.file)):\(region.line) differ (snippet \(name)):\n--- document\n\(shown)\n--- compiled\n\(compiled)")
+                Issue.record(
+                    "\(block) and \(relativePath(region.file)):\(region.line) differ (snippet \(name)):\n--- document\n\(shown)\n--- compiled\n\(compiled)"
+                )
             }
         }
     }

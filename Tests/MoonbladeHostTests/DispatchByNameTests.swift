@@ -16,14 +16,18 @@ struct DispatchByNameTests {
         let isHolding = Locked(true)
 
         var interceptor: StoreInterceptor {
-            { _ in { next in { item in
-                let holds = self.isHolding.withLock { holding in
-                    defer { holding = false }
-                    return holding
+            { _ in
+                { next in
+                    { item in
+                        let holds = self.isHolding.withLock { holding in
+                            defer { holding = false }
+                            return holding
+                        }
+                        guard holds else { return try next(item) }
+                        self.held.withLock { $0 = item }
+                    }
                 }
-                guard holds else { return try next(item) }
-                self.held.withLock { $0 = item }
-            } } }
+            }
         }
 
         /// Sends the held item to `host`'s store and waits for it.

@@ -11,7 +11,9 @@ struct JSONValueTests {
 
     @Test func luaKeepsEveryKindOfValueAndItsNumberSubtype() async throws {
         let scratch = ScratchPlugins()
-        let plugin = try scratch.write("shape", """
+        let plugin = try scratch.write(
+            "shape",
+            """
             return { name = "shape", version = 1, updaters = {
               fill = function(state)
                 state.flag, state.count, state.ratio, state.title = true, 3, 0.5, "milk"

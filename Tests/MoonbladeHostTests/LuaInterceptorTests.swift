@@ -7,7 +7,9 @@ struct LuaInterceptorTests {
     let scratch = ScratchPlugins()
 
     @Test func anInterceptorSeesTheItemAndPassesItOnWithAChangedPayload() async throws {
-        let guardPlugin = try listPlugin(scratch, "tenfold", "interceptors", """
+        let guardPlugin = try listPlugin(
+            scratch, "tenfold", "interceptors",
+            """
             function(item, next)
               assert(item.name == "counter.increment" and item.kind == "updater", item.name)
               item.payload.by = item.payload.by * 10
@@ -20,7 +22,9 @@ struct LuaInterceptorTests {
     }
 
     @Test func anInterceptorMayRenameTheItem() async throws {
-        let rename = try listPlugin(scratch, "rename", "interceptors", """
+        let rename = try listPlugin(
+            scratch, "rename", "interceptors",
+            """
             function(item, next)
               if item.name == "counter.increment" then item.name = "counter.reset" end
               next(item)
@@ -45,7 +49,9 @@ struct LuaInterceptorTests {
     /// A side effect that does not run (dropped, or renamed into an updater) returns nothing: nil to a
     /// dispatcher asking for a value that can be nil, as a Lua side effect returning nothing does.
     @Test func aSideEffectDroppedOrRenamedIntoAnUpdaterReturnsNothing() async throws {
-        let plugin = try scratch.write("p", """
+        let plugin = try scratch.write(
+            "p",
+            """
             return {
               name = "p",
               updaters = { add = function(state) state.counter = state.counter + 1 end },
@@ -69,7 +75,9 @@ struct LuaInterceptorTests {
     }
 
     @Test func raisingRejectsTheItemWithThePluginAndItsLine() async throws {
-        let reject = try listPlugin(scratch, "limits", "interceptors", """
+        let reject = try listPlugin(
+            scratch, "limits", "interceptors",
+            """
             function(item, next)
               if item.payload and item.payload.by > 100 then error("too big a step: " .. item.payload.by) end
               next(item)
@@ -104,7 +112,9 @@ struct LuaInterceptorTests {
     /// of the interceptor to name).
     @Test(arguments: ["next(item)", "return next(item)"])
     func callingNextTwiceIsAnErrorNotADoubleDispatch(secondCall: String) async throws {
-        let twice = try listPlugin(scratch, "twice", "interceptors", """
+        let twice = try listPlugin(
+            scratch, "twice", "interceptors",
+            """
             function(item, next)
               next(item)
               \(secondCall)
@@ -126,7 +136,9 @@ struct LuaInterceptorTests {
     /// A `next` kept past its interceptor ends with it, even when the interceptor raised: called during
     /// another item's interception, it would hand the earlier item on in its place.
     @Test func aNextKeptFromAnInterceptorThatRaisedIsRefusedAtItsLine() async throws {
-        let keeper = try scratch.write("keeper", """
+        let keeper = try scratch.write(
+            "keeper",
+            """
             local kept
             return { name = "keeper", interceptors = { function(item, next)
               if kept then local stale = kept; kept = nil; return stale(item) end
@@ -144,7 +156,9 @@ struct LuaInterceptorTests {
     }
 
     @Test func anInterceptorFailingAfterNextUndoesTheChangeAndTheNextDispatchWorks() async throws {
-        let late = try listPlugin(scratch, "late", "interceptors", """
+        let late = try listPlugin(
+            scratch, "late", "interceptors",
+            """
             function(item, next)
               next(item)
               if item.payload and item.payload.fail then error("refused after the fact") end
@@ -165,7 +179,9 @@ struct LuaInterceptorTests {
     }
 
     @Test func nextCalledInsideACoroutineAppliesTheUpdaterOnThatCoroutinesStack() async throws {
-        let wrapped = try scratch.write("wrapped", """
+        let wrapped = try scratch.write(
+            "wrapped",
+            """
             return {
               name = "wrapped",
               updaters = {
@@ -182,24 +198,34 @@ struct LuaInterceptorTests {
     }
 
     @Test func swiftAndLuaInterceptorsFormOneChainInTheDocumentedOrder() async throws {
-        let first = try listPlugin(scratch, "first", "interceptors", """
+        let first = try listPlugin(
+            scratch, "first", "interceptors",
+            """
             function(item, next) table.insert(item.payload.trail, "first.a"); next(item) end,
             function(item, next) table.insert(item.payload.trail, "first.b"); next(item) end,
             """)
-        let second = try listPlugin(scratch, "second", "interceptors", """
+        let second = try listPlugin(
+            scratch, "second", "interceptors",
+            """
             function(item, next) table.insert(item.payload.trail, "second"); next(item) end,
             """)
-        let recorder = try scratch.write("recorder", """
+        let recorder = try scratch.write(
+            "recorder",
+            """
             return { name = "recorder", updaters = { keep = function(state, p) state.trail = p.trail end } }
             """)
         // The Swift interceptor is outermost: before its `next`, no Lua interceptor has run; after it,
         // all of them have, and the updater too.
         let trailsSeenBySwift = Locked<[JSONValue?]>([])
-        let swiftInterceptor: StoreInterceptor = { context in { next in { item in
-            trailsSeenBySwift.withLock { $0.append((context.getAnyState() as! JSONValue)["trail"]) }
-            try next(item)
-            trailsSeenBySwift.withLock { $0.append((context.getAnyState() as! JSONValue)["trail"]) }
-        } } }
+        let swiftInterceptor: StoreInterceptor = { context in
+            { next in
+                { item in
+                    trailsSeenBySwift.withLock { $0.append((context.getAnyState() as! JSONValue)["trail"]) }
+                    try next(item)
+                    trailsSeenBySwift.withLock { $0.append((context.getAnyState() as! JSONValue)["trail"]) }
+                }
+            }
+        }
         let host = try PluginHost<JSONValue>(
             plugins: [recorder, first, second], interceptors: [swiftInterceptor])
         try await host.dispatch("recorder.keep", ["trail": JSONValue.array([])]).value
@@ -208,7 +234,9 @@ struct LuaInterceptorTests {
     }
 
     @Test func aRegisteredSwiftItemPassesLuaInterceptorsByName() async throws {
-        let double = try listPlugin(scratch, "double", "interceptors", """
+        let double = try listPlugin(
+            scratch, "double", "interceptors",
+            """
             function(item, next)
               if item.name == "app.set" then item.payload.value = item.payload.value * 2 end
               next(item)
@@ -221,7 +249,9 @@ struct LuaInterceptorTests {
     }
 
     @Test func anInterceptorReDispatchingForeverIsStoppedAndTheStoreKeepsServing() async throws {
-        let pingPong = try scratch.write("pingpong", """
+        let pingPong = try scratch.write(
+            "pingpong",
+            """
             return {
               name = "pingpong",
               updaters = { ping = function(state) state.counter = state.counter + 1 end },

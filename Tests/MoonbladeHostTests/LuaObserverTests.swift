@@ -2,7 +2,6 @@ import Moonblade
 import MoonbladeHost
 import Testing
 
-
 /// A typed wrapper of `counter.increment`: Swift observer rules see Lua items through these.
 struct Increment: LuaStateUpdater {
     static let luaItem = "counter.increment"
@@ -38,7 +37,9 @@ struct LuaObserverTests {
     }
 
     @Test func onStartItemsRunBeforeTheHostIsReturned() throws {
-        let rules = try listPlugin(scratch, "boot", "observers", """
+        let rules = try listPlugin(
+            scratch, "boot", "observers",
+            """
             { on_start = { "counter.increment", { "counter.increment", { by = 10 } } } },
             { on_start = true, dispatch = { "counter.increment" } },
             """)
@@ -47,7 +48,9 @@ struct LuaObserverTests {
     }
 
     @Test func onDispatchFiresAfterTheItemEveryMatchingRuleAndEveryListedName() async throws {
-        let rules = try listPlugin(scratch, "echo", "observers", """
+        let rules = try listPlugin(
+            scratch, "echo", "observers",
+            """
             { on_dispatch = "counter.reset", dispatch = { "counter.increment", "counter.increment" } },
             { on_dispatch = "counter.reset", dispatch = { { "counter.increment", { by = 100 } } } },
             { on_dispatch = "counter.increment", dispatch = { "app.never" } },
@@ -58,7 +61,9 @@ struct LuaObserverTests {
     }
 
     @Test func payloadFunctionsBuildThePayloadFromTheEvent() async throws {
-        let rules = try listPlugin(scratch, "mirror", "observers", """
+        let rules = try listPlugin(
+            scratch, "mirror", "observers",
+            """
             { on_dispatch = "app.set", dispatch = { { "counter.increment", function(item, old, new)
                 return { by = item.payload.value + old.counter + new.counter }
               end } } },
@@ -79,7 +84,9 @@ struct LuaObserverTests {
     }
 
     @Test func onStateChangeAsksThePredicateAfterUpdatersOnly() async throws {
-        let rules = try scratch.write("threshold", """
+        let rules = try scratch.write(
+            "threshold",
+            """
             return {
               name = "threshold",
               updaters = {
@@ -106,7 +113,9 @@ struct LuaObserverTests {
     }
 
     @Test func onNotificationFiresWithThePostedPayload() async throws {
-        let rules = try listPlugin(scratch, "ticks", "observers", """
+        let rules = try listPlugin(
+            scratch, "ticks", "observers",
+            """
             { on_notification = "app.tick", dispatch = { { "counter.increment", function(tick) return { by = tick.seconds } end } } },
             { on_notification = "app.other", dispatch = { "counter.reset" } },
             """)
@@ -117,7 +126,9 @@ struct LuaObserverTests {
     }
 
     @Test func aRunawayObserverIsStoppedWithAnErrorNamingTheRule() async throws {
-        let rules = try listPlugin(scratch, "loop", "observers", """
+        let rules = try listPlugin(
+            scratch, "loop", "observers",
+            """
             { on_dispatch = "counter.increment", dispatch = { "counter.increment" } },
             """)
         let host = try host([shippedPlugin("counter"), rules], maxCascadeDepth: 5)
@@ -132,7 +143,9 @@ struct LuaObserverTests {
     }
 
     @Test func aRunawayThroughASideEffectIsStoppedToo() async throws {
-        let rules = try scratch.write("echo", """
+        let rules = try scratch.write(
+            "echo",
+            """
             return {
               name = "echo",
               side_effects = { again = function(ctx) ctx.dispatch("counter.increment") end },
@@ -148,7 +161,9 @@ struct LuaObserverTests {
     }
 
     @Test func aRunawayThroughASwiftSideEffectIsStoppedToo() async throws {
-        let rules = try listPlugin(scratch, "echo", "observers", """
+        let rules = try listPlugin(
+            scratch, "echo", "observers",
+            """
             { on_dispatch = "app.ping", dispatch = { "app.pong" } },
             """)
         let host = try host([rules], maxCascadeDepth: 6)
@@ -162,7 +177,9 @@ struct LuaObserverTests {
     }
 
     @Test func aRaisingPredicateIsReportedAndTheOtherRulesStillFire() async throws {
-        let rules = try listPlugin(scratch, "shaky", "observers", """
+        let rules = try listPlugin(
+            scratch, "shaky", "observers",
+            """
             { on_state_change = function(old, new) return new.missing.field end, dispatch = { "counter.reset" } },
             { on_dispatch = "counter.increment", dispatch = { { "counter.increment", function() error("no payload today") end } } },
             { on_state_change = function(old, new) return new.counter == 1 end, dispatch = { { "counter.increment", { by = 10 } } } },
@@ -176,16 +193,19 @@ struct LuaObserverTests {
     }
 
     @Test func aFailingItemDispatchedByARuleIsReportedWithTheRule() async throws {
-        let rules = try listPlugin(scratch, "strict", "observers", """
+        let rules = try listPlugin(
+            scratch, "strict", "observers",
+            """
             { on_dispatch = "counter.reset", dispatch = { { "todo.add", { title = "" } } } },
             """)
         let host = try host([shippedPlugin("counter"), shippedPlugin("todo"), rules])
         try await host.dispatch("counter.reset").value
         await waitUntil { !log.lines.isEmpty }
-        #expect(log.lines == [
-            "error: todo.add, dispatched by strict.observers[1], failed: todo.add: todo/plugin.lua:15: "
-                + "todo.add needs a payload { title = <non-empty string> }",
-        ])
+        #expect(
+            log.lines == [
+                "error: todo.add, dispatched by strict.observers[1], failed: todo.add: todo/plugin.lua:15: "
+                    + "todo.add needs a payload { title = <non-empty string> }"
+            ])
     }
 
     /// Rules are found by their trigger's line; a rule without one is placed at `observers`.
@@ -211,7 +231,9 @@ struct LuaObserverTests {
     }
 
     @Test func namedRulesAreRefusedNotSilentlyLeftOut() throws {
-        let plugin = try scratch.write("named", """
+        let plugin = try scratch.write(
+            "named",
+            """
             return {
               name = "named",
               observers = { save = { on_start = { "named.x" } } },
@@ -234,7 +256,9 @@ struct LuaObserverTests {
     /// with a todo; its interceptor renames the side effect `become_add` into `add`, and fails after its
     /// `next` when `interceptorFails`.
     func markingPlugin(interceptorFails: Bool = false) throws -> String {
-        try scratch.write("guarded", """
+        try scratch.write(
+            "guarded",
+            """
             return {
               name = "guarded",
               updaters = {

@@ -1,6 +1,7 @@
 import Moonblade
 import MoonbladeHost
 import MoonbladeLua
+import MoonbladeTestSupport
 import Testing
 
 /// A plugin whose `flaky` side effect fails until its `attempts` counter reaches `p.succeed_at`, and
@@ -42,7 +43,7 @@ private struct RetryRequest: Encodable, Sendable {
     var retries: Int
 }
 
-@Suite("Lua retries", .timeLimit(.minutes(1)))
+@Suite("Lua retries", .hangGuard)
 struct LuaRetryTests {
     @Test func luaRetriesASideEffectAndGetsTheValueOfTheAttemptThatSucceeded() async throws {
         let scratch = ScratchPlugins()

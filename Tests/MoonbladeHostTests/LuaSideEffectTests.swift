@@ -66,7 +66,9 @@ struct LuaSideEffectTests {
             return request.n * 2
         }
         let scratch = ScratchPlugins()
-        let plugin = try scratch.write("calc", """
+        let plugin = try scratch.write(
+            "calc",
+            """
             return { side_effects = { double = function(ctx, p) return ctx.deps.slow.double { n = p.n } + 0 end } }
             """)
         let host = try PluginHost<AppState>(plugins: [plugin], dependencies: dependencies)
@@ -90,7 +92,9 @@ struct LuaSideEffectTests {
         dependencies.expose("a", "put") { (request: Request) async -> Int in request.n + 30_000 }
         dependencies.expose("c", "now") { () async -> Int in 400_000 }
         let scratch = ScratchPlugins()
-        let plugin = try scratch.write("calls", """
+        let plugin = try scratch.write(
+            "calls",
+            """
             return { side_effects = { all = function(ctx)
               return ctx.deps.a.get { n = 1 } + ctx.deps.b.get { n = 2 } + ctx.deps.a.put { n = 3 } + ctx.deps.c.now()
             end } }
@@ -101,7 +105,9 @@ struct LuaSideEffectTests {
 
     @Test func aSideEffectAwaitsANestedLuaSideEffectAndSeesTheStateItLeft() async throws {
         let scratch = ScratchPlugins()
-        let plugin = try scratch.write("flow", """
+        let plugin = try scratch.write(
+            "flow",
+            """
             return {
               updaters = { bump = function(state, p) state.counter = state.counter + p.by end },
               side_effects = {
@@ -123,7 +129,9 @@ struct LuaSideEffectTests {
 
     @Test func luaDispatchesASwiftItemByName() async throws {
         let scratch = ScratchPlugins()
-        let plugin = try scratch.write("bridge", """
+        let plugin = try scratch.write(
+            "bridge",
+            """
             return { side_effects = { set = function(ctx, p) ctx.dispatch("app.set_counter", { value = p.value }) return ctx.state().counter end } }
             """)
         let host = try PluginHost<AppState>(plugins: [plugin])
@@ -134,7 +142,9 @@ struct LuaSideEffectTests {
 
     @Test func ctxStateIsAReadOnlyViewThatSidesEffectsCanPassOn() async throws {
         let scratch = ScratchPlugins()
-        let plugin = try scratch.write("peek", """
+        let plugin = try scratch.write(
+            "peek",
+            """
             return { side_effects = {
               poke = function(ctx)
                 local s = ctx.state()
@@ -180,7 +190,9 @@ struct LuaSideEffectTests {
         struct Request: Decodable { var key: String }
         dependencies.expose("storage", "read") { (_: Request) async throws -> Int in throw StorageUnavailable() }
         let scratch = ScratchPlugins()
-        let plugin = try scratch.write("fail", """
+        let plugin = try scratch.write(
+            "fail",
+            """
             -- every side effect here fails, each in its own way
             return {
               side_effects = {
@@ -227,7 +239,9 @@ struct HostSideEffectInterceptorTests {
     /// then lets the Lua side effect run, whose value still comes back.
     @Test func anInterceptorAwaitsALuaUpdaterBeforeTheLuaSideEffectRuns() async throws {
         let scratch = ScratchPlugins()
-        let plugin = try scratch.write("wait", """
+        let plugin = try scratch.write(
+            "wait",
+            """
             return {
               updaters = { bump = function(state) state.counter = state.counter + 10 end },
               side_effects = { read = function(ctx) return ctx.state().counter end },

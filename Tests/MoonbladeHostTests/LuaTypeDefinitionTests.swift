@@ -1,5 +1,5 @@
-import Logging
 import Foundation
+import Logging
 import Moonblade
 import MoonbladeHost
 import Testing
@@ -56,7 +56,9 @@ import Testing
     /// reaches is in the definitions.
     @Test func theDefinitionsNameEveryContextFieldAndDependency() async throws {
         let scratch = ScratchPlugins()
-        let folder = try scratch.write("probe", """
+        let folder = try scratch.write(
+            "probe",
+            """
             return {
               side_effects = {
                 names = function(ctx, fields)

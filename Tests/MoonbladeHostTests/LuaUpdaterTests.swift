@@ -58,7 +58,9 @@ struct LuaUpdaterTests {
     ])
     func aFailingUpdaterLeavesTheStateAsItWas(item: String, kind: PluginError.Kind, line: Int, says: String) async throws {
         let scratch = ScratchPlugins()
-        let plugin = try scratch.write("bad", """
+        let plugin = try scratch.write(
+            "bad",
+            """
             return {
               updaters = {
                 raise = function(state) state.counter = 99 error("the sky is falling") end,
@@ -93,7 +95,9 @@ struct LuaUpdaterTests {
 
     @Test func aMemoryBombIsALimitErrorPlacedAtTheUpdaterAndTheHostCarriesOn() async throws {
         let scratch = ScratchPlugins()
-        let plugin = try scratch.write("greedy", """
+        let plugin = try scratch.write(
+            "greedy",
+            """
             return {
               updaters = {
                 hoard = function(state)

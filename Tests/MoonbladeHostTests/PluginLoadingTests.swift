@@ -15,26 +15,56 @@ struct PluginLoadingTests {
 
     /// Each broken plugin is refused with its place, and a good one next to it still loads.
     @Test(arguments: [
-        (source: "return {\n  updaters = {\n    add = function(state) state.x = end,\n  },\n}", kind: PluginError.Kind.load, line: 3, says: "unexpected symbol"),
+        (
+            source: "return {\n  updaters = {\n    add = function(state) state.x = end,\n  },\n}", kind: PluginError.Kind.load, line: 3,
+            says: "unexpected symbol"
+        ),
         (source: "local t = nil\nlocal x = t.field\nreturn {}", kind: .load, line: 2, says: "attempt to index a nil value"),
         (source: "local plugin = {}\nreturn 42", kind: .shape, line: 2, says: "must return a table, but returned number"),
-        (source: "return {\n  updaters = {\n    add = 42,\n  },\n}", kind: .shape, line: 3, says: "updaters.add must be a function, found integer 42"),
+        (
+            source: "return {\n  updaters = {\n    add = 42,\n  },\n}", kind: .shape, line: 3,
+            says: "updaters.add must be a function, found integer 42"
+        ),
         (source: "return {\n  updater = {},\n}", kind: .shape, line: 2, says: "unknown field 'updater'"),
         (source: "return {\n  name = \"bad.name\",\n}", kind: .shape, line: 2, says: "without dots"),
         (source: "return {\n  side_effects = \"nope\",\n}", kind: .shape, line: 2, says: "side_effects must be a table of functions"),
         // A field on a line of its own or sharing a line, placed at its own line.
         (source: "-- a = 1\nreturn {\n  updaters = { a = 42 },\n}", kind: .shape, line: 3, says: "updaters.a must be a function"),
-        (source: "return { name = \"x\",\n  side_effects = { ok = function() end, [\"b\"] = 1 } }", kind: .shape, line: 2, says: "side_effects.b must be a function"),
-        (source: "return {\n  updaters = {\n    a = function(state) local b = 1; state.b = 2 end,\n    b = true,\n  },\n}", kind: .shape, line: 4, says: "updaters.b must be a function"),
+        (
+            source: "return { name = \"x\",\n  side_effects = { ok = function() end, [\"b\"] = 1 } }", kind: .shape, line: 2,
+            says: "side_effects.b must be a function"
+        ),
+        (
+            source: "return {\n  updaters = {\n    a = function(state) local b = 1; state.b = 2 end,\n    b = true,\n  },\n}", kind: .shape, line: 4,
+            says: "updaters.b must be a function"
+        ),
         (source: "local version = 1\nreturn {\n  name = \"v\", version = \"two\",\n}", kind: .shape, line: 3, says: "version must be an integer"),
-        (source: "return {\n  name = \"d\",\n  updaters = { a = function() end },\n  side_effects = {\n    a = function() end,\n  },\n}", kind: .shape, line: 5, says: "d.a is both an updater and a side effect"),
+        (
+            source: "return {\n  name = \"d\",\n  updaters = { a = function() end },\n  side_effects = {\n    a = function() end,\n  },\n}",
+            kind: .shape, line: 5, says: "d.a is both an updater and a side effect"
+        ),
         (source: "return {\n  name = \"m\",\n  migrate = 5,\n}", kind: .shape, line: 3, says: "migrate must be a function, found integer 5"),
         (source: "return {\n  interceptors = \"x\",\n}", kind: .shape, line: 2, says: "interceptors must be a table, found string"),
-        (source: "return {\n  updaters = { [1] = function() end },\n}", kind: .shape, line: 2, says: "updaters may only have string keys, found a number key"),
-        (source: "return {\n  observers = {\n    { on_start = { \"a.b\" }, dispatch = { \"a.c\" } },\n  },\n}", kind: .shape, line: 3, says: "observers[1] has both an on_start list and a dispatch list; keep one"),
-        (source: "return {\n  observers = {\n    { on_start = 5 },\n  },\n}", kind: .shape, line: 3, says: "observers[1].on_start must be a list of items or true, found integer 5"),
-        (source: "return {\n  observers = {\n    { on_dispatch = \"a.b\", dispatch = \"a.c\" },\n  },\n}", kind: .shape, line: 3, says: "observers[1].dispatch must be a list of items, found string"),
-        (source: "return {\n  observers = {\n    { on_dispatch = \"a.b\", dispatch = { { \"a.c\", \"\\xff\" } } },\n  },\n}", kind: .shape, line: 3, says: "observers[1].dispatch[1] payload: "),
+        (
+            source: "return {\n  updaters = { [1] = function() end },\n}", kind: .shape, line: 2,
+            says: "updaters may only have string keys, found a number key"
+        ),
+        (
+            source: "return {\n  observers = {\n    { on_start = { \"a.b\" }, dispatch = { \"a.c\" } },\n  },\n}", kind: .shape, line: 3,
+            says: "observers[1] has both an on_start list and a dispatch list; keep one"
+        ),
+        (
+            source: "return {\n  observers = {\n    { on_start = 5 },\n  },\n}", kind: .shape, line: 3,
+            says: "observers[1].on_start must be a list of items or true, found integer 5"
+        ),
+        (
+            source: "return {\n  observers = {\n    { on_dispatch = \"a.b\", dispatch = \"a.c\" },\n  },\n}", kind: .shape, line: 3,
+            says: "observers[1].dispatch must be a list of items, found string"
+        ),
+        (
+            source: "return {\n  observers = {\n    { on_dispatch = \"a.b\", dispatch = { { \"a.c\", \"\\xff\" } } },\n  },\n}", kind: .shape,
+            line: 3, says: "observers[1].dispatch[1] payload: "
+        ),
     ])
     func refusesABrokenPluginWithItsPlace(source: String, kind: PluginError.Kind, line: Int, says: String) throws {
         let scratch = ScratchPlugins()
@@ -90,16 +120,19 @@ struct PluginLoadingTests {
             }
         }.get()
         #expect(loaded == ["healthy"])
-        #expect(errors == [
-            "plugin piped: cannot read \(fifo.path): it is not a regular file (a FIFO)",
-            "plugin folded: cannot read \(folded)/plugin.lua: it is a folder",
-        ])
+        #expect(
+            errors == [
+                "plugin piped: cannot read \(fifo.path): it is not a regular file (a FIFO)",
+                "plugin folded: cannot read \(folded)/plugin.lua: it is a folder",
+            ])
     }
 
     @Test func pluginGlobalsDoNotLeakIntoOtherPlugins() throws {
         let scratch = ScratchPlugins()
         let writer = try scratch.write("writer", "shared = 'from writer'\nreturn {}")
-        let reader = try scratch.write("reader", """
+        let reader = try scratch.write(
+            "reader",
+            """
             return { updaters = { peek = function(state) state.counter = rawget(_ENV, "shared") == nil and 1 or 2 end } }
             """)
         let host = try PluginHost<AppState>(plugins: [writer, reader])
@@ -122,7 +155,9 @@ struct PluginLoadingTests {
         var dependencies = PluginDependencies()
         dependencies.expose("files", "open") { (_: Request) async throws -> Int in throw Missing() }
         let scratch = ScratchPlugins()
-        let folder = try scratch.write("fs", """
+        let folder = try scratch.write(
+            "fs",
+            """
             return {
               name = "fs",
               side_effects = {

@@ -23,14 +23,15 @@ final class ReloadLog: Sendable {
         let stream = host.reloadEvents()
         Task { [self] in
             for await event in stream {
-                let step = switch event.step {
-                case .started(let plugin): "started \(plugin)"
-                case .succeeded(let info): "succeeded \(info.name) v\(info.version)"
-                case .migrated(let plugin, let from, let to): "migrated \(plugin) \(from)->\(to)"
-                case .failed(let plugin, let error): "failed \(plugin): \(error)"
-                case .loaded(let info): "loaded \(info.name) v\(info.version)"
-                case .refused(let plugin, let error): "refused \(plugin): \(error)"
-                }
+                let step =
+                    switch event.step {
+                    case .started(let plugin): "started \(plugin)"
+                    case .succeeded(let info): "succeeded \(info.name) v\(info.version)"
+                    case .migrated(let plugin, let from, let to): "migrated \(plugin) \(from)->\(to)"
+                    case .failed(let plugin, let error): "failed \(plugin): \(error)"
+                    case .loaded(let info): "loaded \(info.name) v\(info.version)"
+                    case .refused(let plugin, let error): "refused \(plugin): \(error)"
+                    }
                 let line = event.cause == .watcher ? "\(step) (watcher)" : step
                 self.events.withLock { $0.append(line) }
             }
@@ -88,9 +89,12 @@ struct ReloadTests {
         let events = ReloadLog(host)
         let changes = ChangeRecorder()
         changes.attach(to: host.store)
-        _ = try write(versionedCounter(factor: 1, version: 2, extra: """
-            migrate = function(state, from) state.counter = state.counter * 100 + from end,
-            """))
+        _ = try write(
+            versionedCounter(
+                factor: 1, version: 2,
+                extra: """
+                    migrate = function(state, from) state.counter = state.counter * 100 + from end,
+                    """))
         try await host.reload(plugin: "counterx")
         #expect(host.state.counter == 501)
         #expect(changes.count == 1)
@@ -98,18 +102,22 @@ struct ReloadTests {
         try await host.reload(plugin: "counterx")
         #expect(host.state.counter == 501)
         await waitUntil { events.all.count == 5 }
-        #expect(events.all == [
-            "started counterx", "migrated counterx 1->2", "succeeded counterx v2", "started counterx",
-            "succeeded counterx v2",
-        ])
+        #expect(
+            events.all == [
+                "started counterx", "migrated counterx 1->2", "succeeded counterx v2", "started counterx",
+                "succeeded counterx v2",
+            ])
     }
 
     @Test func aFailingMigrationPutsTheOldVersionBackAndLeavesTheState() async throws {
         let folder = try write(versionedCounter(factor: 1))
         let host = try PluginHost<AppState>(plugins: [folder], initialState: AppState(counter: 5))
-        _ = try write(versionedCounter(factor: 50, version: 2, extra: """
-            migrate = function(state, from) state.counter = 0; error("cannot migrate from " .. from) end,
-            """))
+        _ = try write(
+            versionedCounter(
+                factor: 50, version: 2,
+                extra: """
+                    migrate = function(state, from) state.counter = 0; error("cannot migrate from " .. from) end,
+                    """))
         let error = try await #require(throws: PluginError.self) { try await host.reload(plugin: "counterx") }
         #expect(error.item == "counterx.migrate")
         #expect(error.plugin == "counterx")
@@ -133,7 +141,8 @@ struct ReloadTests {
     @Test func removedItemsAreGoneAndNewOnesDispatchable() async throws {
         let folder = try write(versionedCounter(factor: 1))
         let host = try PluginHost<AppState>(plugins: [folder])
-        _ = try write("""
+        _ = try write(
+            """
             return { name = "counterx", updaters = { reset = function(state) state.counter = -1 end } }
             """)
         try await host.reload(plugin: "counterx")

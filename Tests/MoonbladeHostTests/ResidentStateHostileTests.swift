@@ -12,7 +12,9 @@ struct ResidentStateHostileTests {
 
     /// Line numbers below are those of `plugin.lua` (the first line is 1).
     private func hostileHost(configuration: PluginHost<JSONValue>.Configuration = .init()) throws -> PluginHost<JSONValue> {
-        let folder = try scratch.write("hostile", """
+        let folder = try scratch.write(
+            "hostile",
+            """
             local kept_co, kept_view, kept_draft
             return {
               name = "hostile",
@@ -105,7 +107,9 @@ struct ResidentStateHostileTests {
     /// A view is one per table version, shared by every plugin: the sandbox's `rawset` refuses it (as it
     /// refuses the libraries' views), or one plugin's raw write would change what every other one reads.
     @Test func rawsetOnAViewIsRefusedAtItsLineAndNoPluginSeesAnything() async throws {
-        let writer = try scratch.write("writer", """
+        let writer = try scratch.write(
+            "writer",
+            """
             return {
               name = "writer",
               side_effects = {
@@ -114,7 +118,9 @@ struct ResidentStateHostileTests {
               },
             }
             """)
-        let reader = try scratch.write("reader", """
+        let reader = try scratch.write(
+            "reader",
+            """
             return {
               name = "reader",
               side_effects = { read = function(ctx) return { n = ctx.state().n, first = ctx.state().items[1] } end },
@@ -208,7 +214,9 @@ struct ResidentStateHostileTests {
     }
 
     private func ledgerPlugin(finishing offset: Int = 0) throws -> String {
-        try scratch.write("ledger", """
+        try scratch.write(
+            "ledger",
+            """
             return {
               name = "ledger",
               updaters = {
@@ -257,9 +265,11 @@ struct ResidentStateHostileTests {
         try await host.dispatch("ledger.finish", ["at": 2]).value  // now item 1
         try await host.dispatch("ledger.append", ["name": "w"]).value
         try await host.dispatch("ledger.peek").value
-        #expect(host.state == Ledger(
-            counter: 14, items: [.init(name: "x", done: true), .init(name: "y"), .init(name: "z", done: true), .init(name: "w")],
-            seen: ["14", "true", "4"]))
+        #expect(
+            host.state
+                == Ledger(
+                    counter: 14, items: [.init(name: "x", done: true), .init(name: "y"), .init(name: "z", done: true), .init(name: "w")],
+                    seen: ["14", "true", "4"]))
     }
 
     /// Two hosts of the same plugin keep two resident states apart.

@@ -35,7 +35,9 @@ struct ResidentStateTests {
     let scratch = ScratchPlugins()
 
     private func listHost(_ items: Int = 100) throws -> PluginHost<ListState> {
-        let folder = try scratch.write("list", """
+        let folder = try scratch.write(
+            "list",
+            """
             local kept
             return {
               name = "list",
@@ -165,7 +167,9 @@ struct ResidentStateTests {
     }
 
     @Test func onStateChangeSeesTwoVersionsSharingWhatDidNotChange() async throws {
-        let list = try scratch.write("shared", """
+        let list = try scratch.write(
+            "shared",
+            """
             return {
               name = "shared",
               updaters = {
@@ -198,7 +202,9 @@ struct ResidentStateTests {
 
     /// Finishing a draft copies the tables a plugin put in raw: their `__len` (plugin code) does not run.
     @Test func aTableWithLenMetamethodIsCopiedWithoutRunningIt() async throws {
-        let folder = try scratch.write("lens", """
+        let folder = try scratch.write(
+            "lens",
+            """
             return {
               name = "lens",
               updaters = {
@@ -214,7 +220,9 @@ struct ResidentStateTests {
     }
 
     @Test func theDynamicStateKeepsItsShapeThroughDrafts() async throws {
-        let folder = try scratch.write("dyn", """
+        let folder = try scratch.write(
+            "dyn",
+            """
             return {
               name = "dyn",
               updaters = {
@@ -234,10 +242,11 @@ struct ResidentStateTests {
         let host = try PluginHost<JSONValue>(plugins: [folder], initialState: initial)
         try await host.dispatch("dyn.edit").value
         try await host.dispatch("dyn.edit").value
-        #expect(host.state == [
-            "user": ["name": "ada", "tags": ["a", "new", "new"]], "list": [3], "other": ["x": 1.5],
-            "added": ["nested": [1, 2]],
-        ])
+        #expect(
+            host.state == [
+                "user": ["name": "ada", "tags": ["a", "new", "new"]], "list": [3], "other": ["x": 1.5],
+                "added": ["nested": [1, 2]],
+            ])
     }
 }
 

@@ -71,7 +71,9 @@ private func versionedBusy(_ step: Int) -> String {
 struct HostMemoryTests {
     @Test func memoryInUseCountsWhatPluginsKeep() async throws {
         let scratch = ScratchPlugins()
-        let folder = try scratch.write("hoard", """
+        let folder = try scratch.write(
+            "hoard",
+            """
             local kept = {}
             return {
               name = "hoard",

@@ -1,9 +1,10 @@
 import MoonbladeHost
-@testable import MoonbladeHummingbird
 import MoonbladeTestSupport
 import Synchronization
 import Testing
 import Tracing
+
+@testable import MoonbladeHummingbird
 
 /// Each dispatch on the event stream has an id, its parent's id when a rule or a side effect set it
 /// off, and its span tree with durations; with no client, no span is made.

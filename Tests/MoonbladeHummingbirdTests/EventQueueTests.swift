@@ -1,6 +1,7 @@
-@testable import MoonbladeHummingbird
 import Logging
 import Testing
+
+@testable import MoonbladeHummingbird
 
 /// A slow client's queue: bounded, never waiting, telling the client what it missed where it missed it.
 @Suite struct EventQueueTests {

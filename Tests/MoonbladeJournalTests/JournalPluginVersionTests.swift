@@ -11,8 +11,10 @@ import Testing
     /// A `migrate` that succeeds on the reload (the state has a `total`) and fails on the empty
     /// state recorded before it, with the kind and message of its error.
     static let failingMigrations: [(migrate: String, kind: PluginError.Kind, message: String)] = [
-        (#"function(s, from) if s.total == nil then error("nothing to migrate from " .. from) end; s.count = s.total; s.total = nil end"#,
-         .runtime, "nothing to migrate from 1"),
+        (
+            #"function(s, from) if s.total == nil then error("nothing to migrate from " .. from) end; s.count = s.total; s.total = nil end"#,
+            .runtime, "nothing to migrate from 1"
+        ),
         // A runaway: stopped by the instruction budget.
         ("function(s, from) while s.total == nil do end; s.count = s.total; s.total = nil end", .limit, "instruction"),
     ]
@@ -79,8 +81,9 @@ import Testing
     @Test func aJournalOfALaterVersionIsRefusedAtOpen() async throws {
         let (error, journal, workspace) = try await openingRefused(recordedVersion: 3, migrate: Workspace.stepMigration)
         #expect(error.kind == .downgrade)
-        #expect(error.description == "plugin step: the state was recorded under version 3 of plugin step, and the loaded "
-            + "version 2 is older: nothing migrates a state back (load version 3 or later)")
+        #expect(
+            error.description == "plugin step: the state was recorded under version 3 of plugin step, and the loaded "
+                + "version 2 is older: nothing migrates a state back (load version 3 or later)")
         let host = try PluginHost<JSONValue>(plugins: [try workspace.step(version: 2)], journal: journal, initialState: ["count": 7])
         #expect(host.state == ["count": 7])
         try journal.close()
@@ -187,7 +190,10 @@ import Testing
         #expect(report.matched == 3 && report.divergence == nil)
 
         let failing = try PluginHost<JSONValue>(
-            plugins: [try workspace.step(version: 2, migrate: #"function(s) if (s.total or 0) > 1 then error("too many") end; s.count = s.total or 0; s.total = nil end"#)])
+            plugins: [
+                try workspace.step(
+                    version: 2, migrate: #"function(s) if (s.total or 0) > 1 then error("too many") end; s.count = s.total or 0; s.total = nil end"#)
+            ])
         let divergence = try #require(try JournalReplay.run(journal, on: failing).divergence)
         #expect(divergence.entry.sequence == 2)
         #expect(divergence.replayed == .failed("step.migrate: step/plugin.lua:4: too many"))

@@ -87,10 +87,14 @@ import Testing
     func everyTextReadsBackAsWritten(durability: Journal.Configuration.Durability) async throws {
         let journal = try Journal.inMemory(configuration: .init(durability: durability))
         try journal.begin(with: Wide())
-        let silencer: StoreInterceptor = { _ in { next in { item in
-            if item is SetBig { throw Silent() }
-            try next(item)
-        } } }
+        let silencer: StoreInterceptor = { _ in
+            { next in
+                { item in
+                    if item is SetBig { throw Silent() }
+                    try next(item)
+                }
+            }
+        }
         let store = Store<Wide, EmptySideEffectDependencyContainer>(interceptors: [journal.recorder(), silencer])
         let text = "é \"quoted\" \\ \n\t\u{1} 😀 \u{7f}"
         try await store.dispatch(SetItem(at: 3, to: text)).value

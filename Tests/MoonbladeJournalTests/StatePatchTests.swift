@@ -24,7 +24,7 @@ import Testing
         let new: JSONValue = ["items": [1, 5]]
         let patch = StatePatch(from: old, to: new)
         #expect(try patch.applied(to: old) == new)
-                // Positions as Lua counts them: the second item is items[2].
+        // Positions as Lua counts them: the second item is items[2].
         #expect(patch.summary == "items[2] = 5, items[4] removed, items[3] removed")
     }
 

@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// Its snippets are the documents' code, formatted as the documents show it (a test checks they match).
 import Testing
 
 // The example of the MoonbladeLua catalog's "The Lua Bridge", compiled and run here.

@@ -35,10 +35,11 @@ struct LuaVMTests {
                    type(string.format), type(table.concat), type(math.floor), type(utf8.char),
                    type(coroutine.wrap)
             """)
-        #expect(results == [
-            true, true, true, true, true, true, true, true, true, true,
-            "number", "number", "string", "function", "function", "function", "function", "function",
-        ])
+        #expect(
+            results == [
+                true, true, true, true, true, true, true, true, true, true,
+                "number", "number", "string", "function", "function", "function", "function", "function",
+            ])
     }
 
     @Test func aReferenceKeepsItsValueAliveUntilReleased() throws {
@@ -62,7 +63,9 @@ struct LuaVMTests {
         do {
             let token = Token()
             weakToken = token
-            vm.register("holder") { _ in withExtendedLifetime(token) {}; return 0 }
+            vm.register("holder") { _ in
+                withExtendedLifetime(token) {}; return 0
+            }
         }
         #expect(weakToken != nil)
         try vm.run("holder = nil collectgarbage() collectgarbage()")

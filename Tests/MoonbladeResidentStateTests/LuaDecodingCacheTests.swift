@@ -1,7 +1,8 @@
-import MoonbladeResidentState
 import Foundation
-@testable import MoonbladeLua
+import MoonbladeResidentState
 import Testing
+
+@testable import MoonbladeLua
 
 /// Counts `init(from:)` calls of ``Counted`` items, passed through the decoder's `userInfo`.
 final class DecodeCounter: @unchecked Sendable {
@@ -118,11 +119,13 @@ struct LuaDecodingCacheTests {
         expected.items.remove(at: 3)
         #expect(value == expected)
         #expect(decoded == 0)  // positions 4…9 hold the items that were one further on: reused, not decoded
-        (value, decoded) = try update(harness, "table.insert(state.items, { id = 99, done = true }); state.items[#state.items + 1] = { id = 100, done = false }")
+        (value, decoded) = try update(
+            harness, "table.insert(state.items, { id = 99, done = true }); state.items[#state.items + 1] = { id = 100, done = false }")
         expected.items += [Counted(id: 99, done: true), Counted(id: 100, done: false)]
         #expect(value == expected)
         #expect(decoded == 2)
-        (value, _) = try update(harness, "for i = 1, 5 do state.items[#state.items] = nil end; state.byName.a = nil; state.byName.c = { id = 3, done = true }")
+        (value, _) = try update(
+            harness, "for i = 1, 5 do state.items[#state.items] = nil end; state.byName.a = nil; state.byName.c = { id = 3, done = true }")
         expected.items.removeLast(5)
         expected.byName = ["b": Counted(id: 2, done: false), "c": Counted(id: 3, done: true)]
         #expect(value == expected)
@@ -221,7 +224,9 @@ struct LuaDecodingCacheTests {
         var (harness, expected) = try harness(items: 20)
         for step in 1...400 {
             let position = step % 20 + 1
-            let (value, _) = try update(harness, """
+            let (value, _) = try update(
+                harness,
+                """
                 state.counter = \(step)
                 state.items[\(position)] = { id = \(step), done = \(step % 2 == 0) }
                 state.byName["k\(step % 7)"] = state.items[\(position)]
@@ -257,7 +262,9 @@ struct LuaDecodingCacheTests {
                 expected.remove(at: 3)
                 expected.append(.string("s\(step)"))
             }
-            let value = try harness.update(Dynamic.self, """
+            let value = try harness.update(
+                Dynamic.self,
+                """
                 state.todos[\(position + 1)].done = \(step % 2 == 0)
                 if \(step) % 9 == 0 then table.remove(state.todos, 4); table.insert(state.todos, "s\(step)") end
                 if \(step) % 20 == 0 then collectgarbage() end

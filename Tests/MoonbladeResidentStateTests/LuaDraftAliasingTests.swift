@@ -89,7 +89,7 @@ struct LuaDraftAliasingTests {
     /// view's.
     @Test func aViewAndAPartOfItPutAtTwoPlacesAreOneTableThere() throws {
         try expectSameAsPlainCopies([
-            "local v = current_view(); state.todos[1] = v.todos[3]; state.todos[2].tags = v.todos[3].tags; state.todos[2].tags[1] = 'both'",
+            "local v = current_view(); state.todos[1] = v.todos[3]; state.todos[2].tags = v.todos[3].tags; state.todos[2].tags[1] = 'both'"
         ])
     }
 
@@ -181,25 +181,27 @@ struct LuaDraftAliasingTests {
 
     /// One table decoded as several types: empty at an array and a dictionary, then filled.
     @Test func oneTableAtPlacesOfDifferentTypes() throws {
-        try expectSameAsPlainCopies([
-            "state.byOwner.e = {}; state.settings.limits = state.byOwner.e; state.todos[1].tags = state.byOwner.e",
-            "state.byOwner.e[1] = 5",
-            "state.settings.limits = state.todos[2].tags",
-            "state.todos[2].tags = state.settings.limits; state.byOwner.f = state.settings.limits",
-            "state.settings.limits.k = 1",
-            "state.byOwner.g = state.todos[1].tags; state.todos[1].tags[1] = 'now strings'",
-        ], failing: [5])
+        try expectSameAsPlainCopies(
+            [
+                "state.byOwner.e = {}; state.settings.limits = state.byOwner.e; state.todos[1].tags = state.byOwner.e",
+                "state.byOwner.e[1] = 5",
+                "state.settings.limits = state.todos[2].tags",
+                "state.todos[2].tags = state.settings.limits; state.byOwner.f = state.settings.limits",
+                "state.settings.limits.k = 1",
+                "state.byOwner.g = state.todos[1].tags; state.todos[1].tags[1] = 'now strings'",
+            ], failing: [5])
     }
 
     @Test func movesThatFailToDecodeThenTheNextUpdater() throws {
-        try expectSameAsPlainCopies([
-            "table.insert(state.todos, 1, state.todos[3]); state.counter = 'x'",
-            "table.insert(state.todos, 1, state.todos[3]); state.todos[2].title = 'moved'",
-            "state.todos[2] = state.todos[1]; state.todos[1].done = 'no'",
-            "table.remove(state.todos, 1); state.todos[1].tags[1] = 'after fail'",
-            "state.byOwner.x = state.byOwner.ann; state.byOwner.ann[1] = 'bad'",
-            "state.byOwner.x = state.byOwner.ann; state.byOwner.ann[1] = 5",
-        ], failing: [0, 2, 4])
+        try expectSameAsPlainCopies(
+            [
+                "table.insert(state.todos, 1, state.todos[3]); state.counter = 'x'",
+                "table.insert(state.todos, 1, state.todos[3]); state.todos[2].title = 'moved'",
+                "state.todos[2] = state.todos[1]; state.todos[1].done = 'no'",
+                "table.remove(state.todos, 1); state.todos[1].tags[1] = 'after fail'",
+                "state.byOwner.x = state.byOwner.ann; state.byOwner.ann[1] = 'bad'",
+                "state.byOwner.x = state.byOwner.ann; state.byOwner.ann[1] = 5",
+            ], failing: [0, 2, 4])
     }
 }
 
@@ -234,7 +236,8 @@ struct AliasingStep: CustomStringConvertible {
         case 16: "if \(p) <= #state.todos then table.remove(state.todos, \(p)) end"
         case 17: "if #state.todos >= \(p + q - 1) then table.move(state.todos, 1, \(p), \(q)) end"
         case 18: "table.sort(state.todos, function(a, b) return a.title < b.title end)"
-        case 19: "if \(p) <= #state.todos and \(q) <= #state.todos then state.todos[\(p)], state.todos[\(q)] = state.todos[\(q)], state.todos[\(p)] end"
+        case 19:
+            "if \(p) <= #state.todos and \(q) <= #state.todos then state.todos[\(p)], state.todos[\(q)] = state.todos[\(q)], state.todos[\(p)] end"
         case 20: "state.byOwner[\"\(s)\"] = state.byOwner.ann"
         case 21: "if state.byOwner[\"\(s)\"] then table.insert(state.byOwner[\"\(s)\"], \(n)) end"
         case 22: "state.byOwner[\"\(s)\"] = nil"
@@ -247,7 +250,8 @@ struct AliasingStep: CustomStringConvertible {
         // Views: one put per updater: a view is one per table, and the state may hold one table at
         // two places, which a plain copy does not; never into a table the updater made (it stays a
         // view, and the state gets what it shows).
-        case 30: "if not viewed and not made_todos and \(q) <= #state.todos and \(p) <= #state.todos + 1 then viewed = true; \(todo) = current_view().todos[\(q)] end"
+        case 30:
+            "if not viewed and not made_todos and \(q) <= #state.todos and \(p) <= #state.todos + 1 then viewed = true; \(todo) = current_view().todos[\(q)] end"
         case 31: "if not viewed then viewed = true; state.settings = current_view().settings end"
         // Errors caught midway, and returning a new table.
         case 32: Self.caught("if \(todo) then \(todo).title = \"\(s)\"; table.remove(state.todos, 1) end")
@@ -256,12 +260,17 @@ struct AliasingStep: CustomStringConvertible {
         // (Views of older versions are left to the scenarios: a view is one per table, shared by
         // every version holding that table, which a plain copy per version cannot model.)
         case 35: "\(ref) = state.deep"
-        case 36: "if not viewed then viewed = true; local v = current_view(); state.byOwner[\"\(s)\"] = v.byOwner.ann; state.byOwner.bob = v.byOwner.ann end"
-        case 39: Self.caught("if \(p) <= #state.todos then local t = table.remove(state.todos, \(p)); t.title = \"\(s)\"; state.todos[#state.todos + 1] = t end")
-        case 40: "if \(ref) ~= nil then local todos = { \(ref), \(todo) }; return { counter = \(n), todos = todos, byOwner = state.byOwner, settings = state.settings } end"
+        case 36:
+            "if not viewed then viewed = true; local v = current_view(); state.byOwner[\"\(s)\"] = v.byOwner.ann; state.byOwner.bob = v.byOwner.ann end"
+        case 39:
+            Self.caught(
+                "if \(p) <= #state.todos then local t = table.remove(state.todos, \(p)); t.title = \"\(s)\"; state.todos[#state.todos + 1] = t end")
+        case 40:
+            "if \(ref) ~= nil then local todos = { \(ref), \(todo) }; return { counter = \(n), todos = todos, byOwner = state.byOwner, settings = state.settings } end"
         case 41: "for k, t in pairs(state.todos) do if k == \(p) then state.todos[k] = state.todos[\(q)] or t end; t.done = not t.done end"
         case 42: "local t = \(todo); if t then \(todo) = nil; \(todo) = t; t.tags[#t.tags + 1] = \"\(s)\" end"
-        case 43: "\(ref) = \(todo) and \(todo).tags; if \(todo) then \(todo) = { title = \"\(s)\", done = true, tags = { \"\(s)\" } }; made_todo = true end"
+        case 43:
+            "\(ref) = \(todo) and \(todo).tags; if \(todo) then \(todo) = { title = \"\(s)\", done = true, tags = { \"\(s)\" } }; made_todo = true end"
         // Four levels deep: `deep[s].x` is an array of numbers; branches swapped, aliased, replaced.
         case 44: "state.deep = state.deep or { a = { x = { \(n) } }, b = { x = {}, y = { 1 } } }"
         case 45: "\(ref) = state.deep and state.deep[\"\(s)\"]"
@@ -273,8 +282,10 @@ struct AliasingStep: CustomStringConvertible {
         case 51: "if state.deep and state.deep[\"\(s)\"] and state.deep[\"\(s)\"].x then state.deep[\"\(s)\"].y = state.deep[\"\(s)\"].x end"
         // A view and its tags put back in one updater, in either order; not once the updater made a
         // todo or the list (in a table the updater made, they stay themselves).
-        case 55: "if not viewed and not made_todos and not made_todo and \(q) <= #state.todos and \(todo) then viewed = true; local v = current_view(); \(todo).tags = v.todos[\(q)].tags; state.todos[\(q)] = v.todos[\(q)] end"
-        case 56: "if not viewed and not made_todos and not made_todo and \(q) <= #state.todos then viewed = true; local v = current_view(); state.todos[\(q)] = v.todos[\(q)]; if \(todo) then \(todo).tags = v.todos[\(q)].tags end end"
+        case 55:
+            "if not viewed and not made_todos and not made_todo and \(q) <= #state.todos and \(todo) then viewed = true; local v = current_view(); \(todo).tags = v.todos[\(q)].tags; state.todos[\(q)] = v.todos[\(q)] end"
+        case 56:
+            "if not viewed and not made_todos and not made_todo and \(q) <= #state.todos then viewed = true; local v = current_view(); state.todos[\(q)] = v.todos[\(q)]; if \(todo) then \(todo).tags = v.todos[\(q)].tags end end"
         default: "state.counter = state.counter + \(n)"
         }
     }

@@ -128,50 +128,52 @@ struct LuaDraftHostileTests {
     }
 
     @Test func oddKeysAndValuesFailOnBothOrAgree() throws {
-        try expectSameAsPlainCopies([
-            "state.byOwner['1'] = { 1 }; state.byOwner['01'] = { 2 }; state.byOwner['-1'] = {}",
-            "state.byOwner.ann[0] = 5",
-            "state.byOwner.ann[-1] = 5",
-            "state.byOwner.ann[1000000] = 1",
-            "state.byOwner.ann[1.5] = 1",
-            "state.byOwner[true] = { 1 }",
-            "state.byOwner[1] = { 1 }",
-            "state.byOwner[1] = nil",
-            "state.byOwner[2.5] = { 1 }",
-            "state.byOwner[2.5] = nil; state.byOwner.ann[1] = 3",
-            "state.counter = 0/0",
-            "state.settings.limits.max = math.huge",
-            "state.settings.limits.max = -math.huge",
-            "state.counter = 2^63",
-            "state.counter = 3.0",
-            "state.byOwner.ann[1] = nil",
-            "state.byOwner.ann = { x = 1 }",
-            "state.todos[1].tags = {}; state.todos[2].tags = { n = 1 }",
-            "state.todos[1].tags = {}",
-            "state.name = print",
-            "state.name = coroutine.create(function() end)",
-            "state.todos[1].extra = coroutine.create(function() end); state.todos[1].more = print",
-            "state.settings.limits = state.byOwner",
-            "state.counter = '12'",
-        ], failing: [1, 2, 3, 4, 5, 6, 8, 10, 11, 12, 13, 15, 16, 17, 19, 20, 22, 23])
+        try expectSameAsPlainCopies(
+            [
+                "state.byOwner['1'] = { 1 }; state.byOwner['01'] = { 2 }; state.byOwner['-1'] = {}",
+                "state.byOwner.ann[0] = 5",
+                "state.byOwner.ann[-1] = 5",
+                "state.byOwner.ann[1000000] = 1",
+                "state.byOwner.ann[1.5] = 1",
+                "state.byOwner[true] = { 1 }",
+                "state.byOwner[1] = { 1 }",
+                "state.byOwner[1] = nil",
+                "state.byOwner[2.5] = { 1 }",
+                "state.byOwner[2.5] = nil; state.byOwner.ann[1] = 3",
+                "state.counter = 0/0",
+                "state.settings.limits.max = math.huge",
+                "state.settings.limits.max = -math.huge",
+                "state.counter = 2^63",
+                "state.counter = 3.0",
+                "state.byOwner.ann[1] = nil",
+                "state.byOwner.ann = { x = 1 }",
+                "state.todos[1].tags = {}; state.todos[2].tags = { n = 1 }",
+                "state.todos[1].tags = {}",
+                "state.name = print",
+                "state.name = coroutine.create(function() end)",
+                "state.todos[1].extra = coroutine.create(function() end); state.todos[1].more = print",
+                "state.settings.limits = state.byOwner",
+                "state.counter = '12'",
+            ], failing: [1, 2, 3, 4, 5, 6, 8, 10, 11, 12, 13, 15, 16, 17, 19, 20, 22, 23])
     }
 
     @Test func aliasesAndCycles() throws {
-        try expectSameAsPlainCopies([
-            "state.todos[2] = state.todos[1]; state.todos[2].title = 'both'",
-            "state.byOwner.carl = state.byOwner.ann; table.insert(state.byOwner.carl, 9)",
-            "state.todos[1].tags = state.todos[1]",
-            "state.todos[1] = state",
-            "local s = state.settings; s.limits.me = 1; state.settings = nil; state.settings = s",
-            "local t = state.todos[1]; state.todos[1] = nil; t.title = 'gone'",
-            "local tags = state.todos[1].tags; state.todos[1] = { title = 'new', done = false, tags = {} }; tags[1] = 'old'; state.todos[2].tags = tags",
-            "state.settings.limits.max = 1; state.settings = { theme = state.settings.theme, limits = state.settings.limits }",
-            "local t = { todo = state.todos[1] }; t.todo.title = 'via'; state.todos[3] = t.todo",
-            "local d = state.byOwner.ann; state.byOwner.ann = { 1 }; state.byOwner.ann = d; d[1] = 42",
-            // Written from a coroutine the updater runs (and one that fails, caught by resume).
-            "local co = coroutine.wrap(function(d) coroutine.yield(); d.counter = 5; d.todos[1].done = true end); co(state); co()",
-            "local co = coroutine.create(function() state.counter = 6; error('in co') end); coroutine.resume(co); state.name = 'x'",
-        ], failing: [2, 3, 5])
+        try expectSameAsPlainCopies(
+            [
+                "state.todos[2] = state.todos[1]; state.todos[2].title = 'both'",
+                "state.byOwner.carl = state.byOwner.ann; table.insert(state.byOwner.carl, 9)",
+                "state.todos[1].tags = state.todos[1]",
+                "state.todos[1] = state",
+                "local s = state.settings; s.limits.me = 1; state.settings = nil; state.settings = s",
+                "local t = state.todos[1]; state.todos[1] = nil; t.title = 'gone'",
+                "local tags = state.todos[1].tags; state.todos[1] = { title = 'new', done = false, tags = {} }; tags[1] = 'old'; state.todos[2].tags = tags",
+                "state.settings.limits.max = 1; state.settings = { theme = state.settings.theme, limits = state.settings.limits }",
+                "local t = { todo = state.todos[1] }; t.todo.title = 'via'; state.todos[3] = t.todo",
+                "local d = state.byOwner.ann; state.byOwner.ann = { 1 }; state.byOwner.ann = d; d[1] = 42",
+                // Written from a coroutine the updater runs (and one that fails, caught by resume).
+                "local co = coroutine.wrap(function(d) coroutine.yield(); d.counter = 5; d.todos[1].done = true end); co(state); co()",
+                "local co = coroutine.create(function() state.counter = 6; error('in co') end); coroutine.resume(co); state.name = 'x'",
+            ], failing: [2, 3, 5])
     }
 
     @Test func theStandardLibraryOnDrafts() throws {
@@ -238,15 +240,16 @@ struct LuaDraftHostileTests {
     }
 
     @Test func errorsMidwayThenTheNextUpdater() throws {
-        try expectSameAsPlainCopies([
-            "for i = 1, 50 do state.byOwner.ann[i] = i; state.todos[1].title = 'x' .. i end; error('late')",
-            "state.counter = 5; pcall(function() state.counter = 6; state.todos[1].done = true; error('caught') end); state.name = 'after'",
-            "table.sort(state.todos, function(a, b) error('in sort') end)",
-            "state.todos[1].title = 'ok'; return state.settings",
-            "state.todos[1].title = 'ok'; return 5",
-            "state.todos[2].title = 'not'; return { counter = 1, todos = {}, byOwner = {}, settings = { theme = 't' } }",
-            "state.counter = state.counter + 1",
-        ], failing: [0, 2, 3, 4, 5])
+        try expectSameAsPlainCopies(
+            [
+                "for i = 1, 50 do state.byOwner.ann[i] = i; state.todos[1].title = 'x' .. i end; error('late')",
+                "state.counter = 5; pcall(function() state.counter = 6; state.todos[1].done = true; error('caught') end); state.name = 'after'",
+                "table.sort(state.todos, function(a, b) error('in sort') end)",
+                "state.todos[1].title = 'ok'; return state.settings",
+                "state.todos[1].title = 'ok'; return 5",
+                "state.todos[2].title = 'not'; return { counter = 1, todos = {}, byOwner = {}, settings = { theme = 't' } }",
+                "state.counter = state.counter + 1",
+            ], failing: [0, 2, 3, 4, 5])
     }
 
     /// A view put back inside a part of itself put back first contains itself, as the
@@ -269,7 +272,9 @@ struct LuaDraftHostileTests {
     /// and is not in the new state, `rawlen` and `next` see nothing, `setmetatable` raises.
     @Test func rawAccessAndMetatablesOnADraftAreAsDocumented() throws {
         let harness = try ResidentStateHarness(Board.sample)
-        let board = try harness.update(Board.self, """
+        let board = try harness.update(
+            Board.self,
+            """
             rawset(state, "counter", 99)
             rawset(state.todos[1], "title", "raw")
             state.name = tostring(rawlen(state.todos)) .. tostring(next(state.todos)) .. tostring(state.todos[1].title)

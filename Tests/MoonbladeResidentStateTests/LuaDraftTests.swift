@@ -18,33 +18,40 @@ struct LuaDraftTests {
 
     @Test func readsReturnValuesAndTheSameChildDraftEachTime() throws {
         let harness = try ResidentStateHarness(Board.sample)
-        _ = try harness.draft("""
+        _ = try harness.draft(
+            """
             seen = { state.counter, state.name, state.todos[2].title, state.settings.limits.max,
                      state.settings == state.settings, state.todos[1] == state.todos[1], state.missing }
             """)
-        #expect(try harness.vm.global("seen") == .table([
-            1: .integer(1), 2: .string("home"), 3: .string("b"), 4: .integer(3), 5: .boolean(true), 6: .boolean(true),
-        ]))
+        #expect(
+            try harness.vm.global("seen")
+                == .table([
+                    1: .integer(1), 2: .string("home"), 3: .string("b"), 4: .integer(3), 5: .boolean(true), 6: .boolean(true),
+                ]))
     }
 
     @Test func writesChangeFieldsAtAnyDepth() throws {
-        let board = try update("""
+        let board = try update(
+            """
             state.counter = state.counter + 41
             state.todos[3].done = true
             state.settings.limits.max = 9
             state.byOwner.ann[2] = 20
             """)
-        #expect(board == sample {
-            $0.counter = 42
-            $0.todos[2].done = true
-            $0.settings.limits["max"] = 9
-            $0.byOwner["ann"] = [1, 20]
-        })
+        #expect(
+            board
+                == sample {
+                    $0.counter = 42
+                    $0.todos[2].done = true
+                    $0.settings.limits["max"] = 9
+                    $0.byOwner["ann"] = [1, 20]
+                })
     }
 
     @Test func lengthPairsAndIpairsSeeTheCurrentValues() throws {
         let harness = try ResidentStateHarness(Board.sample)
-        _ = try harness.draft("""
+        _ = try harness.draft(
+            """
             state.todos[4] = { title = "d", done = false, tags = {} }
             local titles, owners = {}, {}
             for i, todo in ipairs(state.todos) do titles[i] = todo.title end
@@ -59,69 +66,83 @@ struct LuaDraftTests {
     }
 
     @Test func pairsSkipsFieldsSetToNilDuringTheLoop() throws {
-        let board = try update("""
+        let board = try update(
+            """
             for name in pairs(state.byOwner) do state.byOwner[name] = nil end
             """)
         #expect(board == sample { $0.byOwner = [:] })
     }
 
     @Test func tableInsertAndRemoveAtTheEndAndInTheMiddle() throws {
-        let board = try update("""
+        let board = try update(
+            """
             table.insert(state.todos, { title = "end", done = true, tags = {} })
             table.insert(state.todos, 2, { title = "second", done = false, tags = {} })
             local removed = table.remove(state.todos, 1)
             table.insert(state.todos[1].tags, removed.title)
             table.remove(state.todos[3].tags)
             """)
-        #expect(board == sample {
-            $0.todos.insert(Chore(title: "second", done: false, tags: ["a"]), at: 1)
-            $0.todos.append(Chore(title: "end", done: true))
-            $0.todos.removeFirst()
-            $0.todos[2].tags.removeLast()
-        })
+        #expect(
+            board
+                == sample {
+                    $0.todos.insert(Chore(title: "second", done: false, tags: ["a"]), at: 1)
+                    $0.todos.append(Chore(title: "end", done: true))
+                    $0.todos.removeFirst()
+                    $0.todos[2].tags.removeLast()
+                })
     }
 
     @Test func tableSortConcatUnpackAndMove() throws {
         let harness = try ResidentStateHarness(Board.sample)
-        let board = try harness.update(Board.self, """
+        let board = try harness.update(
+            Board.self,
+            """
             table.sort(state.todos, function(a, b) return a.title > b.title end)
             state.byOwner.ann = { table.unpack(state.byOwner.ann) }
             table.move(state.byOwner.ann, 1, 2, 2)
             state.name = table.concat(state.todos[1].tags, "+")
             """)
-        #expect(board == sample {
-            $0.todos.reverse()
-            $0.byOwner["ann"] = [1, 1, 2]
-            $0.name = "y+z"
-        })
+        #expect(
+            board
+                == sample {
+                    $0.todos.reverse()
+                    $0.byOwner["ann"] = [1, 1, 2]
+                    $0.name = "y+z"
+                })
     }
 
     @Test func fieldsSetToNilAreGone() throws {
         let board = try update("state.name = nil; state.settings.limits.max = nil; state.byOwner.bob = nil")
-        #expect(board == sample {
-            $0.name = nil
-            $0.settings.limits = [:]
-            $0.byOwner["bob"] = nil
-        })
+        #expect(
+            board
+                == sample {
+                    $0.name = nil
+                    $0.settings.limits = [:]
+                    $0.byOwner["bob"] = nil
+                })
     }
 
     @Test func subtreesAreReplacedMovedAndWrappedInNewTables() throws {
-        let board = try update("""
+        let board = try update(
+            """
             state.settings = { theme = "blue", limits = { max = state.counter } }
             state.todos[1] = state.todos[3]
             state.todos[1].done = true
             state.byOwner = { cat = state.byOwner.ann, dog = { 7 } }
             """)
-        #expect(board == sample {
-            $0.settings = Settings(theme: "blue", limits: ["max": 1])
-            $0.todos[0] = Chore(title: "c", done: true, tags: ["y", "z"])
-            $0.todos[2].done = true  // the same draft sits at both places, as the same table would
-            $0.byOwner = ["cat": [1, 2], "dog": [7]]
-        })
+        #expect(
+            board
+                == sample {
+                    $0.settings = Settings(theme: "blue", limits: ["max": 1])
+                    $0.todos[0] = Chore(title: "c", done: true, tags: ["y", "z"])
+                    $0.todos[2].done = true  // the same draft sits at both places, as the same table would
+                    $0.byOwner = ["cat": [1, 2], "dog": [7]]
+                })
     }
 
     @Test func anUpdaterMayReturnANewTableOrTheDraft() throws {
-        let returned = try update("""
+        let returned = try update(
+            """
             return { counter = 5, todos = state.todos, byOwner = {}, settings = state.settings }
             """)
         #expect(returned == Board(counter: 5, todos: Board.sample.todos, settings: Board.sample.settings))
@@ -160,7 +181,8 @@ struct LuaDraftTests {
 
     @Test func rawAccessSeesAnEmptyProxy() throws {
         let harness = try ResidentStateHarness(Board.sample)
-        _ = try harness.draft("""
+        _ = try harness.draft(
+            """
             rawset(state, "counter", 99)
             seen = { rawget(state, "name") == nil, next(state.todos) == nil, getmetatable(state), state.counter }
             """)
@@ -211,11 +233,13 @@ struct LuaDraftTests {
     /// resident state untouched and the next draft working.
     @Test func misusedDraftsRaiseAndLeaveTheStateAlone() throws {
         let harness = try ResidentStateHarness(Board.sample)
-        harness.commit(try harness.draft("""
-            kept = state.todos
-            resume_later = coroutine.wrap(function() local d = state; coroutine.yield(); d.counter = 1 end)
-            resume_later()
-            """))
+        harness.commit(
+            try harness.draft(
+                """
+                kept = state.todos
+                resume_later = coroutine.wrap(function() local d = state; coroutine.yield(); d.counter = 1 end)
+                resume_later()
+                """))
         let before = try #require(harness.resident.current)
         for (source, message) in [
             ("local step = pairs(state); step(state, 'no such key')", "invalid key to 'next'"),

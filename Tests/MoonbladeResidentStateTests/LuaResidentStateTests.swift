@@ -65,7 +65,8 @@ struct LuaResidentStateTests {
             case 1:
                 expected.counter += round
             default:
-                expected = try harness.update(Board.self, "table.insert(state.todos, { title = 't\(round)', done = false, tags = {} }); state.byOwner.ann = nil")
+                expected = try harness.update(
+                    Board.self, "table.insert(state.todos, { title = 't\(round)', done = false, tags = {} }); state.byOwner.ann = nil")
                 continue
             }
             try harness.resident.replace(with: expected, version: UInt64(1_000 + round))
@@ -161,11 +162,13 @@ struct LuaResidentStateTests {
         let after = try harness.resident.replace(with: board, version: 100)
         #expect(try harness.resident.decode(Board.self, of: after) == board)
         // Lua reads the changed state too, and a Lua change on top of it decodes right.
-        #expect(try harness.update(Board.self, "state.name = tostring(#state.todos)") == {
-            var expected = board
-            expected.name = "\(board.todos.count)"
-            return expected
-        }())
+        #expect(
+            try harness.update(Board.self, "state.name = tostring(#state.todos)")
+                == {
+                    var expected = board
+                    expected.name = "\(board.todos.count)"
+                    return expected
+                }())
     }
 
     @Test func aPendingStateCommittedTwiceGivesTwoVersionsWithTheirOwnStamps() throws {
@@ -218,18 +221,22 @@ struct LuaResidentStateTests {
         }
         #expect(error?.message == "updater.lua:5: halfway")
         #expect(harness.resident.current === before)
-        #expect(try harness.update(Board.self, "state.name = state.name .. '!'") == {
-            var board = Board.sample
-            board.name = "home!"
-            return board
-        }())
+        #expect(
+            try harness.update(Board.self, "state.name = state.name .. '!'")
+                == {
+                    var board = Board.sample
+                    board.name = "home!"
+                    return board
+                }())
     }
 
     @Test func theInstructionBudgetAndTheMemoryLimitLeaveItUntouched() throws {
         let harness = try ResidentStateHarness(
             Board.sample, configuration: LuaVM.Configuration(instructionBudget: 100_000, hookInterval: 100))
         let before = try #require(harness.resident.current)
-        let budget = #expect(throws: LuaError.self) { _ = try harness.draft("state.counter = 3\nwhile true do state.counter = state.counter + 1 end") }
+        let budget = #expect(throws: LuaError.self) {
+            _ = try harness.draft("state.counter = 3\nwhile true do state.counter = state.counter + 1 end")
+        }
         #expect(budget?.kind == .limit)
         harness.vm.memoryLimit = harness.vm.memoryInUse + 200_000
         let memory = #expect(throws: LuaError.self) {
@@ -244,12 +251,14 @@ struct LuaResidentStateTests {
     @Test func aDecodingErrorNamesTheFullPathAndCommitsNothing() throws {
         let harness = try ResidentStateHarness(Board.sample)
         _ = try harness.resident.decode(Board.self, of: try #require(harness.resident.current))  // cached: the error comes from a patch
-        try expectDecodingFailures(harness, [
-            ("state.todos[3].done = 'yes'", "state.todos[3].done: expected Bool, found string \"yes\""),
-            ("state.byOwner.ann[2] = 'two'", "state.byOwner.ann[2]: expected Int, found string \"two\""),
-            ("state.todos[5] = state.todos[1]", "state.todos: expected a sequence, found a hole at [4]"),
-            ("state.settings = { limits = {} }", "state.settings: required key \"theme\" is missing"),
-        ])
+        try expectDecodingFailures(
+            harness,
+            [
+                ("state.todos[3].done = 'yes'", "state.todos[3].done: expected Bool, found string \"yes\""),
+                ("state.byOwner.ann[2] = 'two'", "state.byOwner.ann[2]: expected Int, found string \"two\""),
+                ("state.todos[5] = state.todos[1]", "state.todos: expected a sequence, found a hole at [4]"),
+                ("state.settings = { limits = {} }", "state.settings: required key \"theme\" is missing"),
+            ])
     }
 
     /// Drafts each source, expects decoding its state as a `Board` to fail with its message, and the
@@ -276,13 +285,18 @@ struct LuaResidentStateTests {
     @Test func aKeyThatIsNoStringIsAnErrorInAChangedStruct() throws {
         let harness = try ResidentStateHarness(Board.sample)
         try harness.update(Board.self, "state.settings.theme = 'warm'")  // `settings` is now a decoded `Settings`
-        try expectDecodingFailures(harness, [
-            ("state[1] = 'x'", "state: expected a table with string keys, found key [1]"),
-            ("state.counter = 2; state[true] = 1", "state: expected a table with string keys, found key [true]"),
-            ("state.settings[2.5] = 1", "state.settings: expected a table with string keys, found key [2.5]"),
-            ("state.settings.theme = 'y'; state.settings[state.todos] = 1", "state.settings: expected a table with string keys, found key [table]"),
-            ("state.todos[1][1] = 'z'", "state.todos[1]: expected a table with string keys, found key [1]"),
-        ])
+        try expectDecodingFailures(
+            harness,
+            [
+                ("state[1] = 'x'", "state: expected a table with string keys, found key [1]"),
+                ("state.counter = 2; state[true] = 1", "state: expected a table with string keys, found key [true]"),
+                ("state.settings[2.5] = 1", "state.settings: expected a table with string keys, found key [2.5]"),
+                (
+                    "state.settings.theme = 'y'; state.settings[state.todos] = 1",
+                    "state.settings: expected a table with string keys, found key [table]"
+                ),
+                ("state.todos[1][1] = 'z'", "state.todos[1]: expected a table with string keys, found key [1]"),
+            ])
         // Written and removed again, such a key is no key of the table.
         #expect(try harness.update(Board.self, "state[1] = 'x'; state.counter = 5; state[1] = nil").counter == 5)
         let settings = try harness.update(Board.self, "state.settings[1] = 'x'; state.settings.theme = 'z'; state.settings[1] = nil").settings
@@ -306,7 +320,9 @@ struct LuaResidentStateTests {
     @Test func readOnlyViewsReadLikeTablesAndRefuseWrites() throws {
         let harness = try ResidentStateHarness(Board.sample)
         let version = try #require(harness.resident.current)
-        let values = try harness.read(version, """
+        let values = try harness.read(
+            version,
+            """
             local titles = {}
             for i, todo in ipairs(state.todos) do titles[i] = todo.title end
             local owners = 0

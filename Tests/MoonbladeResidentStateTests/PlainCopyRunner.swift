@@ -20,7 +20,8 @@ struct PlainCopyRunner {
         }
         try replace(with: initial)
         try vm.run(luaDeepCopySource)
-        try vm.run("""
+        try vm.run(
+            """
             -- The plain side's globals: what its updaters keep (`kept = state.todos[1]`) stays apart
             -- from what the same code keeps on the draft side, in the same VM; they see the globals
             -- there are now (the libraries), never the draft side's.
@@ -104,7 +105,8 @@ func expectSameAsPlainCopies(
             continue
         }
         if !acceptingReadOnlyParts {
-            #expect((plainResult == nil) == failing.contains(number), "dispatch \(number) on a plain copy:\n\(source)", sourceLocation: sourceLocation)
+            #expect(
+                (plainResult == nil) == failing.contains(number), "dispatch \(number) on a plain copy:\n\(source)", sourceLocation: sourceLocation)
         }
         #expect(residentResult == plainResult, "dispatch \(number):\n\(source)", sourceLocation: sourceLocation)
         if residentResult == nil {

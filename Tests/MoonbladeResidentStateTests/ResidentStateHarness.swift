@@ -12,7 +12,8 @@ final class ResidentStateHarness {
         vm = try LuaVM(configuration: configuration)
         resident = try LuaResidentState(vm: vm)
         try resident.replace(with: state, version: 0)
-        try vm.run("""
+        try vm.run(
+            """
             function views_share(a, b, path)
               for name in string.gmatch(path, "[^.]+") do
                 local key = tonumber(name) or name

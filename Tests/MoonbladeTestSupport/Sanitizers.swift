@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// How many times slower this test process runs than a plain debug build: 10 under ThreadSanitizer or

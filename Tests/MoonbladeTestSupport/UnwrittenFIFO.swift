@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A named pipe (`mkfifo`) that nobody writes to: what a hostile folder can hold where a file belongs.

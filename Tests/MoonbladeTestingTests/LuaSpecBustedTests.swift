@@ -29,7 +29,7 @@ import Testing
             "assert.is.True(true)", "assert.is_string('x')", "assert.is_not.number('1')",
         ]
         for body in holding {
-            #expect(try await failing( body) == nil, "\(body)")
+            #expect(try await failing(body) == nil, "\(body)")
         }
     }
 
@@ -47,20 +47,20 @@ import Testing
             ("assert.near('x', 1, 1)", "assert.near: needs three numbers"),
         ]
         for (body, expected) in cases {
-            let failure = try #require(try await failing( body), "\(body) passed")
+            let failure = try #require(try await failing(body), "\(body) passed")
             #expect(failure.line == 2, "\(body)")
             #expect(failure.message.hasPrefix(expected), "\(body): \(failure.message)")
         }
     }
 
     @Test func anUnknownAssertionFailsNamingItAndTheKnownOnes() async throws {
-        let failure = try #require(try await failing( "assert.are.sme({}, {})"))
+        let failure = try #require(try await failing("assert.are.sme({}, {})"))
         #expect(failure.line == 2)
         #expect(failure.message.hasPrefix("unknown assertion assert.are.sme (known: "), "\(failure.message)")
         #expect(failure.message.contains("same"))
-        let spyOnly = try #require(try await failing( "assert.was.called(1)"))
+        let spyOnly = try #require(try await failing("assert.was.called(1)"))
         #expect(spyOnly.message == "assert.was.called: must follow assert.spy(s) or assert.stub(s)")
-        let notASpy = try #require(try await failing( "assert.spy(print).was.called()"))
+        let notASpy = try #require(try await failing("assert.spy(print).was.called()"))
         #expect(notASpy.message.hasPrefix("assert.spy needs a spy or stub"), "\(notASpy.message)")
     }
 
@@ -91,12 +91,12 @@ import Testing
             end)
             """
         #expect(try await result(of: spec) == .passed)
-        let failure = try #require(try await failing( "local s = spy.new()\n  s(1)\n  assert.spy(s).was.called_with(2)"))
+        let failure = try #require(try await failing("local s = spy.new()\n  s(1)\n  assert.spy(s).was.called_with(2)"))
         #expect(failure.line == 4)
         #expect(failure.message == "assert.spy(s).was.called_with: no call had (2); the last had (1)")
-        let count = try #require(try await failing( "local s = spy.new()\n  assert.spy(s).was.called(1)"))
+        let count = try #require(try await failing("local s = spy.new()\n  assert.spy(s).was.called(1)"))
         #expect(count.message == "assert.spy(s).was.called: expected calls: 1, called 0 times")
-        let badStub = try #require(try await failing( "stub(\"prices.lookup\", 42)"))
+        let badStub = try #require(try await failing("stub(\"prices.lookup\", 42)"))
         #expect(badStub.line == 2)
         #expect(badStub.message.hasPrefix("stub(\"prices.lookup\", …) needs a function"), "\(badStub.message)")
     }
@@ -138,7 +138,7 @@ import Testing
     }
 
     @Test func finallyOutsideACaseFails() async throws {
-        let failure = try #require(try await failing( "local f = finally\n  coroutine.wrap(function() end)()\n  finally(42)"))
+        let failure = try #require(try await failing("local f = finally\n  coroutine.wrap(function() end)()\n  finally(42)"))
         #expect(failure.message.contains("finally needs a function"))
     }
 
@@ -173,13 +173,14 @@ import Testing
     }
 
     @Test func casesAreChosenByFilterAndTags() throws {
-        let sandbox = try SpecSandbox(spec: """
-            describe("cart #core", function()
-              it("adds", function() end)
-              it("syncs #slow", function() end)
-            end)
-            it("prints", function() end)
-            """)
+        let sandbox = try SpecSandbox(
+            spec: """
+                describe("cart #core", function()
+                  it("adds", function() end)
+                  it("syncs #slow", function() end)
+                end)
+                it("prints", function() end)
+                """)
         let cases = sandbox.cases
         #expect(cases.map(\.tags) == [["core"], ["core", "slow"], []])
         func chosen(_ selection: LuaSpecSelection) -> [String] {

@@ -1,4 +1,5 @@
 import Foundation
+import MoonbladeTestSupport
 import MoonbladeTesting
 import Testing
 
@@ -9,11 +10,13 @@ import Testing
     /// VM's 256 MiB on the task that runs the case, holding a thread of the cooperative pool for
     /// seconds (tens under sanitizers). Three at once held both of a 2-core machine's, and every side
     /// effect and time-bound test elsewhere waited.
-    @Test(.serialized, .timeLimit(.minutes(1)), arguments: [
-        "local t = {}\n  while true do t[#t + 1] = string.rep(\"x\", 1 << 20) .. #t end",
-        "local s = \"x\"\n  while true do s = s .. s end",
-        "local t = {}\n  for i = 1, math.huge do t[i] = { i } end",
-    ])
+    @Test(
+        .serialized, .hangGuard,
+        arguments: [
+            "local t = {}\n  while true do t[#t + 1] = string.rep(\"x\", 1 << 20) .. #t end",
+            "local s = \"x\"\n  while true do s = s .. s end",
+            "local t = {}\n  for i = 1, math.huge do t[i] = { i } end",
+        ])
     func aSpecThatAllocatesWithoutBoundFailsOnTheMemoryLimitAtItsCase(_ body: String) async throws {
         let sandbox = try SpecSandbox(spec: "\nit(\"bomb\", function()\n  \(body)\nend)\n")
         let failure = try #require(try await PoolHoldingWork.shared.run { try await sandbox.failure() })
@@ -26,35 +29,39 @@ import Testing
         #expect(try await next.failure() == nil)
     }
 
-    @Test(arguments: ["it(\"inner\", function() end)", "describe(\"inner\", function() end)",
-                      "before_each(function() end)", "pending(\"later\")", "after_each(function() end)",
-                      "context(\"inner\", function() end)", "setup(function() end)"])
+    @Test(arguments: [
+        "it(\"inner\", function() end)", "describe(\"inner\", function() end)",
+        "before_each(function() end)", "pending(\"later\")", "after_each(function() end)",
+        "context(\"inner\", function() end)", "setup(function() end)",
+    ])
     func declaringWhileACaseRunsFailsAtThatLine(_ declaration: String) async throws {
         let inBody = try SpecSandbox(spec: "it(\"outer\", function()\n  local x = 1\n  \(declaration)\nend)\n")
         let failure = try #require(try await inBody.failure())
         #expect(failure.line == 3)
         let word = String(declaration.prefix { $0 != "(" })
         #expect(failure.message.contains("\(word) cannot be called while a case runs"), "\(failure)")
-        let inHook = try SpecSandbox(spec: """
-            describe("d", function()
-              before_each(function()
-                \(declaration)
-              end)
-              it("x", function() end)
-            end)
-            """)
+        let inHook = try SpecSandbox(
+            spec: """
+                describe("d", function()
+                  before_each(function()
+                    \(declaration)
+                  end)
+                  it("x", function() end)
+                end)
+                """)
         #expect(try await inHook.failure()?.line == 3)
     }
 
     @Test func theStoreCannotBeReachedFromACoroutineTheSpecMade() async throws {
-        let sandbox = try SpecSandbox(spec: """
-            it("wrapped", function()
-              local wrapped = coroutine.wrap(function()
-                dispatch("shop.add", { item = "tea" })
-              end)
-              wrapped()
-            end)
-            """)
+        let sandbox = try SpecSandbox(
+            spec: """
+                it("wrapped", function()
+                  local wrapped = coroutine.wrap(function()
+                    dispatch("shop.add", { item = "tea" })
+                  end)
+                  wrapped()
+                end)
+                """)
         let failure = try #require(try await sandbox.failure())
         #expect(failure.line == 5)
         #expect(failure.message.contains("not from a coroutine the spec made"), "\(failure)")
@@ -62,15 +69,16 @@ import Testing
     }
 
     @Test func aFailingBeforeEachSkipsTheBodyAndStillRunsTheAfterHooks() async throws {
-        let sandbox = try SpecSandbox(spec: """
-            local ran = {}
-            describe("d", function()
-              before_each(function() error("no stock") end)
-              after_each(function() assert.are.same({}, ran) end)
-              after_each(function() error("after " .. #ran) end)
-              it("x", function() ran[#ran + 1] = "body" end)
-            end)
-            """)
+        let sandbox = try SpecSandbox(
+            spec: """
+                local ran = {}
+                describe("d", function()
+                  before_each(function() error("no stock") end)
+                  after_each(function() assert.are.same({}, ran) end)
+                  after_each(function() error("after " .. #ran) end)
+                  it("x", function() ran[#ran + 1] = "body" end)
+                end)
+                """)
         let failure = try #require(try await sandbox.failure())
         // The first failure is the one reported; the body never ran (the after hook saw nothing).
         #expect(failure.line == 3)
@@ -79,13 +87,14 @@ import Testing
 
     /// A case comparing two tables that hold themselves, `n` being 1 in the first and `n` in the second.
     private func cyclicSame(n: Int) throws -> SpecSandbox {
-        try SpecSandbox(spec: """
-            it("cycles", function()
-              local a, b = { n = 1 }, { n = \(n) }
-              a.self, b.self = a, b
-              assert.are.same(a, b)
-            end)
-            """)
+        try SpecSandbox(
+            spec: """
+                it("cycles", function()
+                  local a, b = { n = 1 }, { n = \(n) }
+                  a.self, b.self = a, b
+                  assert.are.same(a, b)
+                end)
+                """)
     }
 
     @Test func sameComparesCyclicTablesAndShowsThem() async throws {

@@ -1,17 +1,19 @@
 import Foundation
+import MoonbladeTestSupport
 import MoonbladeTesting
 import Testing
 
 @Suite struct LuaSpecDiscoveryTests {
     @Test func casesAreNamedByTheirBlocksAndPlacedAtTheirIt() throws {
-        let sandbox = try SpecSandbox(spec: """
-            describe("shop", function()
-              describe("add", function()
-                it("adds", function() end)
-              end)
-              it("is open", function() end)
-            end)
-            """)
+        let sandbox = try SpecSandbox(
+            spec: """
+                describe("shop", function()
+                  describe("add", function()
+                    it("adds", function() end)
+                  end)
+                  it("is open", function() end)
+                end)
+                """)
         let cases = sandbox.cases
         #expect(cases.map(\.name) == ["shop: shop add adds", "shop: shop is open"])
         #expect(cases.map(\.line) == [3, 5])
@@ -32,13 +34,14 @@ import Testing
     }
 
     @Test func aBrokenSpecFileIsOneFailingCaseAtItsLine() async throws {
-        let sandbox = try SpecSandbox(spec: """
-            describe("shop", function()
-              it("never loads", function()
-                local x = = 1
-              end)
-            end)
-            """)
+        let sandbox = try SpecSandbox(
+            spec: """
+                describe("shop", function()
+                  it("never loads", function()
+                    local x = = 1
+                  end)
+                end)
+                """)
         let failure = try #require(try await sandbox.failure())
         #expect(sandbox.cases.map(\.name) == ["shop: sandbox_spec.lua"])
         #expect(failure.file == sandbox.specFile)
@@ -47,11 +50,12 @@ import Testing
     }
 
     @Test func anErrorAtTheTopOfASpecFileIsALoadFailure() async throws {
-        let sandbox = try SpecSandbox(spec: """
-            describe("shop", function()
-              error("not today")
-            end)
-            """)
+        let sandbox = try SpecSandbox(
+            spec: """
+                describe("shop", function()
+                  error("not today")
+                end)
+                """)
         let failure = try #require(try await sandbox.failure())
         #expect(failure.line == 2)
         #expect(failure.message == "not today")
@@ -60,20 +64,22 @@ import Testing
 
 @Suite struct LuaSpecFailureTests {
     @Test func aDeepDifferenceNamesThePathAndBothValues() async throws {
-        let sandbox = try SpecSandbox(spec: """
-            it("adds", function()
-              dispatch("shop.add", { item = "tea" })
-              assert.are.same({ items = { "coffee" } }, state())
-            end)
-            """)
+        let sandbox = try SpecSandbox(
+            spec: """
+                it("adds", function()
+                  dispatch("shop.add", { item = "tea" })
+                  assert.are.same({ items = { "coffee" } }, state())
+                end)
+                """)
         let failure = try #require(try await sandbox.failure())
         #expect(failure.line == 3)
         #expect(failure.description.hasPrefix("\(sandbox.specFile):3: "))
-        #expect(failure.message == """
-            assert.are.same: values differ at items[1]
-              expected: { items = { "coffee" } }
-              actual:   { items = { "tea" } }
-            """)
+        #expect(
+            failure.message == """
+                assert.are.same: values differ at items[1]
+                  expected: { items = { "coffee" } }
+                  actual:   { items = { "tea" } }
+                """)
     }
 
     @Test func eachAssertionFailsAtItsLineWithTheValue() async throws {
@@ -95,36 +101,39 @@ import Testing
     }
 
     @Test func passingAssertionsPass() async throws {
-        let sandbox = try SpecSandbox(spec: """
-            it("holds", function()
-              assert.are.same({ a = { 1, 2 }, b = "x" }, { b = "x", a = { 1, 2 } })
-              assert.are.equal(3, 1 + 2)
-              assert.is_true(true); assert.is_false(false); assert.is_nil(nil); assert.is_not_nil(0)
-              assert.has_error(function() error("wet floor") end, "wet floor")
-            end)
-            """)
+        let sandbox = try SpecSandbox(
+            spec: """
+                it("holds", function()
+                  assert.are.same({ a = { 1, 2 }, b = "x" }, { b = "x", a = { 1, 2 } })
+                  assert.are.equal(3, 1 + 2)
+                  assert.is_true(true); assert.is_false(false); assert.is_nil(nil); assert.is_not_nil(0)
+                  assert.has_error(function() error("wet floor") end, "wet floor")
+                end)
+                """)
         #expect(try await sandbox.failure() == nil)
     }
 
     @Test func anErrorRaisedByTheSpecFailsAtItsLine() async throws {
-        let sandbox = try SpecSandbox(spec: """
-            it("raises", function()
-              local basket = nil
-              return basket.items
-            end)
-            """)
+        let sandbox = try SpecSandbox(
+            spec: """
+                it("raises", function()
+                  local basket = nil
+                  return basket.items
+                end)
+                """)
         let failure = try #require(try await sandbox.failure())
         #expect(failure.line == 3)
         #expect(failure.message.contains("attempt to index a nil value (local 'basket')"))
     }
 
     @Test func aFailingItemFailsAtTheDispatchLineNamingThePluginLine() async throws {
-        let sandbox = try SpecSandbox(spec: """
-            it("breaks", function()
-              dispatch("shop.add", { item = "tea" })
-              dispatch("shop.broken")
-            end)
-            """)
+        let sandbox = try SpecSandbox(
+            spec: """
+                it("breaks", function()
+                  dispatch("shop.add", { item = "tea" })
+                  dispatch("shop.broken")
+                end)
+                """)
         let failure = try #require(try await sandbox.failure())
         #expect(failure.line == 3)
         #expect(failure.message == "shop.broken: shop/plugin.lua:5: the shelf collapsed")
@@ -138,16 +147,17 @@ import Testing
     }
 
     @Test func aStubAnswersAndRecordsItsCalls() async throws {
-        let sandbox = try SpecSandbox(spec: """
-            it("prices", function()
-              local lookup = stub("prices.lookup", function(arguments) return #arguments.item end)
-              assert.are.equal(3, dispatch("shop.price", { item = "tea" }))
-              assert.are.equal(6, dispatch("shop.price", { item = "coffee" }))
-              assert.stub(lookup).was.called(2)
-              assert.stub(lookup).was.called_with({ item = "tea" })
-              assert.are.same({ item = "coffee" }, lookup.calls[2].vals[1])
-            end)
-            """)
+        let sandbox = try SpecSandbox(
+            spec: """
+                it("prices", function()
+                  local lookup = stub("prices.lookup", function(arguments) return #arguments.item end)
+                  assert.are.equal(3, dispatch("shop.price", { item = "tea" }))
+                  assert.are.equal(6, dispatch("shop.price", { item = "coffee" }))
+                  assert.stub(lookup).was.called(2)
+                  assert.stub(lookup).was.called_with({ item = "tea" })
+                  assert.are.same({ item = "coffee" }, lookup.calls[2].vals[1])
+                end)
+                """)
         #expect(try await sandbox.failure() == nil)
     }
 
@@ -164,32 +174,34 @@ import Testing
     }
 
     @Test func hooksRunOutermostFirstAndAfterHooksRunAfterAFailure() async throws {
-        let sandbox = try SpecSandbox(spec: """
-            describe("outer", function()
-              before_each(function() set_state({ items = { "outer" } }) end)
-              describe("inner", function()
-                before_each(function() dispatch("shop.add", { item = "inner" }) end)
-                after_each(function() error("after ran") end)
-                it("sees both", function()
-                  assert.are.same({ items = { "outer", "inner" } }, state())
+        let sandbox = try SpecSandbox(
+            spec: """
+                describe("outer", function()
+                  before_each(function() set_state({ items = { "outer" } }) end)
+                  describe("inner", function()
+                    before_each(function() dispatch("shop.add", { item = "inner" }) end)
+                    after_each(function() error("after ran") end)
+                    it("sees both", function()
+                      assert.are.same({ items = { "outer", "inner" } }, state())
+                    end)
+                  end)
                 end)
-              end)
-            end)
-            """)
+                """)
         let failure = try #require(try await sandbox.failure())
         #expect(failure.line == 5)
         #expect(failure.message == "after ran")
     }
 
     @Test func eachCaseGetsAFreshStore() async throws {
-        let sandbox = try SpecSandbox(spec: """
-            for round = 1, 2 do
-              it("round " .. round, function()
-                assert.is_nil(state().items)
-                dispatch("shop.add", { item = "tea" })
-              end)
-            end
-            """)
+        let sandbox = try SpecSandbox(
+            spec: """
+                for round = 1, 2 do
+                  it("round " .. round, function()
+                    assert.is_nil(state().items)
+                    dispatch("shop.add", { item = "tea" })
+                  end)
+                end
+                """)
         for specCase in sandbox.cases {
             #expect(await LuaSpecRunner().run(specCase) == .passed)
         }
@@ -209,22 +221,23 @@ import Testing
 
     // The loops run under a small budget: spinning through the default one would hold a thread of
     // the shared pool for a second or more and starve the other tests.
-    @Test(.timeLimit(.minutes(1))) func aRunawayLoopInASpecFailsWithALimitErrorAtItsLine() async throws {
+    @Test(.hangGuard) func aRunawayLoopInASpecFailsWithALimitErrorAtItsLine() async throws {
         let sandbox = try SpecSandbox(spec: "it(\"spins\", function()\n  dispatch(\"shop.add\", { item = \"tea\" })\n  while true do end\nend)\n")
         let failure = try #require(try await sandbox.failure(runner: LuaSpecRunner(instructionBudget: 1_000_000)))
         #expect(failure.line == 3)
         #expect(failure.message.contains("instruction budget"), "\(failure.message)")
     }
 
-    @Test(.timeLimit(.minutes(1))) func aRunawayLoopInAStubFailsTheDispatchNamingTheStubLine() async throws {
-        let sandbox = try SpecSandbox(spec: """
-            it("prices", function()
-              stub("prices.lookup", function()
-                while true do end
-              end)
-              dispatch("shop.price", { item = "tea" })
-            end)
-            """)
+    @Test(.hangGuard) func aRunawayLoopInAStubFailsTheDispatchNamingTheStubLine() async throws {
+        let sandbox = try SpecSandbox(
+            spec: """
+                it("prices", function()
+                  stub("prices.lookup", function()
+                    while true do end
+                  end)
+                  dispatch("shop.price", { item = "tea" })
+                end)
+                """)
         let failure = try #require(try await sandbox.failure(runner: LuaSpecRunner(instructionBudget: 1_000_000)))
         #expect(failure.line == 5)
         #expect(failure.message.contains("shop/spec/sandbox_spec.lua:3:"), "\(failure.message)")

@@ -206,9 +206,9 @@ private struct LoadList: LuaSideEffect {
             message(of: issue).contains("expected to receive list.add, but received list.replace")
         }
         await withKnownIssue {
-            await tester.receive("list.replace", timeout: .milliseconds(20))
+            await tester.receive("list.replace")
         } matching: { issue in
-            message(of: issue).contains("expected to receive list.replace, but nothing was received within")
+            message(of: issue).contains("expected to receive list.replace, but nothing more can arrive")
         }
         await tester.finish()
     }
@@ -286,7 +286,9 @@ private struct LoadList: LuaSideEffect {
     /// default, which a looping updater meets (the message names the budget).
     @Test func thePluginRunsUnderTheHostConfigurationGiven() async throws {
         let scratch = ScratchPlugins()
-        let plugin = try scratch.write("spin", """
+        let plugin = try scratch.write(
+            "spin",
+            """
             return { name = "spin", updaters = { spin = function(state) while true do end end } }
             """)
         var configuration = PluginHost<CounterState>.Configuration()

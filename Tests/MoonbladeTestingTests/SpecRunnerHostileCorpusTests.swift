@@ -1,4 +1,5 @@
 import Foundation
+import MoonbladeTestSupport
 import MoonbladeTesting
 import Testing
 
@@ -68,11 +69,13 @@ import Testing
     /// A table holding one table twice is shown twice over: forty levels of `{ t, t }` are 2^40
     /// parts, and the case failed on the instruction budget instead of showing what it raised or
     /// compared. The shown value is cut instead, and the comparison (which meets each pair once) stands.
-    @Test(.timeLimit(.minutes(1)), arguments: [
-        ("error(t)", 1),  // no string, no place: at the `it`
-        ("local u = {}\n  for i = 1, 40 do u = { u, u } end\n  u[1] = 5\n  assert.are.same(t, u)", 7),
-        ("assert.are_not.same(t, t)", 4),
-    ])
+    @Test(
+        .hangGuard,
+        arguments: [
+            ("error(t)", 1),  // no string, no place: at the `it`
+            ("local u = {}\n  for i = 1, 40 do u = { u, u } end\n  u[1] = 5\n  assert.are.same(t, u)", 7),
+            ("assert.are_not.same(t, t)", 4),
+        ])
     func aValueThatHoldsATableManyTimesIsShownCut(check: String, line: Int) async throws {
         let spec = "it(\"shared\", function()\n  local t = {}\n  for i = 1, 40 do t = { t, t } end\n  \(check)\nend)\n"
         let outcome = try await results(spec)
@@ -92,7 +95,8 @@ import Testing
     /// Two tables whose cycles have other lengths unroll to the same infinite tree: the same, as in
     /// luassert; and a difference past a cycle is found on the first way round.
     @Test func cyclesOfOtherLengthsCompareWithoutHanging() async throws {
-        let outcome = try await results("""
+        let outcome = try await results(
+            """
             it("unrolled", function()
               local a, b, c = { n = 1 }, { n = 1 }, { n = 1 }
               a.next = a
@@ -123,7 +127,8 @@ import Testing
     /// A hook that yields by itself fails the case at the hook's line as a body does.
     @Test(arguments: ["setup", "before_each", "after_each", "teardown"])
     func aHookThatYieldsFailsAtItsLine(hook: String) async throws {
-        let outcome = try await results("""
+        let outcome = try await results(
+            """
             describe("d", function()
               \(hook)(function()
                 coroutine.yield("anything")
@@ -155,10 +160,11 @@ import Testing
         #expect(failure.message.contains("instruction budget"), "\(failure)")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func aMemoryBombInAnAfterHookFailsAtItsLineAndTheNextCaseRuns() async throws {
         let outcome = try await PoolHoldingWork.shared.run {
-            try await results("""
+            try await results(
+                """
                 describe("d", function()
                   after_each(function()
                     local s = "x"
@@ -179,7 +185,8 @@ import Testing
     /// Each case has its own VM and store: what one case stashes (a global, a state table, a spy, a
     /// changed library function) is not there in the next, whatever order they run in.
     @Test func whatACaseStashesIsGoneInTheNext() async throws {
-        let outcome = try await results("""
+        let outcome = try await results(
+            """
             local stash = {}
             it("stashes", function()
               dispatch("shop.add", { item = "tea" })
@@ -201,7 +208,8 @@ import Testing
 
     /// Two cases of the same name are two cases: each runs and is reported on its own.
     @Test func duplicateNamesAreEachTheirOwnCase() async throws {
-        let outcome = try await results("""
+        let outcome = try await results(
+            """
             describe("d", function()
               it("same", function() end)
               it("same", function() error("the second") end)
@@ -233,7 +241,8 @@ import Testing
     /// `apply_updater` runs one updater on the state given and hands the new one back: the store's
     /// own state is untouched, and a plain `{}` is an empty state.
     @Test func applyUpdaterLeavesTheStoreAlone() async throws {
-        let outcome = try await results("""
+        let outcome = try await results(
+            """
             it("x", function()
               dispatch("shop.add", { item = "tea" })
               local given = { items = { "cake" } }
@@ -260,7 +269,8 @@ import Testing
         "{ __len = function() return math.maxinteger end }",
     ])
     func metatablesCannotReplaceWhatIsShownOrCompared(metatable: String) async throws {
-        let outcome = try await results("""
+        let outcome = try await results(
+            """
             local mt = \(metatable)
             it("raises", function()
               error(setmetatable({ a = 1 }, mt))
@@ -290,7 +300,8 @@ import Testing
         "setmetatable({}, { __gc = false })",
     ])
     func aFinalizerIsRefusedAtItsLine(declaration: String) async throws {
-        let outcome = try await results("""
+        let outcome = try await results(
+            """
             it("finalizes", function()
               \(declaration)
             end)
@@ -312,13 +323,16 @@ import Testing
     @Test(arguments: [
         ("local t = {}\n    t.t = t\n    return t", "stub prices.lookup answered value.t: found a table that contains itself (a cycle)"),
         ("return print", "stub prices.lookup answered value: JSON has no function: expected nil, a boolean, number, string or table"),
-        ("dispatch(\"shop.add\", { item = \"tea\" })",
-         "dispatch cannot be called from the stub prices.lookup: the store is waiting for its answer"),
+        (
+            "dispatch(\"shop.add\", { item = \"tea\" })",
+            "dispatch cannot be called from the stub prices.lookup: the store is waiting for its answer"
+        ),
         ("set_state({})", "set_state cannot be called from the stub prices.lookup: the store is waiting for its answer"),
         ("return state()", nil),
     ])
     func aStubsAnswerOrCallIsToldPlainly(body: String, message: String?) async throws {
-        let outcome = try await results("""
+        let outcome = try await results(
+            """
             it("asks", function()
               stub("prices.lookup", function()
                 \(body)

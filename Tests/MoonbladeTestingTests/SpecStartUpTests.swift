@@ -36,10 +36,11 @@ import Testing
     }
 
     @Test(arguments: 1...5) func theFirstDispatchComesAfterTheStartUpLoad(_ round: Int) async throws {
-        let failure = try await Self.failure(of: """
-              dispatch("bank.deposit", { amount = 1 })
-              assert.are.same(43, state().balance)
-            """)
+        let failure = try await Self.failure(
+            of: """
+                  dispatch("bank.deposit", { amount = 1 })
+                  assert.are.same(43, state().balance)
+                """)
         #expect(failure == nil, "round \(round): \(failure?.message ?? "")")
     }
 
@@ -49,11 +50,12 @@ import Testing
     }
 
     @Test(arguments: 1...5) func setStateOnAStartedStoreIsNotOverwrittenByTheStartUpLoad(_ round: Int) async throws {
-        let failure = try await Self.failure(of: """
-              dispatch("bank.deposit", { amount = 0 })
-              set_state({ balance = 7 })
-              assert.are.same({ balance = 7 }, state())
-            """)
+        let failure = try await Self.failure(
+            of: """
+                  dispatch("bank.deposit", { amount = 0 })
+                  set_state({ balance = 7 })
+                  assert.are.same({ balance = 7 }, state())
+                """)
         #expect(failure == nil, "round \(round): \(failure?.message ?? "")")
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Moonblade
+import MoonbladeTestSupport
 import Testing
 
 /// Runs `body` on a thread of its own and returns its result, or nil if it has not returned within
@@ -49,7 +50,7 @@ func refusedWait<Trigger: Dispatchable & Sendable>(
     return (store, try #require(errors.values.first, sourceLocation: sourceLocation))
 }
 
-@Suite("Blocking wait", .timeLimit(.minutes(1)))
+@Suite("Blocking wait", .hangGuard)
 struct BlockingWaitTests {
     @Test("an interceptor waiting for an updater it dispatched, from an updater's chain, fails at once instead of deadlocking")
     func waitInAnUpdaterChainFails() async throws {
@@ -87,7 +88,7 @@ struct BlockingWaitTests {
     }
 }
 
-@Suite("Blocking wait for a dispatch with retries", .timeLimit(.minutes(1)))
+@Suite("Blocking wait for a dispatch with retries", .hangGuard)
 struct RetryingBlockingWaitTests {
     @Test("waiting on the draining thread for a dispatch with retries fails at once instead of deadlocking")
     func waitForRetriesOnTheDrainingThreadFails() async throws {

@@ -1,4 +1,5 @@
 import Moonblade
+import MoonbladeTestSupport
 import Testing
 
 /// An interceptor that logs around `next` under a name.
@@ -21,7 +22,7 @@ func intercepting(
     { _ in { next in { dispatchable in try transform(dispatchable, next) } } }
 }
 
-@Suite("Interceptors", .timeLimit(.minutes(1)))
+@Suite("Interceptors", .hangGuard)
 struct InterceptorTests {
     @Test("interceptors compose in array order and unwind in reverse")
     func order() {
@@ -176,14 +177,18 @@ struct InterceptorTests {
     }
 }
 
-@Suite("Cascade depth", .timeLimit(.minutes(1)))
+@Suite("Cascade depth", .hangGuard)
 struct CascadeDepthTests {
     /// Records each item's type and the depth the store processes it at.
     func recordingDepths(into depths: Recorder<String>) -> StoreInterceptor {
-        { context in { next in { item in
-            depths.append("\(type(of: item)) \(context.cascadeDepth)")
-            try next(item)
-        } } }
+        { context in
+            { next in
+                { item in
+                    depths.append("\(type(of: item)) \(context.cascadeDepth)")
+                    try next(item)
+                }
+            }
+        }
     }
 
     @Test("an item dispatched with a depth carries it, and a side effect's dispatches go one deeper")

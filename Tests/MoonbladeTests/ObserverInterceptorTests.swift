@@ -1,5 +1,6 @@
 import Foundation
 import Moonblade
+import MoonbladeTestSupport
 import Testing
 
 struct StartItem: OnStartObserverDispatchable, StateUpdater {
@@ -43,7 +44,7 @@ struct Notified: NotificationObserverDispatchable, StateUpdater {
     func updateState(_ state: inout TestState) { state.log.append("notified \(name)") }
 }
 
-@Suite("ObserverInterceptor", .timeLimit(.minutes(1)))
+@Suite("ObserverInterceptor", .hangGuard)
 struct ObserverInterceptorTests {
     @Test("onStart dispatches its types at startup; nil is skipped, a type listed twice runs twice")
     func onStart() {

@@ -1,4 +1,5 @@
 import Moonblade
+import MoonbladeTestSupport
 import Synchronization
 import Testing
 
@@ -17,7 +18,7 @@ private struct ReturnsAnotherState: AnyStateUpdater {
 /// Handles of items queued behind the item being processed (here, dispatched by a listener, which runs
 /// on the draining thread) are boxes resolved once the item runs; cancelling one must reach the side
 /// effect it turns out to be, whether it is cancelled before or after the item ran.
-@Suite("Cancelling queued items", .timeLimit(.minutes(1)))
+@Suite("Cancelling queued items", .hangGuard)
 struct QueuedCancellationTests {
     @Test("a queued side effect cancelled before it runs is cancelled as it starts")
     func cancelledBeforeItRuns() async throws {

@@ -1,4 +1,5 @@
 import Moonblade
+import MoonbladeTestSupport
 import Synchronization
 import Testing
 
@@ -56,7 +57,7 @@ struct WaitForCancellation: SideEffect {
     }
 }
 
-@Suite("Retry", .timeLimit(.minutes(1)))
+@Suite("Retry", .hangGuard)
 struct RetryTests {
     @Test("a side effect that fails once and then succeeds leaves its work done once")
     func failsOnceThenSucceeds() async throws {

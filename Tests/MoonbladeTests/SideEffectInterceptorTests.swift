@@ -1,4 +1,5 @@
 import Moonblade
+import MoonbladeTestSupport
 import Testing
 
 /// A side effect interceptor that logs around `next` under a name.
@@ -29,7 +30,7 @@ struct AppendRan: SideEffect {
     }
 }
 
-@Suite("Side effect interceptors", .timeLimit(.minutes(1)))
+@Suite("Side effect interceptors", .hangGuard)
 struct SideEffectInterceptorTests {
     @Test("an interceptor awaits an updater it dispatches, sees the state before and after, and the value comes back")
     func awaitsAnUpdater() async throws {

@@ -1,4 +1,5 @@
 import Moonblade
+import MoonbladeTestSupport
 import Testing
 
 /// Waits at the latch: two of these can only both finish if they run at the same time.
@@ -58,8 +59,7 @@ struct DependencyIdentity: SideEffect {
 
 /// Written for a store with another dependency type.
 struct WrongDependencies: SideEffect {
-    func sideEffect(_ context: SideEffectContext<TestState, EmptySideEffectDependencyContainer>) async throws
-    {}
+    func sideEffect(_ context: SideEffectContext<TestState, EmptySideEffectDependencyContainer>) async throws {}
 }
 
 /// Records the typed state it sees when it starts.
@@ -70,7 +70,7 @@ struct ReadState: SideEffect {
     }
 }
 
-@Suite("Side effects", .timeLimit(.minutes(1)))
+@Suite("Side effects", .hangGuard)
 struct SideEffectTests {
     @Test("waitUntilIdle returns once every side effect, and what they dispatched, has finished")
     func waitUntilIdleWaitsForRunningSideEffects() async throws {

@@ -1,5 +1,6 @@
 import Dispatch
 import Moonblade
+import MoonbladeTestSupport
 import Testing
 
 /// Records (thread, sequence number) and checks no other updater runs at the same time.
@@ -15,7 +16,7 @@ struct Record: StateUpdater {
     }
 }
 
-@Suite("State updaters", .timeLimit(.minutes(1)))
+@Suite("State updaters", .hangGuard)
 struct StateUpdaterTests {
     @Test("an uncontended updater is applied before dispatch returns")
     func appliedInline() async throws {
@@ -70,8 +71,7 @@ struct StateUpdaterTests {
     @Test("an item that is neither updater nor side effect fails with unsupportedDispatchable")
     func unsupported() async {
         let store = TestStore()
-        await #expect(throws: StoreError.unsupportedDispatchable(String(reflecting: PlainDispatchable.self)))
-        {
+        await #expect(throws: StoreError.unsupportedDispatchable(String(reflecting: PlainDispatchable.self))) {
             try await store.anyDispatch(PlainDispatchable()).value
         }
     }

@@ -1,9 +1,10 @@
 import Foundation
 import Logging
 import Moonblade
+import MoonbladeTestSupport
 import Testing
 
-@Suite("Store release", .timeLimit(.minutes(1)))
+@Suite("Store release", .hangGuard)
 struct StoreReleaseTests {
     @Test("a released store is freed at once and its notification observers stop firing")
     func releasedAtOnce() async throws {

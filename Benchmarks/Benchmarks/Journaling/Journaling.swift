@@ -1,6 +1,6 @@
 import Benchmark
-import Moonblade
 import BenchmarkSupport
+import Moonblade
 import MoonbladeHost
 import MoonbladeJournal
 import Workloads

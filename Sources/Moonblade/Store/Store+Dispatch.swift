@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 extension Store {
@@ -106,6 +106,12 @@ extension Store {
             }
             if idle { waiter.resume() }
         }
+    }
+
+    /// Whether the store has nothing to do at this moment, as ``waitUntilIdle()`` means it: for a caller
+    /// that waits for something the store's work may bring about, to know when nothing more can come.
+    package var isIdle: Bool {
+        lock.withLock { !isDraining && runningSideEffects == 0 }
     }
 
     /// The error a blocking wait at `place` for a queued item must fail with when the calling thread is

@@ -65,7 +65,8 @@ extension JSONValue: Codable {
                     guard let stray = context.underlyingError as? LuaSequenceStrayKey else { throw DecodingError.dataCorrupted(context) }
                     throw DecodingError.dataCorruptedError(
                         in: container,
-                        debugDescription: "a table with both [1] and the key \(stray.key) is neither a JSON array (keys 1…n) nor an object (string keys)")
+                        debugDescription:
+                            "a table with both [1] and the key \(stray.key) is neither a JSON array (keys 1…n) nor an object (string keys)")
                 }
             case .table(.object): self = .object(try container.decode([String: JSONValue].self))
             case .other(let found):

@@ -34,11 +34,12 @@ extension PluginCode {
 
     /// A value that could not cross between Lua and Swift for `item`, with the decoding path if any.
     func valueError(_ error: any Error, item: String, root: String, on stack: LuaStack) -> PluginError {
-        let message = switch error {
-        case let error as DecodingError: LuaDecoder.describe(error, root: root)
-        case let error as EncodingError: LuaEncoder.describe(error, root: root)
-        default: "\(root): \(error)"
-        }
+        let message =
+            switch error {
+            case let error as DecodingError: LuaDecoder.describe(error, root: root)
+            case let error as EncodingError: LuaEncoder.describe(error, root: root)
+            default: "\(root): \(error)"
+            }
         return PluginError(
             .invalidValue, plugin: pluginName(ofItem: item), item: item, message: message,
             location: definition(of: item, on: stack), underlying: error)

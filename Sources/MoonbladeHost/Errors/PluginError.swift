@@ -68,13 +68,14 @@ public struct PluginError: Error, CustomStringConvertible {
 
     /// Wraps an error raised while running plugin code.
     init(_ error: LuaError, plugin: String?, item: String?) {
-        let kind: Kind = switch error.kind {
-        case .memory, .limit: .limit
-        case .syntax: .load
-        case .conversion: .invalidValue
-        // An item Lua named that could not be made (an unknown name) is of the kind it would be from Swift.
-        case .runtime: (error.underlying as? ItemError)?.kind ?? .runtime
-        }
+        let kind: Kind =
+            switch error.kind {
+            case .memory, .limit: .limit
+            case .syntax: .load
+            case .conversion: .invalidValue
+            // An item Lua named that could not be made (an unknown name) is of the kind it would be from Swift.
+            case .runtime: (error.underlying as? ItemError)?.kind ?? .runtime
+            }
         // Lua's message often starts with the place; keep the message alone, the place apart.
         // A message re-raised on the line that caught it (`assert(pcall(f))`, where Lua adds the place
         // again) names it more than once: once is enough.

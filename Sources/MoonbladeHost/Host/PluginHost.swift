@@ -299,20 +299,25 @@ public final class PluginHost<S: State & Codable>: Sendable {
         // Only typed wrappers pay for telling their kind.
         let updater = ObjectIdentifier(LuaItemUpdater<S>.self)
         let wrappers = ItemTypeMemo { $0 is any LuaTypedWrapper.Type }
-        return { _ in { next in { item in
-            let itemType = type(of: item)
-            guard ObjectIdentifier(itemType) != updater, wrappers.answer(for: itemType) else { return try next(item) }
-            switch item {
-            case let updater as any LuaStateUpdater:
-                try next(LuaItemUpdater(runtime: runtime, item: type(of: updater).luaItem, payload: .encodable(updater)))
-            case let effect as any LuaReturningSideEffect:
-                try next(effect.bound(to: runtime))
-            case let effect as any LuaSideEffect:
-                try next(LuaItemSideEffect(runtime: runtime, item: type(of: effect).luaItem, payload: .encodable(effect), readResult: .nothing))
-            default:
-                try next(item)
+        return { _ in
+            { next in
+                { item in
+                    let itemType = type(of: item)
+                    guard ObjectIdentifier(itemType) != updater, wrappers.answer(for: itemType) else { return try next(item) }
+                    switch item {
+                    case let updater as any LuaStateUpdater:
+                        try next(LuaItemUpdater(runtime: runtime, item: type(of: updater).luaItem, payload: .encodable(updater)))
+                    case let effect as any LuaReturningSideEffect:
+                        try next(effect.bound(to: runtime))
+                    case let effect as any LuaSideEffect:
+                        try next(
+                            LuaItemSideEffect(runtime: runtime, item: type(of: effect).luaItem, payload: .encodable(effect), readResult: .nothing))
+                    default:
+                        try next(item)
+                    }
+                }
             }
-        } } }
+        }
     }
 }
 

@@ -63,10 +63,11 @@ struct PluginLoader {
         func references(in field: String, _ items: [String]) -> [String: LuaReference] {
             defer { stack.pop() }
             stack.rawGet(table: index, field: field)
-            return Dictionary(uniqueKeysWithValues: items.map { item in
-                stack.rawGet(table: -1, field: String(item.dropFirst(info.name.count + 1)))
-                return (item, stack.popReference())
-            })
+            return Dictionary(
+                uniqueKeysWithValues: items.map { item in
+                    stack.rawGet(table: -1, field: String(item.dropFirst(info.name.count + 1)))
+                    return (item, stack.popReference())
+                })
         }
         var functions = ItemFunctions(
             updaters: references(in: "updaters", info.updaters),

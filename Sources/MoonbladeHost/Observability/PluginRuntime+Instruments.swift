@@ -13,9 +13,10 @@ extension PluginRuntime {
         guard instruments.isActive else { return try body() }
         let dispatch = beginDispatch(item, kind: kind, payload: payload, parent: parent)
         do {
-            let result = try dispatch.span.map { span in
-                try InstrumentationContext.$current.withValue(span.context) { try body() }
-            } ?? body()
+            let result =
+                try dispatch.span.map { span in
+                    try InstrumentationContext.$current.withValue(span.context) { try body() }
+                } ?? body()
             end(dispatch, failure: nil)
             return result
         } catch {

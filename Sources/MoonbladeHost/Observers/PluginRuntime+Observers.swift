@@ -1,16 +1,18 @@
 import Moonblade
-import Tracing
 import MoonbladeLua
 import MoonbladeResidentState
+import Tracing
 
 extension PluginRuntime {
     /// Fires the `on_start` rules; their items wait in the store's queue until it is ready.
     func dispatchStartRules() {
         let (reactions, store) = withLua { lua in
-            (lua.code.observers.flatMap { rule -> [RuleReaction] in
-                guard case .start = rule.trigger else { return [] }
-                return fire(rule, cascadeDepth: 0, on: lua.stack, lua) { _ in 0 }
-            }, lua.store)
+            (
+                lua.code.observers.flatMap { rule -> [RuleReaction] in
+                    guard case .start = rule.trigger else { return [] }
+                    return fire(rule, cascadeDepth: 0, on: lua.stack, lua) { _ in 0 }
+                }, lua.store
+            )
         }
         dispatch(reactions, to: store)
     }
@@ -18,13 +20,15 @@ extension PluginRuntime {
     /// Fires the `on_notification` rules for `notification`, their payload functions given `payload`.
     func post(_ notification: String, payload: PluginValue) {
         let (reactions, store) = withLua { lua in
-            (lua.code.observers.flatMap { rule -> [RuleReaction] in
-                guard case .notification(let name) = rule.trigger, name == notification else { return [] }
-                return fire(rule, cascadeDepth: 0, on: lua.stack, lua) { stack in
-                    try payload.push(onto: stack, encoder: lua.encoder)
-                    return 1
-                }
-            }, lua.store)
+            (
+                lua.code.observers.flatMap { rule -> [RuleReaction] in
+                    guard case .notification(let name) = rule.trigger, name == notification else { return [] }
+                    return fire(rule, cascadeDepth: 0, on: lua.stack, lua) { stack in
+                        try payload.push(onto: stack, encoder: lua.encoder)
+                        return 1
+                    }
+                }, lua.store
+            )
         }
         dispatch(reactions, to: store)
     }
@@ -170,12 +174,13 @@ extension PluginRuntime {
 
     /// Logs a rule's failure with the plugin and the rule's place: nobody awaits a rule.
     private func report(_ error: any Error, in rule: ObserverRule, doing what: String, on stack: LuaStack, _ lua: LuaSide) {
-        var failure: PluginError = switch error {
-        case let error as LuaError: lua.code.pluginError(error, item: rule.name, plugin: rule.plugin, on: stack)
-        case let error as PluginError: error
-        case let error as ItemError: PluginError(error.kind, message: error.message, underlying: error)
-        default: PluginError(.invalidValue, message: "\(error)", underlying: error)
-        }
+        var failure: PluginError =
+            switch error {
+            case let error as LuaError: lua.code.pluginError(error, item: rule.name, plugin: rule.plugin, on: stack)
+            case let error as PluginError: error
+            case let error as ItemError: PluginError(error.kind, message: error.message, underlying: error)
+            default: PluginError(.invalidValue, message: "\(error)", underlying: error)
+            }
         failure.plugin = rule.plugin
         failure.item = rule.name
         if failure.location == nil || error is PluginError { failure.location = rule.location }

@@ -2,7 +2,7 @@ import Foundation
 import Moonblade
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// Changes from inotify watches on the folders.

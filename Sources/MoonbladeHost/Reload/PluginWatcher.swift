@@ -2,7 +2,7 @@ import Foundation
 import Moonblade
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// Watches plugin folders and reports each folder whose Lua files changed, once per burst of changes.
@@ -109,7 +109,9 @@ private final class WatchLoop: @unchecked Sendable {
         let clock = ContinuousClock()
         var lastChange: [String: ContinuousClock.Instant] = [:]
         while !lock.withLock({ stopped }) {
-            for directory in addedLock.withLock({ () -> [String] in defer { added = [] }; return added })
+            for directory in addedLock.withLock({ () -> [String] in
+                defer { added = [] }; return added
+            })
             where watched.insert(folderIdentity(directory)).inserted {
                 source.add(directory)
             }

@@ -17,7 +17,8 @@ package struct DispatchRequest: Equatable, Sendable {
         do {
             payload = try JSONValue(json: shown)
         } catch {
-            throw DispatchRequestError(message: "the payload of \(name) is not valid JSON (\(shown.count > 60 ? shown.prefix(60) + "…" : shown)): \(error)")
+            throw DispatchRequestError(
+                message: "the payload of \(name) is not valid JSON (\(shown.count > 60 ? shown.prefix(60) + "…" : shown)): \(error)")
         }
     }
 

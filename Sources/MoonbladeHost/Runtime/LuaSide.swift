@@ -22,8 +22,11 @@ final class LuaSide {
     @exclusivity(unchecked) var store: InterceptorContext?
     /// The version the last Lua updater started from, kept for the observer rules that follow it.
     @exclusivity(unchecked) var previousVersion: LuaStateVersion?
+    // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
+    // Set at the end of `init` (their glue needs the VM), never nil after it.
     /// The Lua glue that passes items through the plugins' interceptors.
     private(set) var interceptors: LuaInterceptorChain!
+    // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
     /// The Lua glue that gives side effects their `ctx`.
     private(set) var sideEffects: SideEffectPrelude!
 

@@ -280,7 +280,8 @@ extension PluginRuntime {
                 awaiting: instruments.traced(
                     try entry.function(stack, 2, LuaDecoder()), as: "await ctx.deps.\(entry.group).\(entry.name)"))
         } catch let error as DecodingError {
-            throw stack.placedError("ctx.deps.\(entry.group).\(entry.name): \(LuaDecoder.describe(error, root: "arguments"))", skipping: PluginCode.glueChunks)
+            throw stack.placedError(
+                "ctx.deps.\(entry.group).\(entry.name): \(LuaDecoder.describe(error, root: "arguments"))", skipping: PluginCode.glueChunks)
         }
         return 0
     }

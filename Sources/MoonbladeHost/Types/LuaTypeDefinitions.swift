@@ -9,10 +9,14 @@ public enum LuaTypeDefinitions {
     /// What `ctx` holds, as the side effect prelude installs it: each field's LuaLS type and meaning.
     /// A test checks these names against a live `ctx`.
     static let context: [(name: String, type: String, doc: String)] = [
-        ("state", "fun(): moonblade.State",
-         "The state now, as a read-only view (no copy): read it again after an await to see what changed."),
-        ("dispatch", "fun(name: moonblade.ItemName, payload?: any, options?: moonblade.DispatchOptions): any",
-         "Runs an item to completion and returns a side effect's result; a failure is raised here."),
+        (
+            "state", "fun(): moonblade.State",
+            "The state now, as a read-only view (no copy): read it again after an await to see what changed."
+        ),
+        (
+            "dispatch", "fun(name: moonblade.ItemName, payload?: any, options?: moonblade.DispatchOptions): any",
+            "Runs an item to completion and returns a side effect's result; a failure is raised here."
+        ),
         ("deps", "moonblade.Deps", "The host's Swift functions, each awaited."),
     ]
 

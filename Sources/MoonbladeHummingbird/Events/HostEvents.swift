@@ -51,16 +51,20 @@ public final class HostEvents: Sendable {
                     do {
                         try InstrumentationContext.$current.withValue(inner) { try next(item) }
                     } catch {
-                        self.publish(.dispatch(DispatchEvent(
-                            item: recorded, outcome: .failed(error), duration: start.duration(to: .now),
-                            cascadeDepth: depth, change: nil, record: record, spans: record.reported())))
+                        self.publish(
+                            .dispatch(
+                                DispatchEvent(
+                                    item: recorded, outcome: .failed(error), duration: start.duration(to: .now),
+                                    cascadeDepth: depth, change: nil, record: record, spans: record.reported())))
                         throw error
                     }
                     let duration = start.duration(to: .now)
                     let change = old.map { (old: $0, new: context.getAnyState()) }
-                    self.publish(.dispatch(DispatchEvent(
-                        item: recorded, outcome: recorded.isUpdater ? .applied : .started, duration: duration,
-                        cascadeDepth: depth, change: change, record: record, spans: record.reported())))
+                    self.publish(
+                        .dispatch(
+                            DispatchEvent(
+                                item: recorded, outcome: recorded.isUpdater ? .applied : .started, duration: duration,
+                                cascadeDepth: depth, change: change, record: record, spans: record.reported())))
                 }
             }
         }

@@ -95,4 +95,3 @@ extension HostRoutes {
         return difference == 0
     }
 }
-

@@ -5,7 +5,8 @@ enum ItemSuggestions {
     static func closest(to name: String, among names: [String]) -> [String] {
         let wanted = Array(name.utf8.prefix(256))
         let limit = max(1, wanted.count / 3)
-        return names
+        return
+            names
             .map { (name: $0, distance: distance(wanted, Array($0.utf8.prefix(256)))) }
             .filter { $0.distance <= limit }
             .sorted { ($0.distance, $0.name) < ($1.distance, $1.name) }

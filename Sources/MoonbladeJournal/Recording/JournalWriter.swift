@@ -353,7 +353,8 @@ final class JournalWriter: @unchecked Sendable {
             do {
                 json = try stateEncoder.encode(newState)
             } catch {
-                throw JournalError(file: database.file, problem: "entry \(pending.sequence) (\(pending.item.name)): the state has no JSON form: \(error)")
+                throw JournalError(
+                    file: database.file, problem: "entry \(pending.sequence) (\(pending.item.name)): the state has no JSON form: \(error)")
             }
             patch = StatePatch(from: currentState ?? JSONValue(), to: json)
             currentState = json

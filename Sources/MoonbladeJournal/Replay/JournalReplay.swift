@@ -81,7 +81,7 @@ public struct JournalReplay {
                 let recordedUnder = versions.versions(at: entry.sequence - 1)
                 state = try migrator.migrate(recordedBefore, recordedUnder: recordedUnder)
                 recorded = try migrator.migrate(recordedAfter, recordedUnder: recordedUnder)
-            } catch where error.kind == .downgrade {
+            } catch  where error.kind == .downgrade {
                 throw JournalError(file: journal.file, problem: "entry \(entry.sequence) (\(entry.name)): \(error.message)")
             } catch {
                 report.divergence = Divergence(

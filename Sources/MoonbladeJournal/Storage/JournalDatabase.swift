@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import Synchronization
 import MoonbladeHost
+import Synchronization
 
 /// The journal's SQLite file, through GRDB: the schema, and reading and writing rows.
 ///
@@ -46,7 +46,8 @@ final class JournalDatabase: Sendable {
             try db.execute(sql: "PRAGMA synchronous = \(strict ? "FULL" : "NORMAL")")
         }
         do {
-            queue = try path.map { try DatabaseQueue(path: $0, configuration: configuration) }
+            queue =
+                try path.map { try DatabaseQueue(path: $0, configuration: configuration) }
                 ?? DatabaseQueue(configuration: configuration)
             if create {
                 try queue.write { db in try Self.prepareSchema(db, create: true) }
@@ -338,7 +339,8 @@ extension JournalDatabase {
                 sequence: try stored.value("seq"), plugin: try stored.value("plugin"), version: try stored.value("version"))
             guard stored.isIntact else {
                 throw JournalError(
-                    file: file, problem: "the version row of plugin \(change.plugin) as of \(change.sequence) is damaged: "
+                    file: file,
+                    problem: "the version row of plugin \(change.plugin) as of \(change.sequence) is damaged: "
                         + "its row does not match its checksum")
             }
             return change

@@ -2,7 +2,7 @@ import Foundation
 import Moonblade
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// The lock that makes a journal file's writer the only one: an advisory `flock` on `FILE-lock`,

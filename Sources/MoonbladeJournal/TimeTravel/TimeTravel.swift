@@ -46,9 +46,11 @@ public struct TimeTravel<S: State & Codable>: Sendable {
         let migrator = host.migrator
         // Migrated inside the jump, as a reload's swap migrates: against the versions loaded when the
         // store applies it, and a failing migration leaves the store's state as it was.
-        try await host.store.dispatch(TimeTravelItem(target: sequence, state: state) { state in
-            try migrator.migrate(state, recordedUnder: versions)
-        }).value
+        try await host.store.dispatch(
+            TimeTravelItem(target: sequence, state: state) { state in
+                try migrator.migrate(state, recordedUnder: versions)
+            }
+        ).value
     }
 
     /// Goes back to the state before the last change of the current branch; returns its sequence.

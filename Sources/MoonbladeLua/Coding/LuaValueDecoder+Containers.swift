@@ -231,20 +231,48 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         return true
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try next(type) { try $0.decodeScalar(Bool.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
-    mutating func decode(_ type: String.Type) throws -> String { try next(type) { try $0.decodeScalar(String.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
-    mutating func decode(_ type: Double.Type) throws -> Double { try next(type) { try $0.decodeScalar(Double.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
-    mutating func decode(_ type: Float.Type) throws -> Float { try next(type) { try $0.decodeScalar(Float.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
-    mutating func decode(_ type: Int.Type) throws -> Int { try next(type) { try $0.decodeScalar(Int.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next(type) { try $0.decodeScalar(Int8.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next(type) { try $0.decodeScalar(Int16.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next(type) { try $0.decodeScalar(Int32.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next(type) { try $0.decodeScalar(Int64.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try next(type) { try $0.decodeScalar(UInt.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next(type) { try $0.decodeScalar(UInt8.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type) { try $0.decodeScalar(UInt16.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type) { try $0.decodeScalar(UInt32.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) { try $0.decodeScalar(UInt64.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) } }
+    mutating func decode(_ type: Bool.Type) throws -> Bool {
+        try next(type) { try $0.decodeScalar(Bool.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) }
+    }
+    mutating func decode(_ type: String.Type) throws -> String {
+        try next(type) { try $0.decodeScalar(String.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) }
+    }
+    mutating func decode(_ type: Double.Type) throws -> Double {
+        try next(type) { try $0.decodeScalar(Double.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) }
+    }
+    mutating func decode(_ type: Float.Type) throws -> Float {
+        try next(type) { try $0.decodeScalar(Float.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) }
+    }
+    mutating func decode(_ type: Int.Type) throws -> Int {
+        try next(type) { try $0.decodeScalar(Int.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) }
+    }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 {
+        try next(type) { try $0.decodeScalar(Int8.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) }
+    }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 {
+        try next(type) { try $0.decodeScalar(Int16.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) }
+    }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 {
+        try next(type) { try $0.decodeScalar(Int32.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) }
+    }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 {
+        try next(type) { try $0.decodeScalar(Int64.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) }
+    }
+    mutating func decode(_ type: UInt.Type) throws -> UInt {
+        try next(type) { try $0.decodeScalar(UInt.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) }
+    }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
+        try next(type) { try $0.decodeScalar(UInt8.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) }
+    }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 {
+        try next(type) { try $0.decodeScalar(UInt16.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) }
+    }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 {
+        try next(type) { try $0.decodeScalar(UInt32.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) }
+    }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 {
+        try next(type) { try $0.decodeScalar(UInt64.self, at: $1, luaType: $2, key: LuaCodingKey(index: $3)) }
+    }
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try next(type) { try $0.decodeValue(T.self, at: $1, step: .position($3)) }
     }

@@ -375,7 +375,8 @@ package final class LuaValueDecoder: Decoder, LuaReusableCoder {
             let found = LuaCoding.describeKey(L, -1)
             lua_settop(L, -2)
             throw DecodingError.dataCorrupted(
-                .init(codingPath: path, debugDescription: "expected a sequence, found key \(found)", underlyingError: LuaSequenceStrayKey(key: found)))
+                .init(codingPath: path, debugDescription: "expected a sequence, found key \(found)", underlyingError: LuaSequenceStrayKey(key: found))
+            )
         }
         if count == Int64(moonblade_sequence_hole.rawValue) {
             throw corrupted(key: nil, "expected a sequence, found a hole at [\(hole)]")

@@ -100,7 +100,8 @@ extension LuaStack {
             pop()
             // A message that names its place wins: it is where an error re-raised through Swift started,
             // or the caller that `error(message, 2)` blames.
-            let location = LuaLocation(messagePrefix: message)
+            let location =
+                LuaLocation(messagePrefix: message)
                 ?? source.flatMap { source in line.map { LuaLocation(source: source, line: Int($0)) } }
             let underlying = pendingSwiftError.flatMap { $0.message == message ? $0.error : nil }
             return LuaError(.runtime, message: message, location: location, traceback: traceback, underlying: underlying)

@@ -28,7 +28,9 @@ extension LuaSpecRunner {
         lines += assertions.flatMap { name in
             ["", "is_", "is_not_", "are_", "are_not_", "has_", "has_no_"].map { "---@field \($0)\(name) fun(...)" }
         }
-        lines += ["---@field \(["is", "are", "was", "has", "does", "not", "no", "is_not", "are_not", "was_not", "has_no"].joined(separator: " moonblade.Assert\n---@field ")) moonblade.Assert"]
+        lines += [
+            "---@field \(["is", "are", "was", "has", "does", "not", "no", "is_not", "are_not", "was_not", "has_no"].joined(separator: " moonblade.Assert\n---@field ")) moonblade.Assert"
+        ]
         lines += [
             "---@field spy fun(s: moonblade.Spy): moonblade.Assert Then .was.called(n), .called_with(...)",
             "---@field stub fun(s: moonblade.Spy): moonblade.Assert",
@@ -96,6 +98,9 @@ extension LuaSpecRunner {
             "---What the plugin logged through ctx.deps.log, oldest first: { level, message, plugin, <fields> }.",
             "---@return { level: string, message: string, plugin: string?, [string]: string }[]", "function logs() end",
         ],
-        "set_state": ["---The state to start from, or, once started, the state from now on.", "---@param value moonblade.State", "function set_state(value) end"],
+        "set_state": [
+            "---The state to start from, or, once started, the state from now on.", "---@param value moonblade.State",
+            "function set_state(value) end",
+        ],
     ]
 }

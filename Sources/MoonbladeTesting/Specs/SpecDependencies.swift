@@ -19,15 +19,16 @@ final class SpecDependencies: @unchecked Sendable {
         var dependencies = PluginDependencies()
         dependencies.exposeStorage(read: { [self] key in read(key) }, write: { [self] key, value in write(key, value) })
         dependencies.exposeClock { [self] in lock.withLock { now } }
-        dependencies.exposeLog(Logger(label: "moonblade.spec.plugin") { [self] _ in
-            // Every entry, each level included, with its fields.
-            LogEntryHandler(logLevel: .trace) { event, metadata in
-                var fields = metadata.mapValues { JSONValue.string("\($0)") }
-                fields["level"] = .string(event.level.rawValue)
-                fields["message"] = .string("\(event.message)")
-                self.record(.object(fields))
-            }
-        })
+        dependencies.exposeLog(
+            Logger(label: "moonblade.spec.plugin") { [self] _ in
+                // Every entry, each level included, with its fields.
+                LogEntryHandler(logLevel: .trace) { event, metadata in
+                    var fields = metadata.mapValues { JSONValue.string("\($0)") }
+                    fields["level"] = .string(event.level.rawValue)
+                    fields["message"] = .string("\(event.message)")
+                    self.record(.object(fields))
+                }
+            })
         return dependencies
     }
 

@@ -12,10 +12,13 @@ extension SpecSession {
         try stack.pushAwaitFunction()
         stack.rawSet(table: -2, field: "await")
         let functions: [(String, LuaFunction)] = [
-            ("caller_line", { stack in
-                stack.push(Int64(stack.callerLocation(skipping: SpecPrelude.chunkName)?.line ?? 0))
-                return 1
-            }),
+            (
+                "caller_line",
+                { stack in
+                    stack.push(Int64(stack.callerLocation(skipping: SpecPrelude.chunkName)?.line ?? 0))
+                    return 1
+                }
+            ),
             ("start_dispatch", { [unowned self] stack in try startDispatch(stack) }),
             ("start_post", { [unowned self] stack in try startPost(stack) }),
             ("start_apply", { [unowned self] stack in try startApply(stack) }),
@@ -101,7 +104,8 @@ extension SpecSession {
     /// Refuses `function` (which awaits the store) from a stub: the store is waiting for its answer.
     private func refuseInsideStub(_ stack: LuaStack, _ function: String) throws {
         if let stub = insideStub {
-            throw stack.placedError("\(function) cannot be called from the stub \(stub): the store is waiting for its answer", skipping: Self.glueChunks)
+            throw stack.placedError(
+                "\(function) cannot be called from the stub \(stub): the store is waiting for its answer", skipping: Self.glueChunks)
         }
     }
 
@@ -148,7 +152,8 @@ extension SpecSession {
         }
         guard let coroutine = CaseCoroutine.running(on: stack) else {
             try refuseInsideStub(stack, "set_state")
-            throw stack.placedError("set_state after the store has started can only be called inside it, before_each or after_each", skipping: Self.glueChunks)
+            throw stack.placedError(
+                "set_state after the store has started can only be called inside it, before_each or after_each", skipping: Self.glueChunks)
         }
         let settle = takeStartUp()
         let ruleFailures = ruleFailures

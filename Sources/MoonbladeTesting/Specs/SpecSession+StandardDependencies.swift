@@ -14,34 +14,57 @@ extension SpecSession {
     func installStandardDependencies(into stack: LuaStack) throws(LuaError) {
         let standard = standard
         let groups: [(String, [(String, LuaFunction)])] = [
-            ("storage", [
-                ("read", { [unowned self] stack in
-                    try encoder.push(standard.read(try key(stack, "storage.read")), onto: stack)
-                    return 1
-                }),
-                ("write", { [unowned self] stack in
-                    let key = try key(stack, "storage.write")
-                    standard.write(key, stack.type(at: 2) == .nil || stack.type(at: 2) == .none ? nil : try json(stack, at: 2, "storage.write value"))
-                    return 0
-                }),
-            ]),
-            ("clock", [
-                ("set", { [unowned self] stack in
-                    standard.time = try time(stack)
-                    return 0
-                }),
-                ("advance", { stack in
-                    guard let seconds = stack.number(at: 1) else {
-                        throw stack.placedError("clock.advance needs a number of seconds, got \(stack.type(at: 1))", skipping: Self.glueChunks)
-                    }
-                    standard.time = standard.time.addingTimeInterval(seconds)
-                    return 0
-                }),
-                ("now", { stack in
-                    stack.push(standard.time.timeIntervalSince1970)
-                    return 1
-                }),
-            ]),
+            (
+                "storage",
+                [
+                    (
+                        "read",
+                        { [unowned self] stack in
+                            try encoder.push(standard.read(try key(stack, "storage.read")), onto: stack)
+                            return 1
+                        }
+                    ),
+                    (
+                        "write",
+                        { [unowned self] stack in
+                            let key = try key(stack, "storage.write")
+                            standard.write(
+                                key, stack.type(at: 2) == .nil || stack.type(at: 2) == .none ? nil : try json(stack, at: 2, "storage.write value"))
+                            return 0
+                        }
+                    ),
+                ]
+            ),
+            (
+                "clock",
+                [
+                    (
+                        "set",
+                        { [unowned self] stack in
+                            standard.time = try time(stack)
+                            return 0
+                        }
+                    ),
+                    (
+                        "advance",
+                        { stack in
+                            guard let seconds = stack.number(at: 1) else {
+                                throw stack.placedError(
+                                    "clock.advance needs a number of seconds, got \(stack.type(at: 1))", skipping: Self.glueChunks)
+                            }
+                            standard.time = standard.time.addingTimeInterval(seconds)
+                            return 0
+                        }
+                    ),
+                    (
+                        "now",
+                        { stack in
+                            stack.push(standard.time.timeIntervalSince1970)
+                            return 1
+                        }
+                    ),
+                ]
+            ),
         ]
         for (group, functions) in groups {
             stack.pushTable(fieldCount: Int32(functions.count))

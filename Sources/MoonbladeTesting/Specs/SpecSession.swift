@@ -162,7 +162,9 @@ final class SpecSession: @unchecked Sendable {
     /// What the prelude gives spec files: the globals it defines and the assertions it knows, sorted,
     /// read from a live spec VM.
     static func vocabulary() -> (globals: [String], assertions: [String]) {
-        guard let session = try? SpecSession(file: "", chunkName: "vocabulary", pluginDirectory: "", instructionBudget: nil, sideEffectTimeLimit: nil, source: "")
+        guard
+            let session = try? SpecSession(
+                file: "", chunkName: "vocabulary", pluginDirectory: "", instructionBudget: nil, sideEffectTimeLimit: nil, source: "")
         else { return ([], []) }
         return ((session.names("globals") + SpecSession.standardGlobals).sorted(), session.names("assertions"))
     }

@@ -92,25 +92,33 @@ extension ItemLog {
     /// The outermost interceptor: records every item as it was dispatched, with its change or the
     /// error the store handed back.
     var recorder: StoreInterceptor {
-        { context in { next in { item in
-            let before = context.getAnyState() as! S
-            do {
-                try next(item)
-            } catch {
-                self.record(ItemRecord(item: item, before: before, after: context.getAnyState() as! S, failure: error))
-                throw error
+        { context in
+            { next in
+                { item in
+                    let before = context.getAnyState() as! S
+                    do {
+                        try next(item)
+                    } catch {
+                        self.record(ItemRecord(item: item, before: before, after: context.getAnyState() as! S, failure: error))
+                        throw error
+                    }
+                    self.record(ItemRecord(item: item, before: before, after: context.getAnyState() as! S))
+                }
             }
-            self.record(ItemRecord(item: item, before: before, after: context.getAnyState() as! S))
-        } } }
+        }
     }
 
     /// The innermost interceptor: tracks each side effect while it runs. Innermost, so the plugins'
     /// interceptors and rules see the side effect itself rather than the tracking wrapper.
     var sideEffectTracker: StoreInterceptor {
-        { _ in { next in { item in
-            guard let sideEffect = item as? any AnySideEffect else { return try next(item) }
-            try next(TrackedSideEffect(wrapped: sideEffect, runNumber: self.beginSideEffect(sideEffect), log: self))
-        } } }
+        { _ in
+            { next in
+                { item in
+                    guard let sideEffect = item as? any AnySideEffect else { return try next(item) }
+                    try next(TrackedSideEffect(wrapped: sideEffect, runNumber: self.beginSideEffect(sideEffect), log: self))
+                }
+            }
+        }
     }
 
     private func record(_ record: ItemRecord<S>) {

@@ -17,9 +17,9 @@ extension PluginTester {
         let problem: String
         if expectedState != record.after {
             problem =
-                if expected == nil { "\(name) changed the state, but no change was expected" }
-                else if record.before == record.after { "\(name) was expected to change the state, but it did not" }
-                else { "the state after \(name) does not match the expectation" }
+                if expected == nil { "\(name) changed the state, but no change was expected" } else if record.before == record.after {
+                    "\(name) was expected to change the state, but it did not"
+                } else { "the state after \(name) does not match the expectation" }
         } else if exhaustivity == .on, expected != nil, record.before == record.after {
             fail(
                 "\(name) was expected to change the state, but it did not, and the assertion closure "

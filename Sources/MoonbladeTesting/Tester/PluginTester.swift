@@ -55,12 +55,14 @@ public final class PluginTester<S: State & Codable & Equatable>: Sendable {
         createdAt = sourceLocation
     }
 
-    /// How long `receive` and `finish` wait by default: the host's default side effect time limit.
-    /// Waiting ends as soon as what is awaited happens, so only a failing test waits this long; it is
-    /// generous because a loaded machine (or a sanitizer, or tests that block the shared thread pool
-    /// for seconds) can hold a side effect up by far more than a second, and a side effect cannot
-    /// run longer than that limit anyway.
-    public static var defaultTimeout: Duration { .seconds(30) }
+    /// How long `receive` and `finish` wait at most while the store is still busy, by default.
+    ///
+    /// They wait for what the store does, not for a time: `receive` ends when its item arrives or
+    /// when the store is idle without it (no side effect running, nothing queued: nothing more can
+    /// arrive), `finish` when the store is idle. A slow machine makes them slower, never wrong. This
+    /// bound only ends a wait on a side effect that never ends (hung on a dependency in a host with
+    /// no side effect time limit; the host's limit, 30 s by default, ends the others sooner).
+    public static var defaultTimeout: Duration { .seconds(300) }
 
     /// The store's current state.
     public var state: S { host.state }
@@ -139,7 +141,8 @@ extension PluginTester {
     ///   - name: the item expected, `plugin.item`.
     ///   - payload: when given, the item's payload must equal it, compared as JSON (a Lua item's
     ///     payload as Lua dispatched it: a sequence is an array, other tables objects).
-    ///   - timeout: how long to wait for the item to arrive.
+    ///   - timeout: how long to wait at most while side effects are still running; a receive fails
+    ///     at once when no side effect is running and nothing is queued, as nothing more can arrive.
     ///   - sourceLocation: where a failure is reported.
     ///   - expected: as in `dispatch(_:_:sourceLocation:assert:)`.
     public func receive(
@@ -148,10 +151,18 @@ extension PluginTester {
         assert expected: ((inout S) throws -> Void)? = nil
     ) async {
         let exhaustive = exhaustivity == .on
-        let arrived = await waitUntil(timeout: timeout) {
-            exhaustive ? !self.log.pending.isEmpty : self.log.pending.contains { self.name(of: $0.item) == name }
-        }
-        guard arrived else {
+        let outcome = await waitUntil(
+            { exhaustive ? !self.log.pending.isEmpty : self.log.pending.contains { self.name(of: $0.item) == name } },
+            orIdle: host.store, guardTime: timeout)
+        switch outcome {
+        case .held:
+            break
+        case .idle:
+            fail(
+                "expected to receive \(name), but nothing more can arrive: no side effect is running and no item is queued",
+                at: sourceLocation)
+            return
+        case .timedOut:
             let running = log.running.map(name(of:))
             let stillRunning = running.isEmpty ? "" : " (still running: \(running.joined(separator: ", ")))"
             fail("expected to receive \(name), but nothing was received within \(timeout)\(stillRunning)", at: sourceLocation)
@@ -201,11 +212,11 @@ extension PluginTester {
         }
     }
 
-    /// Ends the test: waits up to `timeout` for the store to be idle (every side effect finished, every
-    /// item handled, on any thread), then (when exhaustive) fails for any side effect still running,
+    /// Ends the test: waits for the store to be idle (every side effect finished, every item handled,
+    /// on any thread), for at most `timeout` while it is busy, then (when exhaustive) fails for any side effect still running,
     /// any item received but not asserted, and any side effect that failed.
     public func finish(timeout: Duration = PluginTester.defaultTimeout, sourceLocation: SourceLocation = #_sourceLocation) async {
-        _ = await waitUntilIdle(host.store, timeout: timeout)
+        _ = await waitUntilIdle(host.store, guardTime: timeout)
         log.isFinished = true
         for failure in log.endOfTestFailures(naming: name(of:)) {
             fail(failure, at: sourceLocation)
@@ -232,7 +243,10 @@ extension PluginTester {
             try? await handle.value
         }
         let isDirect: @Sendable (ItemRecord<S>) -> Bool = { self.name(of: $0.item) == name }
-        guard await waitUntil(timeout: Self.defaultTimeout, { self.log.pending.contains(where: isDirect) }) else {
+        guard
+            await waitUntil({ self.log.pending.contains(where: isDirect) }, orIdle: host.store, guardTime: Self.defaultTimeout)
+                == .held
+        else {
             fail("\(name) was dispatched but never reached the store", at: sourceLocation)
             return nil
         }

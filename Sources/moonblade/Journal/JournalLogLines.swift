@@ -10,8 +10,10 @@ enum JournalLogLines {
         let versions = logged.pluginVersions.sorted { $0.key < $1.key }.map { "\($0.key) v\($0.value)" }
         let kept = versions.isEmpty ? "" : "  (state kept by \(versions.joined(separator: ", ")))"
         let milliseconds = Double(entry.duration.components.seconds) * 1e3 + Double(entry.duration.components.attoseconds) * 1e-15
-        return ["\(entry.sequence)  \(time.format(entry.time))  \(entry.shownItem)",
-                "    \(entry.target == nil ? entry.source : "swift")  \(entry.shownOutcome(applied: "applied"))  \(String(format: "%.3f ms", milliseconds))\(kept)"]
+        return [
+            "\(entry.sequence)  \(time.format(entry.time))  \(entry.shownItem)",
+            "    \(entry.target == nil ? entry.source : "swift")  \(entry.shownOutcome(applied: "applied"))  \(String(format: "%.3f ms", milliseconds))\(kept)",
+        ]
             + logged.changes.map { "    \($0)" }
     }
 

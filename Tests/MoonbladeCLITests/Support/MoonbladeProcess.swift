@@ -167,7 +167,6 @@ final class Workspace: Sendable {
     }
 }
 
-
 /// A plugin whose updaters fail at known lines: `tally.fail` raises at line 5.
 let tallyPlugin = """
     return {

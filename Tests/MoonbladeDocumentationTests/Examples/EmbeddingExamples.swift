@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// Its snippets are the documents' code, formatted as the documents show it (a test checks they match).
 import MoonbladeHost
 
 // The examples of the MoonbladeHost articles: compiled here, not run (their plugin paths are the

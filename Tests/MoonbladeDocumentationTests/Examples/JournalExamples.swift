@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// Its snippets are the documents' code, formatted as the documents show it (a test checks they match).
 import MoonbladeTesting
 import Testing
 

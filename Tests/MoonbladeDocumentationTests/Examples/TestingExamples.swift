@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// Its snippets are the documents' code, formatted as the documents show it (a test checks they match).
 // The example of the MoonbladeTesting catalog's "Testing Plugins": a test that runs, on the shipped
 // todo plugin (`swift test` runs in the package's root, where `Plugins/todo` is).
 

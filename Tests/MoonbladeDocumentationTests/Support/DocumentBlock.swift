@@ -33,9 +33,10 @@ struct DocumentBlock: CustomStringConvertible {
                     body.append(lines[end])
                     end += 1
                 }
-                blocks.append(DocumentBlock(
-                    file: url, line: index + 1, language: language, code: body.joined(separator: "\n"),
-                    snippetName: pendingSnippet))
+                blocks.append(
+                    DocumentBlock(
+                        file: url, line: index + 1, language: language, code: body.joined(separator: "\n"),
+                        snippetName: pendingSnippet))
                 pendingSnippet = nil
                 index = end
             } else if !trimmed.isEmpty {

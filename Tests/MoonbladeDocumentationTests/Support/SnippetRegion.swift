@@ -19,8 +19,9 @@ struct SnippetRegion {
             if trimmed.hasPrefix("// snippet:") {
                 open = (String(trimmed.dropFirst("// snippet:".count)).trimmingCharacters(in: .whitespaces), index + 1, [])
             } else if trimmed == "// end snippet", let region = open {
-                regions.append(SnippetRegion(
-                    name: region.name, file: url, line: region.line, code: region.body.joined(separator: "\n")))
+                regions.append(
+                    SnippetRegion(
+                        name: region.name, file: url, line: region.line, code: region.body.joined(separator: "\n")))
                 open = nil
             } else {
                 open?.body.append(line)

@@ -94,7 +94,9 @@ struct DataShapeHostileTests {
     /// with each bad byte replaced by U+FFFD, so `string.char(255, 254)` arrived as six other bytes.
     /// Keys that are the same text composed differently are refused there too, not merged.
     @Test func valuesLuaHandsOnAreRefusedRatherThanChanged() async throws {
-        let bytes = try scratch.write("bytes", """
+        let bytes = try scratch.write(
+            "bytes",
+            """
             return {
               name = "bytes",
               updaters = { set = function(state, p) state.value = p end },
@@ -125,7 +127,9 @@ struct DataShapeHostileTests {
     /// at its `return next(item)`, a tail call (it was once placed at the updater the item names, a line
     /// that did nothing wrong).
     @Test func aPayloadAnInterceptorSpoilsIsPlacedAtTheInterceptor() async throws {
-        let spoiler = try scratch.write("spoiler", """
+        let spoiler = try scratch.write(
+            "spoiler",
+            """
             return {
               name = "spoiler",
               updaters = {
@@ -196,7 +200,9 @@ struct DataShapeHostileTests {
     /// keep JSON's null and their empty objects: a pass-through interceptor failed on a null ("a
     /// userdata has no data form") and turned `{}` into `[]`.
     @Test func valuesLuaHandsOnKeepTheirNullsAndEmptyObjects() async throws {
-        let relay = try scratch.write("relay", """
+        let relay = try scratch.write(
+            "relay",
+            """
             return {
               name = "relay",
               updaters = {

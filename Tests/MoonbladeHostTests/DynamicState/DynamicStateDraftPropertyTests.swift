@@ -56,7 +56,9 @@ struct DynamicStateDraftPropertyTests {
     let scratch = ScratchPlugins()
 
     @Test func draftsOfTheDynamicStateEndWhereTheSameCodeOnAPlainCopyEnds() async throws {
-        let folder = try scratch.write("random", """
+        let folder = try scratch.write(
+            "random",
+            """
             \(luaDeepCopyKeepingKinds)
             return {
               name = "random",

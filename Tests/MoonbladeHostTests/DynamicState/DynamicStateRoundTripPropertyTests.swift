@@ -55,7 +55,9 @@ struct DynamicStateRoundTripPropertyTests {
     let scratch = ScratchPlugins()
 
     @Test func aDocumentComesBackFromLuaAndFromItsTextAsItWent() async throws {
-        let folder = try scratch.write("copy", """
+        let folder = try scratch.write(
+            "copy",
+            """
             \(luaDeepCopyKeepingKinds)
             return {
               name = "copy",
@@ -83,7 +85,9 @@ struct DynamicStateRoundTripPropertyTests {
     }
 
     @Test func luaSeesJSONNullAsMoonbladeNullAndFloatsAsFloats() async throws {
-        let folder = try scratch.write("look", """
+        let folder = try scratch.write(
+            "look",
+            """
             return {
               name = "look",
               updaters = {
@@ -112,7 +116,9 @@ struct DynamicStateRoundTripPropertyTests {
     }
 
     @Test func aValueJSONCannotHoldIsRefusedWithItsPathAndTheStateIsKept() async throws {
-        let folder = try scratch.write("odd", """
+        let folder = try scratch.write(
+            "odd",
+            """
             return {
               name = "odd",
               updaters = {

@@ -49,7 +49,8 @@ struct HostileInterceptorTests {
         ("coroutine.yield()", .runtime, "yield"),
     ])
     func aTrapInTheInterceptorIsStoppedAtItsLine(trap: String, kind: PluginError.Kind, saying: String) async throws {
-        let host = try host("""
+        let host = try host(
+            """
             function(item, next)
               if item.name == "counter.increment" then \(trap) end
               next(item)
@@ -66,7 +67,8 @@ struct HostileInterceptorTests {
         ("next({ name = 'counter.increment', payload = { by = print } })", .runtime, "function"),
     ])
     func nextWithSomethingThatIsNoItemIsAnErrorAtItsLine(call: String, kind: PluginError.Kind, saying: String) async throws {
-        let host = try host("""
+        let host = try host(
+            """
             function(item, next)
               if item.name == "counter.increment" then \(call) else next(item) end
             end,
@@ -75,7 +77,8 @@ struct HostileInterceptorTests {
     }
 
     @Test func aPayloadThatContainsItselfIsAnErrorAtTheInterceptorsLine() async throws {
-        let host = try host("""
+        let host = try host(
+            """
             function(item, next)
               if item.name == "counter.increment" then
                 local p = { by = 1 }; p.self = p
@@ -88,7 +91,8 @@ struct HostileInterceptorTests {
 
     @Test(arguments: ["return 42", "return function() end", "return nil, 'why'", "return item", "return next"])
     func whatAnInterceptorReturnsIsIgnoredAndWithoutNextTheItemIsDropped(ending: String) async throws {
-        let host = try host("""
+        let host = try host(
+            """
             function(item, next)
               if item.name == "counter.increment" then \(ending) end
               next(item)
@@ -101,7 +105,8 @@ struct HostileInterceptorTests {
     }
 
     @Test func aNextKeptFromAnEarlierDispatchIsAnErrorWhenCalledLater() async throws {
-        let host = try host("""
+        let host = try host(
+            """
             function(item, next)
               if item.name == "counter.reset" then kept = next; return next(item) end
               kept(item)
@@ -114,7 +119,8 @@ struct HostileInterceptorTests {
 
     @Test func errorObjectsThatAreNotStringsStillNameThePlugin() async throws {
         for raise in ["error({ code = 7 })", "error(nil)", "error(setmetatable({}, { __tostring = function() return 'custom' end }))"] {
-            let host = try host("""
+            let host = try host(
+                """
                 function(item, next)
                   if item.name == "counter.increment" then \(raise) end
                   next(item)
@@ -127,7 +133,9 @@ struct HostileInterceptorTests {
     /// An interceptor that catches its updater's error cannot keep what the updater wrote before it
     /// raised: the dispatch is one transaction either way.
     @Test func anUpdatersErrorCaughtByAnInterceptorLeavesNoHalfWrittenState() async throws {
-        let half = try scratch.write("half", """
+        let half = try scratch.write(
+            "half",
+            """
             return {
               name = "half",
               updaters = {
@@ -147,7 +155,9 @@ struct HostileInterceptorTests {
     }
 
     @Test func aBudgetSpentInsideNextCannotBeCaughtByTheInterceptor() async throws {
-        let spin = try scratch.write("spin", """
+        let spin = try scratch.write(
+            "spin",
+            """
             return {
               name = "spin",
               updaters = { forever = function(state) state.counter = 7; while true do end end },

@@ -25,7 +25,9 @@ struct HostileDispatchByNameTests {
     }
 
     @Test func hyphensAndDigitsInItemNamesAreDispatchable() async throws {
-        let plugin = try scratch.write("odd-names", """
+        let plugin = try scratch.write(
+            "odd-names",
+            """
             return {
               name = "odd-names",
               updaters = {
@@ -52,7 +54,9 @@ struct HostileDispatchByNameTests {
         (#"name = "my plugin""#, "name must be a non-empty name without dots"),
     ])
     func namesNoToolCouldDispatchAreLoadErrors(field: String, saying: String) throws {
-        let plugin = try scratch.write("names", """
+        let plugin = try scratch.write(
+            "names",
+            """
             return {
               name = "names",
               \(field),
@@ -92,7 +96,9 @@ struct HostileDispatchByNameTests {
     }
 
     @Test func aSwiftItemDispatchedFromLuaWithAWrongPayloadNamesItsPathAndTheLine() async throws {
-        let plugin = try scratch.write("caller", """
+        let plugin = try scratch.write(
+            "caller",
+            """
             return {
               name = "caller",
               side_effects = {
@@ -119,11 +125,14 @@ struct HostileDispatchByNameTests {
     @Test(arguments: [
         ("return { print }", "result[1]: expected Int, found function"),
         ("local t = {}; t[1] = t; return t", "result[1]: expected Int, found table"), ("return nil", "found nil"),
-        ("return { 1, 2, nil, 4 }", "hole"), ("return 1, 2", "integer 1"), ("return { 2^63 }", "result[1]: expected Int, found number 9.223372036854776e+18 (out of range)"),
+        ("return { 1, 2, nil, 4 }", "hole"), ("return 1, 2", "integer 1"),
+        ("return { 2^63 }", "result[1]: expected Int, found number 9.223372036854776e+18 (out of range)"),
         ("return { '1' }", #"result[1]: expected Int, found string "1""#),
     ])
     func aSideEffectsResultThatDoesNotDecodeIsAnErrorNamingTheItem(body: String, saying: String) async throws {
-        let plugin = try scratch.write("result", """
+        let plugin = try scratch.write(
+            "result",
+            """
             return {
               name = "result",
               side_effects = { give = function(ctx) \(body) end },
@@ -144,7 +153,9 @@ struct HostileDispatchByNameTests {
     /// Values nested past the coders' limit, from an updater, a payload and a side effect's result, are
     /// errors with the item named; the state is kept.
     @Test func valuesNestedPastTheLimitAreErrorsNotCrashes() async throws {
-        let plugin = try scratch.write("deep", """
+        let plugin = try scratch.write(
+            "deep",
+            """
             local function nest(levels) local t = {}; for _ = 1, levels do t = { t } end; return t end
             return {
               name = "deep",

@@ -1,7 +1,8 @@
 import Foundation
 import Moonblade
-@testable import MoonbladeHost
 import Testing
+
+@testable import MoonbladeHost
 
 /// Sets the counter to `value` plus one: a second Swift type for a name `SetCounter` may hold.
 struct SetCounterPlusOne: StateUpdater, Codable {
@@ -190,7 +191,9 @@ struct ItemNameCollisionTests {
 
     @Test func aSwiftOnlyNamespaceThenAPluginOfThatNameLoadsUnlessItDefinesTheName() async throws {
         let (host, events) = try host()
-        let app = try scratch.write("app", """
+        let app = try scratch.write(
+            "app",
+            """
             return {
               name = "app",
               side_effects = {
@@ -209,7 +212,9 @@ struct ItemNameCollisionTests {
         #expect(host.plugins.map(\.name) == ["relay"])
         try await expectBothKindsDispatch(host)
 
-        _ = try scratch.write("app", """
+        _ = try scratch.write(
+            "app",
+            """
             return { name = "app", updaters = { double = function(state) state.counter = state.counter * 2 end } }
             """)
         try host.load(plugin: app)

@@ -1,8 +1,9 @@
 import Foundation
 import Moonblade
-@testable import MoonbladeHost
 import MoonbladeTestSupport
 import Testing
+
+@testable import MoonbladeHost
 
 /// The memo of answers about item types, read without a lock while new types are learnt.
 @Suite("Item type memo")

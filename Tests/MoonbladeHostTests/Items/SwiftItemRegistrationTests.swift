@@ -10,7 +10,9 @@ struct SwiftItemRegistrationTests {
 
     /// A host whose side effect `caller.send` dispatches the name in its payload with `{ value = 7 }`.
     func host() throws -> PluginHost<AppState> {
-        let plugin = try scratch.write("caller", """
+        let plugin = try scratch.write(
+            "caller",
+            """
             return {
               name = "caller",
               side_effects = { send = function(ctx, p) ctx.dispatch(p.name, { value = 7 }) end },

@@ -20,7 +20,9 @@ struct HostileObserverTests {
     /// A plugin `trace` whose updater `mark` appends its payload's `tag` to the todos' titles, so the
     /// order rules fire in shows in the state.
     func tracePlugin(_ observers: String) throws -> String {
-        try scratch.write("trace", """
+        try scratch.write(
+            "trace",
+            """
             return {
               name = "trace",
               updaters = {
@@ -34,10 +36,13 @@ struct HostileObserverTests {
     }
 
     @Test func rulesFireInLoadOrderThenListOrderAfterTheItem() async throws {
-        let second = try listPlugin(scratch, "second", "observers", """
+        let second = try listPlugin(
+            scratch, "second", "observers",
+            """
             { on_dispatch = "counter.increment", dispatch = { { "trace.mark", { tag = "second.1" } } } },
             """)
-        let trace = try tracePlugin("""
+        let trace = try tracePlugin(
+            """
             { on_dispatch = "counter.increment", dispatch = { { "trace.mark", { tag = "trace.1a" } }, { "trace.mark", { tag = "trace.1b" } } } },
             { on_state_change = function(old, new) return old.counter ~= new.counter end, dispatch = { { "trace.mark", { tag = "trace.2" } } } },
             """)
@@ -50,7 +55,8 @@ struct HostileObserverTests {
     /// As with `ObserverInterceptor`, the predicate is asked after every updater, one that wrote the
     /// values already there too: comparing is the predicate's work.
     @Test func onStateChangeIsAskedAfterEveryUpdaterAndItsAnswerDecides() async throws {
-        let trace = try tracePlugin("""
+        let trace = try tracePlugin(
+            """
             { on_state_change = function(old, new) asked = (rawget(_G, "asked") or 0) + 1; return old.counter ~= new.counter end,
               dispatch = { { "trace.mark", function() return { tag = "asked " .. asked } end } } },
             """)
@@ -83,7 +89,8 @@ struct HostileObserverTests {
         ("on_dispatch = \"counter.increment\", dispatch = { \"trace\" }", "trace"),
     ])
     func aFailingRuleIsReportedWithItsPlaceAndTheOthersStillFire(rule: String, saying: String) async throws {
-        let trace = try tracePlugin("""
+        let trace = try tracePlugin(
+            """
             { \(rule) },
             { on_dispatch = "counter.increment", dispatch = { { "trace.mark", { tag = "good" } } } },
             """)
@@ -104,7 +111,8 @@ struct HostileObserverTests {
     }
 
     @Test func aRuleWatchingAnItemThatDoesNotExistNeverFiresAndHarmsNothing() async throws {
-        let trace = try tracePlugin("""
+        let trace = try tracePlugin(
+            """
             { on_dispatch = "nope.nothing", dispatch = { { "trace.mark", { tag = "never" } } } },
             { on_dispatch = "counter", dispatch = { { "trace.mark", { tag = "never" } } } },
             { on_notification = "", dispatch = { { "trace.mark", { tag = "empty name" } } } },
@@ -122,14 +130,16 @@ struct HostileObserverTests {
     }
 
     @Test func aReloadWhileRulesAreFiringSwapsThemBetweenDispatches() async throws {
-        let trace = try tracePlugin("""
+        let trace = try tracePlugin(
+            """
             { on_dispatch = "counter.increment", dispatch = { { "trace.mark", { tag = "old" } } } },
             """)
         let host = try host([shippedPlugin("counter"), trace])
         async let dispatching: Void = {
             for _ in 0..<20 { try await host.dispatch("counter.increment").value }
         }()
-        _ = try tracePlugin("""
+        _ = try tracePlugin(
+            """
             { on_dispatch = "counter.increment", dispatch = { { "trace.mark", { tag = "new" } } } },
             """)
         _ = try await host.reload(plugin: "trace")

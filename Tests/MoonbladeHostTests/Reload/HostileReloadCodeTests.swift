@@ -183,9 +183,13 @@ struct HostileReloadCodeTests {
         let padding = "local big = {}\nfor i = 1, 2000 do big[i] = { i, tostring(i) } end\n"
         func reloads(_ count: Int) async throws {
             for round in 0..<count {
-                let good = padding + versionedCounter(factor: round % 5 + 1, extra: """
-                    side_effects = { size = function() return #big end },
-                    """)
+                let good =
+                    padding
+                    + versionedCounter(
+                        factor: round % 5 + 1,
+                        extra: """
+                            side_effects = { size = function() return #big end },
+                            """)
                 _ = try scratch.write("counterx", round.isMultiple(of: 3) ? good + "\nerror('late')\n" : good)
                 _ = try? await host.reload(plugin: "counterx")
                 try await host.dispatch("counterx.add", ["by": 1]).value

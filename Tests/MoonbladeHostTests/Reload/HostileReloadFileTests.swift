@@ -105,11 +105,11 @@ struct HostileReloadFileTests {
             try FileManager.default.createDirectory(atPath: folder + "/lib/deep", withIntermediateDirectories: true)
             try "return { factor = 4 }\n".write(toFile: folder + "/lib/deep/numbers.lua", atomically: true, encoding: .utf8)
             try """
-                local numbers = require("lib.deep.numbers")
-                return { name = "counterx", updaters = {
-                  add = function(state, p) state.counter = state.counter + p.by * numbers.factor end,
-                } }
-                """.write(toFile: folder + "/plugin.lua", atomically: true, encoding: .utf8)
+            local numbers = require("lib.deep.numbers")
+            return { name = "counterx", updaters = {
+              add = function(state, p) state.counter = state.counter + p.by * numbers.factor end,
+            } }
+            """.write(toFile: folder + "/plugin.lua", atomically: true, encoding: .utf8)
             await waitUntil { events.all.contains("succeeded counterx v1 (watcher)") }
             #expect(try await addTen(host) == 40)
             let succeeded = events.all.filter { $0 == "succeeded counterx v1 (watcher)" }.count
@@ -123,15 +123,17 @@ struct HostileReloadFileTests {
     @Test(arguments: [false, true])
     func aPluginLoadedWhileWatchingIsWatchedToo(polling: Bool) async throws {
         try await withWatchedHost(polling: polling) { host, _, events in
-            let later = try scratch.write("later", """
+            let later = try scratch.write(
+                "later",
+                """
                 return { name = "later", updaters = { set = function(state) state.counter = 1 end } }
                 """)
             try host.load(plugin: later)
             // The watcher takes the folder on at its next turn, within a tenth of a second.
             try await Task.sleep(for: .milliseconds(500))
             try """
-                return { name = "later", version = 2, updaters = { set = function(state) state.counter = 2 end } }
-                """.write(toFile: later + "/plugin.lua", atomically: true, encoding: .utf8)
+            return { name = "later", version = 2, updaters = { set = function(state) state.counter = 2 end } }
+            """.write(toFile: later + "/plugin.lua", atomically: true, encoding: .utf8)
             await waitUntil { events.all.contains("succeeded later v2 (watcher)") }
             try await host.dispatch("later.set").value
             #expect(host.state.counter == 2)

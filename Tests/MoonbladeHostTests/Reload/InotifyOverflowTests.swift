@@ -1,10 +1,11 @@
 import Foundation
 import Moonblade
-@testable import MoonbladeHost
 import Testing
 
+@testable import MoonbladeHost
+
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// How many events an inotify queue holds here (`/proc/sys/fs/inotify/max_queued_events`), if known.
@@ -104,7 +105,9 @@ struct InotifyOverflowTests {
         let changes = Locked<[String]>([])
         let held = DispatchSemaphore(value: 0)
         let watcher = PluginWatcher(directories: [flooded, quiet], debounce: .milliseconds(20)) { directory in
-            let first = changes.withLock { $0.append(directory); return $0.count == 1 }
+            let first = changes.withLock {
+                $0.append(directory); return $0.count == 1
+            }
             // Holds the watcher's thread: nothing reads inotify's queue meanwhile.
             if first { held.wait() }
         }

@@ -62,7 +62,9 @@ struct CallTimeLimitTests {
     }
 
     @Test func anInterceptorIsStopped() async throws {
-        let plugin = try listPlugin(scratch, "slow", "interceptors", """
+        let plugin = try listPlugin(
+            scratch, "slow", "interceptors",
+            """
                 function(item, next)
                   if item.name == "counter.increment" then while true do end end
                   return next(item)
@@ -76,7 +78,9 @@ struct CallTimeLimitTests {
     }
 
     @Test func anObserverRuleIsStoppedAndReported() async throws {
-        let plugin = try listPlugin(scratch, "slow", "observers", """
+        let plugin = try listPlugin(
+            scratch, "slow", "observers",
+            """
                 { on_state_change = function(old, new)
                     return ('a'):rep(4000):match('(.-)(.-)(.-)(.-)b')
                   end, dispatch = { "counter.reset" } },
@@ -97,7 +101,9 @@ struct CallTimeLimitTests {
     }
 
     @Test func aSideEffectWithoutATimeLimitOfItsOwnGetsOneCallTimeLimitPerStretch() async throws {
-        let plugin = try scratch.write("slow", """
+        let plugin = try scratch.write(
+            "slow",
+            """
             return {
               side_effects = {
                 run = function(ctx)

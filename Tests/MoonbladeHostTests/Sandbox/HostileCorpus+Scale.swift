@@ -144,7 +144,8 @@ extension HostileCorpus {
             kind: .runtime, says: "stack overflow", line: 5),
         HostileCase(
             name: "an __lt that loops, in table.sort",
-            body: "local mt = { __lt = function() while true do end end } local t = {}\nfor i = 1, 10 do t[i] = setmetatable({}, mt) end table.sort(t)",
+            body:
+                "local mt = { __lt = function() while true do end end } local t = {}\nfor i = 1, 10 do t[i] = setmetatable({}, mt) end table.sort(t)",
             kind: .limit, says: budgetExceeded, line: 5),
         HostileCase(
             name: "a table.sort comparator that loops",
@@ -200,7 +201,8 @@ extension HostileCorpus {
             kind: .limit, says: budgetExceeded, line: 5),
         HostileCase(
             name: "a stopped coroutine closed and resumed again, in a loop",
-            body: "local co = coroutine.create(function() while true do end end)\nwhile true do pcall(coroutine.resume, co) pcall(coroutine.close, co) end",
+            body:
+                "local co = coroutine.create(function() while true do end end)\nwhile true do pcall(coroutine.resume, co) pcall(coroutine.close, co) end",
             kind: .limit, says: budgetExceeded, line: 5),
         HostileCase(
             name: "an xpcall handler that retries the looping call",
@@ -216,7 +218,8 @@ extension HostileCorpus {
             kind: .limit, says: budgetExceeded, line: 5),
         HostileCase(
             name: "a __close that loops in a coroutine closed after a limit",
-            body: "local co = coroutine.create(function() local x <close> = setmetatable({}, { __close = function() while true do end end }) while true do end end)\ncoroutine.resume(co) coroutine.close(co)",
+            body:
+                "local co = coroutine.create(function() local x <close> = setmetatable({}, { __close = function() while true do end end }) while true do end end)\ncoroutine.resume(co) coroutine.close(co)",
             kind: .limit, says: budgetExceeded, line: 5),
         HostileCase(
             name: "a memory error caught in a coroutine inside pcall",
@@ -234,7 +237,8 @@ extension HostileCorpus {
             says: "table value whose __tostring failed", line: 5),
         HostileCase(
             name: "error whose __tostring raises an object whose __tostring loops",
-            body: "error(setmetatable({}, { __tostring = function() error(setmetatable({}, { __tostring = function() while true do end end })) end }))",
+            body:
+                "error(setmetatable({}, { __tostring = function() error(setmetatable({}, { __tostring = function() while true do end end })) end }))",
             kind: .runtime, says: "table value whose __tostring failed", line: 5),
         HostileCase(
             name: "error at level 99", body: "error('far away', 99)", kind: .runtime, says: "far away", line: 5),
@@ -294,7 +298,8 @@ extension HostileCorpus {
             says: memoryExceeded, line: 4),
         HostileCase(
             name: "suspended coroutines holding big stacks",
-            body: "local t = {} for i = 1, 1e9 do local co = coroutine.wrap(function(...) coroutine.yield() end) co(table.unpack({}, 1, 10000)) t[i] = co end",
+            body:
+                "local t = {} for i = 1, 1e9 do local co = coroutine.wrap(function(...) coroutine.yield() end) co(table.unpack({}, 1, 10000)) t[i] = co end",
             kind: .limit, says: memoryExceeded, line: 5),
     ]
 

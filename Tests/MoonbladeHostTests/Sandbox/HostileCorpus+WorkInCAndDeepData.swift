@@ -35,6 +35,6 @@ extension HostileCorpus {
         HostileCase(
             name: "side effect: dispatches a payload twenty thousand tables deep", item: .sideEffect,
             body: "local t = {} for i = 1, 2e4 do t = { t } end ctx.dispatch('hostile.bump', t)", kind: .runtime,
-            says: "hostile.bump payload: a table nested more than 512 levels deep has no data form", line: 5),
+            says: "hostile.bump payload: a table nested more than 512 levels deep has no data form", line: 5)
     ]
 }

@@ -20,7 +20,8 @@ enum HostileCorpus {
         + tampering + wrongResults + sideEffects + recursion + errorObjectsMore + sandboxMore
 
     /// The cases that do megabytes of work or fill the memory limit before they are stopped.
-    static let casesAtScale = sizedWorkInC + patternsAtScale + limitsCaught + memoryMore + interceptors + sideEffectsAtScale
+    static let casesAtScale =
+        sizedWorkInC + patternsAtScale + limitsCaught + memoryMore + interceptors + sideEffectsAtScale
         + workInCMore + deepData
 
     /// The cases a run takes: all of them in a plain run. A sanitized run is ten times slower and is

@@ -17,13 +17,18 @@ struct MemoryReturnTests {
         ("coroutines", "local t = {} for i = 1, 1e9 do t[i] = coroutine.create(print) end"),
         ("string.rep kept from a pcall loop", "local t = {} while true do local ok, s = pcall(string.rep, 'x', 1e6) t[#t + 1] = s end"),
         ("doubling a string", "local s = 'x' while true do s = s .. s end"),
-        ("a table bomb inside a coroutine inside pcall", "pcall(coroutine.wrap(function() local t = {} for i = 1, 1e9 do t[i] = { i } end end)) return 1"),
+        (
+            "a table bomb inside a coroutine inside pcall",
+            "pcall(coroutine.wrap(function() local t = {} for i = 1, 1e9 do t[i] = { i } end end)) return 1"
+        ),
     ]
 
     @Test(arguments: bombs)
     func theMemoryComesBackAndTheHostDispatches(_ name: String, _ body: String) async throws {
         let scratch = ScratchPlugins()
-        let plugin = try scratch.write("bomb", """
+        let plugin = try scratch.write(
+            "bomb",
+            """
             return {
               updaters = {
                 bomb = function(state)

@@ -73,7 +73,9 @@ struct PluginLimitsTests {
         let log = RecordingLogHandler.Log()
         var configuration = PluginHost<AppState>.Configuration(logger: log.logger)
         configuration.pluginLimits = ["tight": PluginLimits(instructionBudget: 50_000)]
-        let rules = try scratch.write("tight", """
+        let rules = try scratch.write(
+            "tight",
+            """
             return {
               name = "tight",
               updaters = { set = function(state, p) state.counter = p.value end },

@@ -112,7 +112,9 @@ struct SideEffectAwaitStressTests {
         /// A random step other than a stall.
         static func random(using generator: inout SplitMix) -> Step {
             var pick = Int.random(in: 0..<mix.reduce(0) { $0 + $1.weight }, using: &generator)
-            let chosen = mix.first { pick -= $0.weight; return pick < 0 }!
+            let chosen = mix.first {
+                pick -= $0.weight; return pick < 0
+            }!
             return Step(kind: chosen.kind, n: Int.random(in: 0..<1000, using: &generator), us: Int.random(in: chosen.us, using: &generator))
         }
     }
@@ -170,7 +172,9 @@ struct SideEffectAwaitStressTests {
 
         /// Suspends, ignoring cancellation, until ``releaseStalls()`` or ``stallTime`` passes.
         func stall() async {
-            let number = lastStall.withLock { $0 += 1; return $0 }
+            let number = lastStall.withLock {
+                $0 += 1; return $0
+            }
             await withCheckedContinuation { continuation in
                 stalled.withLock { $0[number] = continuation }
                 DispatchQueue.global().asyncAfter(deadline: .now() + stallTime.timeInterval) { [self] in
@@ -180,7 +184,9 @@ struct SideEffectAwaitStressTests {
         }
 
         func releaseStalls() {
-            let all = stalled.withLock { stalled in defer { stalled = [:] }; return stalled }
+            let all = stalled.withLock { stalled in
+                defer { stalled = [:] }; return stalled
+            }
             for continuation in all.values { continuation.resume() }
         }
     }
@@ -206,7 +212,11 @@ struct SideEffectAwaitStressTests {
         expose(.stall) { _ in await work.stall() }
         expose(.stallHonouringCancellation) { _ in try await Task.sleep(for: Self.stallTime) }
         expose(.stallSlowToCancel) { _ in
-            try await withTaskCancellationHandler { try await Task.sleep(for: Self.stallTime) } onCancel: { usleep(1000) }
+            try await withTaskCancellationHandler {
+                try await Task.sleep(for: Self.stallTime)
+            } onCancel: {
+                usleep(1000)
+            }
         }
         var configuration = PluginHost<AppState>.Configuration(
             instructionBudget: nil, callTimeLimit: nil, sideEffectTimeLimit: Self.limits.last!.limit)
@@ -244,7 +254,7 @@ struct SideEffectAwaitStressTests {
     /// The seed given in `MOONBLADE_STRESS_SEED`, or a fresh one.
     static let givenSeed = ProcessInfo.processInfo.environment["MOONBLADE_STRESS_SEED"].flatMap { UInt64($0) }
 
-    @Test(.timeLimit(.minutes(5))) func concurrentRunsEndWithTheirValueOrTheLimitError() async throws {
+    @Test(.hangGuard) func concurrentRunsEndWithTheirValueOrTheLimitError() async throws {
         // Its runs keep the shared pool's threads busy for seconds, and its time bounds need them: it
         // takes its turn with the other tests that do (a hostile plugin holding a thread for seconds
         // made runs of this one end 3.7 s late in a full parallel run).
@@ -270,19 +280,20 @@ struct SideEffectAwaitStressTests {
             for (index, run) in wave.enumerated() {
                 let start = ContinuousClock.now
                 let handle = try host.dispatch("\(run.program.plugin).run", run.program, returning: Int.self)
-                tasks.append(Task {
-                    let canceller = run.cancelAfter.map { delay in
-                        Task {
-                            try await Task.sleep(for: delay)
-                            handle.cancel()
+                tasks.append(
+                    Task {
+                        let canceller = run.cancelAfter.map { delay in
+                            Task {
+                                try await Task.sleep(for: delay)
+                                handle.cancel()
+                            }
                         }
-                    }
-                    defer { canceller?.cancel() }
-                    let result: Result<Int, any Error>
-                    do { result = .success(try await handle.value) } catch { result = .failure(error) }
-                    let outcome = Outcome(run: run, result: result, elapsed: ContinuousClock.now - start)
-                    ended.withLock { $0[index] = outcome }
-                })
+                        defer { canceller?.cancel() }
+                        let result: Result<Int, any Error>
+                        do { result = .success(try await handle.value) } catch { result = .failure(error) }
+                        let outcome = Outcome(run: run, result: result, elapsed: ContinuousClock.now - start)
+                        ended.withLock { $0[index] = outcome }
+                    })
             }
             // Runs that end late are reported with their time below; these do not end even after a stall.
             guard await Self.allEnd(tasks, within: Self.stallTime + Self.margin) else {
@@ -332,7 +343,9 @@ struct SideEffectAwaitStressTests {
         // Both outcomes came up among the runs that race their deadline: the limits fit the programs.
         #expect(racing.values > 0 && racing.limits > 0, "\(racing) (\(replay))")
         if Self.givenSeed != nil {
-            print("seed \(seed): \(runs) runs; racing \(racing); \(cancelledErrors) cancelled; per plugin (values, limit awaiting, limit in Lua): \(tally.sorted { $0.key < $1.key })")
+            print(
+                "seed \(seed): \(runs) runs; racing \(racing); \(cancelledErrors) cancelled; per plugin (values, limit awaiting, limit in Lua): \(tally.sorted { $0.key < $1.key })"
+            )
         }
     }
 

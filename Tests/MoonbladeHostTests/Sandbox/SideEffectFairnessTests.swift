@@ -13,11 +13,13 @@ struct SideEffectFairnessTests {
 
     /// A measure of scheduling, not of races: under a sanitizer its runs would hold the pool for minutes,
     /// and every other test's bound with it.
-    @Test(.timeLimit(.minutes(2)), .disabled(if: sanitizerSlowdown > 1, "a measure of scheduling; sanitizers are for races"))
+    @Test(.hangGuard, .disabled(if: sanitizerSlowdown > 1, "a measure of scheduling; sanitizers are for races"))
     func pollingSideEffectsLeaveOtherTasksTheirTurn() async throws {
         var dependencies = PluginDependencies()
         dependencies.expose("clock", "now") { () -> Double in Date().timeIntervalSince1970 }
-        let plugin = try scratch.write("poll", """
+        let plugin = try scratch.write(
+            "poll",
+            """
             return { side_effects = { poll = function(ctx, p)
               local stop = ctx.deps.clock.now() + p.seconds
               while ctx.deps.clock.now() < stop do end

@@ -10,7 +10,6 @@ struct AppState: State, Codable, Equatable {
     var todos: [Todo] = []
 }
 
-
 /// An in-memory `storage` dependency, exposed as `ctx.deps.storage.read/write`.
 final class MemoryStorage: Sendable {
     struct ReadRequest: Decodable { var key: String }
@@ -42,7 +41,9 @@ final class ChangeRecorder: Sendable {
 /// Writes a plugin named `name` whose only field is the list `field = { <entries> }` (its
 /// interceptors or observers).
 func listPlugin(_ scratch: ScratchPlugins, _ name: String, _ field: String, _ entries: String) throws -> String {
-    try scratch.write(name, """
+    try scratch.write(
+        name,
+        """
         return {
           name = "\(name)",
           \(field) = {

@@ -1,7 +1,8 @@
 import CLua
 import Foundation
-@testable import MoonbladeLua
 import Testing
+
+@testable import MoonbladeLua
 
 /// What a VM's coders keep from one push or decode to the next (their keyed containers, the field
 /// names' strings in the registry) changes no value, error or coding path, stays bounded, and goes with
@@ -135,7 +136,10 @@ struct LuaCoderReuseTests {
         let wide = Wide(values: Array(1000..<1256))
         for _ in 0..<2 {
             #expect(try roundTrip(wide, vm: vm) == wide)
-            #expect(try encodeThenRun(wide, "return state.k0, state.k191, state.k192, state.k255") == [.integer(1000), .integer(1191), .integer(1192), .integer(1255)])
+            #expect(
+                try encodeThenRun(wide, "return state.k0, state.k191, state.k192, state.k255") == [
+                    .integer(1000), .integer(1191), .integer(1192), .integer(1255),
+                ])
         }
     }
 

@@ -69,7 +69,9 @@ struct LuaCodingHostileTests {
     // MARK: Floats
 
     @Test func specialDoublesKeepTheirBits() throws {
-        let values: [Double] = [.nan, .infinity, -.infinity, -0.0, .leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude, -.ulpOfOne]
+        let values: [Double] = [
+            .nan, .infinity, -.infinity, -0.0, .leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude, -.ulpOfOne,
+        ]
         let back = try roundTrip(values)
         #expect(back.map(\.bitPattern) == values.map(\.bitPattern))
         let floats: [Float] = [.nan, .infinity, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude]
@@ -271,7 +273,8 @@ struct LuaCodingHostileTests {
     @Test func aSequenceWhoseLengthMetamethodLiesIsReadRaw() throws {
         let source = "return setmetatable({ 1, 2, 3 }, { __len = function() return 1 end, __index = function() return 9 end })"
         #expect(try decodeLua([Int].self, source) == [1, 2, 3])
-        #expect(try decodeLua([Int].self, "return setmetatable({}, { __index = function(_, i) return i end, __len = function() return 5 end })") == [])
+        #expect(
+            try decodeLua([Int].self, "return setmetatable({}, { __index = function(_, i) return i end, __len = function() return 5 end })") == [])
     }
 
     @Test func aCycleThroughADictionaryValueIsAnError() {
@@ -421,7 +424,7 @@ struct LuaCodingHostileTests {
     }
 
     @Test func superDecodersReadTheirPlaceAndNameIt() throws {
-        #expect(try decodeLua(SuperReader.self, "return { 4, { b = 'x' } }") .byKey == "x")
+        #expect(try decodeLua(SuperReader.self, "return { 4, { b = 'x' } }").byKey == "x")
         #expect(decodingFailure(SuperReader.self, "return { 4, { } }") == "state[2].b: expected String, found nil")
         #expect(decodingFailure(SuperReader.self, "return { }") == "state[1]: found the end of a sequence of 0")
     }
@@ -454,7 +457,9 @@ struct LuaCodingHostileTests {
         var iso = LuaDecoder()
         iso.dateDecodingStrategy = .iso8601
         #expect(try decodeLua(Stamp.self, "return { at = '2024-05-01T12:30:00Z' }", decoder: iso).at.timeIntervalSince1970 == 1_714_566_600)
-        #expect(decodingFailure([Stamp].self, "return { { at = 'yesterday' } }", decoder: iso) == #"state[1].at: expected an ISO 8601 date, found string "yesterday""#)
+        #expect(
+            decodingFailure([Stamp].self, "return { { at = 'yesterday' } }", decoder: iso)
+                == #"state[1].at: expected an ISO 8601 date, found string "yesterday""#)
         #expect(decodingFailure(Stamp.self, "return { at = 5 }", decoder: iso) == "state.at: expected String, found integer 5")
     }
 
@@ -531,15 +536,23 @@ struct LuaCodingHostileTests {
             #expect(try roundTrip(Blob(bytes: bytes), encoder: encoder, decoder: decoder) == Blob(bytes: bytes))
             #expect(try roundTrip(Blob(bytes: Data()), encoder: encoder, decoder: decoder) == Blob(bytes: Data()))
         }
-        #expect(decodingFailure(Blob.self, "return { bytes = '!!not base64!!' }")?.hasPrefix("state.bytes: expected base64-encoded Data, found string") == true)
+        #expect(
+            decodingFailure(Blob.self, "return { bytes = '!!not base64!!' }")?.hasPrefix("state.bytes: expected base64-encoded Data, found string")
+                == true)
         #expect(decodingFailure(Blob.self, "return { bytes = 12 }") == "state.bytes: expected base64-encoded Data, found integer 12")
         var strings = LuaDecoder()
         strings.dataDecodingStrategy = .luaString
-        #expect(decodingFailure(Blob.self, "return { bytes = 12 }", decoder: strings) == "state.bytes: expected Data (a string of bytes), found integer 12")
+        #expect(
+            decodingFailure(Blob.self, "return { bytes = 12 }", decoder: strings)
+                == "state.bytes: expected Data (a string of bytes), found integer 12")
         var raw = LuaDecoder()
         raw.dataDecodingStrategy = .deferredToData
-        #expect(decodingFailure(Blob.self, "return { bytes = { 1, 256 } }", decoder: raw) == "state.bytes[2]: expected UInt8, found integer 256 (out of range)")
-        #expect(decodingFailure(Blob.self, "return { bytes = { 1, -1 } }", decoder: raw) == "state.bytes[2]: expected UInt8, found integer -1 (out of range)")
+        #expect(
+            decodingFailure(Blob.self, "return { bytes = { 1, 256 } }", decoder: raw)
+                == "state.bytes[2]: expected UInt8, found integer 256 (out of range)")
+        #expect(
+            decodingFailure(Blob.self, "return { bytes = { 1, -1 } }", decoder: raw)
+                == "state.bytes[2]: expected UInt8, found integer -1 (out of range)")
     }
 
     // MARK: Coders that throw halfway

@@ -6,7 +6,9 @@ import Testing
 @Suite("LuaDecoder: Lua tables as Swift values")
 struct LuaDecoderTests {
     @Test func decodesTablesLuaBuiltAndIgnoresUnknownKeys() throws {
-        let state = try decodeLua(TodoState.self, """
+        let state = try decodeLua(
+            TodoState.self,
+            """
             local todos = {}
             for i = 1, 3 do todos[#todos + 1] = { title = "t" .. i, done = i == 2, tags = {}, extra = print } end
             todos[3].tags = { "a", "b" }
@@ -180,7 +182,9 @@ struct LuaDecoderTests {
 
     @Test func nonStringKeysWhereAStructIsExpectedAreErrors() {
         #expect(decodingFailure(User.self, "return { 'Ada', 36 }") == "state: expected a table with string keys, found key [1]")
-        #expect(decodingFailure(User.self, "return { name = 'Ada', age = 1, [true] = 1 }") == "state: expected a table with string keys, found key [true]")
+        #expect(
+            decodingFailure(User.self, "return { name = 'Ada', age = 1, [true] = 1 }") == "state: expected a table with string keys, found key [true]"
+        )
         #expect(
             decodingFailure(TodoState.self, "return { todos = { { title = 'a', done = true, tags = {}, [{}] = 1 } } }")
                 == "state.todos[1]: expected a table with string keys, found key [table]")
@@ -189,7 +193,8 @@ struct LuaDecoderTests {
     }
 
     @Test func integerKeyedDictionariesReadIntegerKeys() throws {
-        #expect(try decodeLua([Int: String].self, "return { [5] = 'five', [-2] = 'minus two', [1] = 'one' }") == [5: "five", -2: "minus two", 1: "one"])
+        #expect(
+            try decodeLua([Int: String].self, "return { [5] = 'five', [-2] = 'minus two', [1] = 'one' }") == [5: "five", -2: "minus two", 1: "one"])
         #expect(try decodeLua([Int: Bool].self, "return { true, false }") == [1: true, 2: false])
         #expect(try decodeLua([String: Int].self, "return { ['1'] = 1, b = 2 }") == ["1": 1, "b": 2])
         #expect(decodingFailure([Int: String].self, "return { [5] = 5 }") == "state[5]: expected String, found integer 5")
@@ -272,7 +277,8 @@ struct LuaDecoderTests {
     @Test func aSingleValueThatDoesNotReadFailsNamingItsPlace() throws {
         enum Priority: String, Codable { case low, high }
         enum Level: Int8, Codable { case one = 1 }
-        struct Ratio: Codable { let value: Float
+        struct Ratio: Codable {
+            let value: Float
             init(from decoder: any Decoder) throws { value = try decoder.singleValueContainer().decode(Float.self) }
             func encode(to encoder: any Encoder) throws {}
         }
@@ -313,7 +319,8 @@ struct LuaDecoderTests {
         struct Odd: Decodable { var inner: [String: Int] }
         #expect(decodingFailure(Odd.self, "return { inner = { ['a key'] = 'x' } }") == #"state.inner["a key"]: expected Int, found string "x""#)
         #expect(decodingFailure(Odd.self, "return { inner = { ['end'] = true } }") == #"state.inner["end"]: expected Int, found boolean true"#)
-        #expect(decodingFailure(Odd.self, "return { inner = { ['x'] = 'a\\nvery long string that goes on and on and on and on' } }")
-            == #"state.inner.x: expected Int, found string "a\nvery long string that goes on and on a…""#)
+        #expect(
+            decodingFailure(Odd.self, "return { inner = { ['x'] = 'a\\nvery long string that goes on and on and on and on' } }")
+                == #"state.inner.x: expected Int, found string "a\nvery long string that goes on and on a…""#)
     }
 }

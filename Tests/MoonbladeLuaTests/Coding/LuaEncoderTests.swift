@@ -13,7 +13,9 @@ struct LuaEncoderTests {
         owner: User(name: "Ada", age: 36))
 
     @Test func structsBecomeStringKeyedTablesAndArraysSequencesLuaCanRead() throws {
-        let results = try encodeThenRun(state, """
+        let results = try encodeThenRun(
+            state,
+            """
             local t = state.todos
             return #t, t[1].title, t[2].done, #t[1].tags, t[1].tags[2], #t[2].tags, state.owner.name,
                    math.type(state.owner.age), #t[3].title, t[3].title
@@ -26,7 +28,9 @@ struct LuaEncoderTests {
             var double = 3.0, float: Float = 2.5, int = 3, int8: Int8 = -8, uint64: UInt64 = UInt64(Int64.max)
             var nan = Double.nan, infinity = -Double.infinity
         }
-        let results = try encodeThenRun(Numbers(), """
+        let results = try encodeThenRun(
+            Numbers(),
+            """
             local s = state
             return math.type(s.double), s.double, s.float, math.type(s.int), s.int8, s.uint64 == math.maxinteger,
                    s.nan ~= s.nan, s.infinity == -math.huge
@@ -38,14 +42,18 @@ struct LuaEncoderTests {
     func unsignedIntegersAboveInt64MaxAreAnErrorNotAWrap(_ value: UInt64) throws {
         struct Wrapper: Encodable { var id: UInt64; var list: [UInt64] }
         #expect(encodingFailure(Wrapper(id: value, list: [])) == "state.id: \(value) does not fit in a Lua integer (the largest is \(Int64.max))")
-        #expect(encodingFailure(Wrapper(id: 1, list: [1, value])) == "state.list[2]: \(value) does not fit in a Lua integer (the largest is \(Int64.max))")
+        #expect(
+            encodingFailure(Wrapper(id: 1, list: [1, value])) == "state.list[2]: \(value) does not fit in a Lua integer (the largest is \(Int64.max))"
+        )
         #expect(encodingFailure(value)?.hasPrefix("state: ") == true)
         #expect(encodingFailure(UInt(value))?.hasPrefix("state: ") == true)
     }
 
     @Test func nilLeavesTheKeyAbsent() throws {
         struct Sparse: Encodable { var present: Int? = 1; var absent: Int? = nil; var nested: [String: Int?] = ["a": nil, "b": 2] }
-        let results = try encodeThenRun(Sparse(), """
+        let results = try encodeThenRun(
+            Sparse(),
+            """
             local keys = 0
             for _ in pairs(state) do keys = keys + 1 end
             local nested = 0
@@ -82,7 +90,9 @@ struct LuaEncoderTests {
 
     @Test func integerKeyedDictionariesGetIntegerKeysAndStringKeyedOnesStringKeys() throws {
         let byID: [Int: String] = [3: "three", -1: "minus one", 10: "ten"]
-        let results = try encodeThenRun(byID, """
+        let results = try encodeThenRun(
+            byID,
+            """
             local n = 0
             for k in pairs(state) do n = n + 1; assert(math.type(k) == "integer") end
             return n, state[3], state[-1], state["3"]
@@ -111,7 +121,9 @@ struct LuaEncoderTests {
     @Test func enumsTakeTheirCodableForms() throws {
         struct Enums: Codable, Equatable { var priority: Priority; var level: Level; var shapes: [Shape] }
         let value = Enums(priority: .high, level: .two, shapes: [.circle(radius: 2), .point, .pair(1, "a")])
-        let results = try encodeThenRun(value, """
+        let results = try encodeThenRun(
+            value,
+            """
             local s = state.shapes
             return state.priority, state.level, s[1].circle.radius, type(s[2].point), s[3].pair._0, s[3].pair._1
             """)
@@ -360,9 +372,11 @@ struct LuaEncoderTests {
             #expect(stack.top == base)
             try LuaEncoder().push(good, onto: stack)
             #expect(stack.top == base + 1)
-            #expect(try stack.value(at: -1) == .table([
-                "leaves": .table(["b": .table([1: .table(["name": "z", "id": 2])])]),
-            ]))
+            #expect(
+                try stack.value(at: -1)
+                    == .table([
+                        "leaves": .table(["b": .table([1: .table(["name": "z", "id": 2])])])
+                    ]))
             stack.top = base
         }
     }

@@ -9,9 +9,11 @@ import Testing
 struct LuaKeyStringsTests {
     /// Names that a careless byte comparison would confuse, and more of them than are kept.
     static let names: [String] = {
-        var names = ["", "a", "a\0", "\0", "a\0\0", "abcdefgh", "abcdefgi", "abcdefghX", "abcdefghY",
-                     "0123456789abcdef", "0123456789abcdeg", "0123456789abcdefg", "0123456789abcdefh",
-                     "é", "👍"]
+        var names = [
+            "", "a", "a\0", "\0", "a\0\0", "abcdefgh", "abcdefgi", "abcdefghX", "abcdefghY",
+            "0123456789abcdef", "0123456789abcdeg", "0123456789abcdefg", "0123456789abcdefh",
+            "é", "👍",
+        ]
         names += (0..<60).map { "field\($0)" }
         return names
     }()
@@ -71,12 +73,17 @@ struct LuaKeyStringsTests {
         #expect(try roundTrip([both, both]) == [both, both])
         let results = try encodeThenRun(both, "return state.left.x, state.right.y, state.named['the value'], state.left.y")
         #expect(results == [.integer(1), .integer(2), .integer(3), .nil])
-        #expect(decodingFailure(Both.self, "return { left = { y = 1 }, right = { y = 2 }, named = { value = 3 } }") == #"state.left: required key "x" is missing"#)
+        #expect(
+            decodingFailure(Both.self, "return { left = { y = 1 }, right = { y = 2 }, named = { value = 3 } }")
+                == #"state.left: required key "x" is missing"#)
     }
 
     @Test func moreKeyValuesThanAreRememberedStillWork() throws {
         struct Wide: Codable, Equatable {
-            enum Field: Int, CodingKey, CaseIterable { case c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19, c20, c21, c22, c23, c24, c25, c26, c27, c28, c29, c30, c31, c32, c33, c34, c35, c36, c37, c38, c39 }
+            enum Field: Int, CodingKey, CaseIterable {
+                case c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19, c20, c21, c22, c23, c24, c25, c26, c27,
+                    c28, c29, c30, c31, c32, c33, c34, c35, c36, c37, c38, c39
+            }
             var values: [Int]
             init(values: [Int]) { self.values = values }
             init(from decoder: any Decoder) throws {

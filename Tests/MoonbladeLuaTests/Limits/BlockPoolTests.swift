@@ -8,7 +8,8 @@ import Testing
 struct BlockPoolTests {
     @Test func valuesSurviveBlocksGrowingAndShrinkingAcrossSizeClasses() throws {
         let vm = try LuaVM()
-        let results = try vm.run("""
+        let results = try vm.run(
+            """
             local t, sums = {}, {}
             for round = 1, 3 do
               for i = 1, 300 do t[i] = i; t["k" .. i] = i end        -- array and hash parts regrow
@@ -28,7 +29,8 @@ struct BlockPoolTests {
     @Test func theMemoryLimitCountsWhatLuaHoldsNotWhatIsKeptForReuse() throws {
         // Far more small blocks made and dropped than the limit allows at once.
         let vm = try LuaVM(configuration: .init(memoryLimit: 2 << 20))
-        let results = try vm.run("""
+        let results = try vm.run(
+            """
             local before = collectgarbage("count")
             for i = 1, 200000 do local t = { i, { i } } end
             collectgarbage(); collectgarbage()

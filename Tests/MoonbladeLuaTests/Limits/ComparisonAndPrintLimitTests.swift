@@ -75,7 +75,8 @@ struct ComparisonAndPrintLimitTests {
         #expect(try vm.run("T = {} for i = 1, 20000 do T[i] = tostring(-i) end table.sort(T) return T[1]") == ["-1"])
         let loops = [
             GuestStop(name: "numbers", source: "local t = {} for i = 1, 100 do t[i] = -i end while true do table.sort(t) end", line: 1),
-            GuestStop(name: "short strings", source: "local t = {} for i = 1, 100 do t[i] = ('\\0'):rep(64) end while true do table.sort(t) end", line: 1),
+            GuestStop(
+                name: "short strings", source: "local t = {} for i = 1, 100 do t[i] = ('\\0'):rep(64) end while true do table.sort(t) end", line: 1),
         ]
         for loop in loops {
             try await loop.expectStopped(with: Self.limited, kind: .limit, says: Self.budgetExceeded, within: .seconds(1))

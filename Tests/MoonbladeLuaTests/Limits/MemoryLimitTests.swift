@@ -34,7 +34,8 @@ struct MemoryLimitTests {
             name: "string building caught and retried",
             source: "local s = 'x'\nwhile true do\n  local ok = pcall(function() s = s .. s end)\nend", line: 3),
         GuestStop(
-            name: "pcall of table.concat", source: "local t = {} for i = 1, 10 do t[i] = ('x'):rep(1 << 20) end\nwhile true do pcall(table.concat, t) end",
+            name: "pcall of table.concat",
+            source: "local t = {} for i = 1, 10 do t[i] = ('x'):rep(1 << 20) end\nwhile true do pcall(table.concat, t) end",
             line: 2),
     ]
 

@@ -56,7 +56,8 @@ struct SizedWorkLimitTests {
             name: "string.unpack of a zero-terminated string never terminated",
             source: "local d = ('x'):rep(1e6) while true do pcall(string.unpack, 'z', d) end", line: 1),
         GuestStop(
-            name: "load with a reader", source: "local s, first = ('1+'):rep(5e5), true load(function() if first then first = false return 'return ' end return s end)",
+            name: "load with a reader",
+            source: "local s, first = ('1+'):rep(5e5), true load(function() if first then first = false return 'return ' end return s end)",
             line: 1),
         GuestStop(name: "load", source: "local src = 'return ' .. ('1+'):rep(1e6) .. '1' while true do load(src) end", line: 1),
         GuestStop(
@@ -79,7 +80,8 @@ struct SizedWorkLimitTests {
     }
 
     /// One of each kind of charge (a time limit runs its whole length: a few, to spare the cores).
-    @Test(arguments: loops.filter { ["string.packsize", "table.concat", "load", "gsub of many short matches", "the .. instruction"].contains($0.name) })
+    @Test(
+        arguments: loops.filter { ["string.packsize", "table.concat", "load", "gsub of many short matches", "the .. instruction"].contains($0.name) })
     func theCallTimeLimitStopsALoopOfSizedWork(_ stop: GuestStop) async throws {
         try await stop.expectStopped(
             with: .init(instructionBudget: nil, callTimeLimit: .milliseconds(500)), kind: .limit,
@@ -113,7 +115,8 @@ struct SizedWorkLimitTests {
         #expect(error?.message == "call.lua:1: " + message)
         // What they return is unchanged: the stand-ins leave the library function's results only.
         #expect(
-            try vm.run("""
+            try vm.run(
+                """
                 local t = {} for i = 1, 10000 do t[i] = i end
                 local co = coroutine.create(function(a) coroutine.yield(a + 1) return 'done' end)
                 local _, first = coroutine.resume(co, 1)
@@ -127,14 +130,22 @@ struct SizedWorkLimitTests {
         let vm = try LuaVM(configuration: Self.limited)
         let long = "local s = ('x'):rep(5000) "
         #expect(try vm.run(long + "return #s:upper(), utf8.len(s), #string.format('%s!', s), string.packsize('i4i8')") == [5000, 5000, 5001, 12])
-        #expect(try vm.run("local t = {} for i = 1, 1000 do t[i] = i end table.insert(t, 1, 0) return table.remove(t, 1), #t, table.concat(t, ',', 1, 3), select('#', table.unpack(t))") == [0, 1000, "1,2,3", 1000])
+        #expect(
+            try vm.run(
+                "local t = {} for i = 1, 1000 do t[i] = i end table.insert(t, 1, 0) return table.remove(t, 1), #t, table.concat(t, ',', 1, 3), select('#', table.unpack(t))"
+            ) == [0, 1000, "1,2,3", 1000])
         #expect(try vm.run(long + "return tonumber(s), (load('return ' .. ('1+'):rep(600) .. '1'))()") == [.nil, 601])
-        #expect(try vm.run("local parts = { 'return ', ('1+'):rep(600), '1' } local i = 0 return load(function() i = i + 1 return parts[i] end)()") == [601])
+        #expect(
+            try vm.run("local parts = { 'return ', ('1+'):rep(600), '1' } local i = 0 return load(function() i = i + 1 return parts[i] end)()") == [
+                601
+            ])
         let badReader = expectLuaError { _ = try vm.run("return assert(load(function() return {} end))", chunkName: "reader.lua") }
         #expect(badReader?.message.contains("reader function must return a string") == true, "\(String(describing: badReader))")
         let badArgument = expectLuaError { _ = try vm.run(long + "return utf8.len(s, {})", chunkName: "arg.lua") }
         #expect(badArgument?.message.contains("bad argument #2 to 'len' (number expected, got table)") == true, "\(String(describing: badArgument))")
-        let badConcat = expectLuaError { _ = try vm.run("local t = {} for i = 1, 1000 do t[i] = {} end return table.concat(t)", chunkName: "concat.lua") }
+        let badConcat = expectLuaError {
+            _ = try vm.run("local t = {} for i = 1, 1000 do t[i] = {} end return table.concat(t)", chunkName: "concat.lua")
+        }
         #expect(badConcat?.message.contains("invalid value (table) at index 1 in table for 'concat'") == true, "\(String(describing: badConcat))")
         // Work the budget allows is not refused: a few megabytes scanned are a fraction of it.
         #expect(try vm.run("local s = ('x'):rep(1 << 20) return utf8.len(s), #s:upper()") == [.integer(1 << 20), .integer(1 << 20)])
@@ -145,8 +156,11 @@ struct SizedWorkLimitTests {
     /// Charged by their whole inputs, each loop took 15 to 80 times the budget.
     @Test func touchingALittleOfSomethingBigStaysWithinTheBudget() throws {
         let vm = try LuaVM(configuration: Self.limited)
-        #expect(try vm.run("local s = ('x'):rep(200000) local n = 0 for i = 1, 2000 do if s:sub(i, i) == 'x' then n = n + 1 end end return n") == [2000])
-        #expect(try vm.run("local blob = ('x'):rep(1 << 20) local n = 0 for i = 1, 1000 do n = n + string.unpack('B', blob, i) end return n") == [120_000])
+        #expect(
+            try vm.run("local s = ('x'):rep(200000) local n = 0 for i = 1, 2000 do if s:sub(i, i) == 'x' then n = n + 1 end end return n") == [2000])
+        #expect(
+            try vm.run("local blob = ('x'):rep(1 << 20) local n = 0 for i = 1, 1000 do n = n + string.unpack('B', blob, i) end return n") == [120_000]
+        )
         #expect(try vm.run("local t = {} for i = 1, 20000 do t[i] = i end for i = 1, 20000 do table.remove(t, #t) end return #t") == [0])
     }
 
@@ -163,7 +177,10 @@ struct SizedWorkLimitTests {
         #expect(try vm.run(long + "local i = #s + 1 for _ = 1, 20000 do i = utf8.offset(s, -1, i) end return #s - i") == [19999])
         // Their results and errors are Lua's own.
         #expect(try vm.run("return ('abc'):byte(-2, 10)") == [98, 99])
-        #expect(try vm.run("return utf8.codepoint('héllo', 2), utf8.len('héllo', -3), utf8.offset('héllo', 3), utf8.offset('héllo', 9)") == [233, 3, 4, .nil])
+        #expect(
+            try vm.run("return utf8.codepoint('héllo', 2), utf8.len('héllo', -3), utf8.offset('héllo', 3), utf8.offset('héllo', 9)") == [
+                233, 3, 4, .nil,
+            ])
         let outOfBounds = expectLuaError { _ = try vm.run("return utf8.codepoint('abc', 1, 9)", chunkName: "cp.lua") }
         #expect(outOfBounds?.message.contains("bad argument #3 to 'codepoint' (out of bounds)") == true, "\(String(describing: outOfBounds))")
         let notANumber = expectLuaError { _ = try vm.run("return utf8.offset('abc', {})", chunkName: "off.lua") }

@@ -1,10 +1,9 @@
 import Foundation
 import Moonblade
 import MoonbladeHost
-import MoonbladeTesting
 @_exported import MoonbladeTestSupport
+import MoonbladeTesting
 import Testing
-
 
 struct CounterState: State, Codable, Equatable {
     var counter = 0

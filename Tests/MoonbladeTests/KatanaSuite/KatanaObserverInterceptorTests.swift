@@ -73,7 +73,7 @@ enum StateChangeRule: String, CaseIterable, Sendable, CustomTestStringConvertibl
 /// Katana polls (`waitFor`) for the observed items; Moonblade queues them right behind the item that
 /// triggered them, and a store at rest drains its queue on the dispatching thread before the dispatch
 /// returns, so the port (each test's store its own, at rest) checks the state at once.
-@Suite("Katana suite: Observer interceptor", .timeLimit(.minutes(1)))
+@Suite("Katana suite: Observer interceptor", .hangGuard)
 struct KatanaObserverInterceptorTests {
     private let todo = Todo(title: "title", id: "id")
 
@@ -194,8 +194,7 @@ struct KatanaObserverInterceptorTests {
         arguments: katanaCases(
             StateChangeAddUser.self as any NotificationObserverDispatchable.Type,
             skipped: NilStateChangeAddUser.self))
-    func onNotificationDispatches(items: [any NotificationObserverDispatchable.Type], users: Int) async throws
-    {
+    func onNotificationDispatches(items: [any NotificationObserverDispatchable.Type], users: Int) async throws {
         let center = NotificationCenter()
         let store = KatanaStore(interceptors: [
             ObserverInterceptor.observe(

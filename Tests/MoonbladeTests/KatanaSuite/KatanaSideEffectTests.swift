@@ -46,7 +46,7 @@ private struct FailingMultiply: ReturningSideEffect {
 
 /// Katana's `KatanaTests/SideEffectTests.swift` (Katana 6, and the returning side effect cases of its
 /// Quick version), ported to Moonblade's store. Hydra's `then` chains become `await`s in sequence.
-@Suite("Katana suite: Side effects", .timeLimit(.minutes(1)))
+@Suite("Katana suite: Side effects", .hangGuard)
 struct KatanaSideEffectTests {
     // Katana: testDispatch_invokesTheSideEffect
     @Test("a dispatched side effect runs")

@@ -20,7 +20,7 @@ private struct AddTodoWithDelay: StateUpdater {
 }
 
 /// Katana's `KatanaTests/StateUpdaterTests.swift`, ported to Moonblade's store.
-@Suite("Katana suite: State updaters", .timeLimit(.minutes(1)))
+@Suite("Katana suite: State updaters", .hangGuard)
 struct KatanaStateUpdaterTests {
     // Katana: testDispatch_invokesTheStateUpdater
     @Test("a dispatched state updater changes the state")

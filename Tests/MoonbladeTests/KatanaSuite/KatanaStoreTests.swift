@@ -4,7 +4,7 @@ import MoonbladeTestSupport
 import Testing
 
 /// Katana's `KatanaTests/StoreTests.swift`, ported to Moonblade's store.
-@Suite("Katana suite: Store", .timeLimit(.minutes(1)))
+@Suite("Katana suite: Store", .hangGuard)
 struct KatanaStoreTests {
     // Katana: testDefaultInit_initializesEmptyState (Katana polls `isReady`; Moonblade's store is ready
     // when `init` returns, so it is checked at once).

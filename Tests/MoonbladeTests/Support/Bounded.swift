@@ -11,10 +11,13 @@ struct TimedOut: Error, CustomStringConvertible {
 /// fails its test instead of hanging the run: on time-out it records an issue at the caller and throws
 /// ``TimedOut`` (the work is abandoned, still suspended).
 ///
+/// The default catches a dispatch that never completes, and only that: work that takes milliseconds
+/// alone has waited tens of seconds for a thread of a loaded pool (``Duration/poolStarvationAllowance``).
+///
 /// A task group cannot bound it: the group waits for its children, and a continuation that is never
 /// resumed does not end on cancellation.
 func bounded<T: Sendable>(
-    _ timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
+    _ timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let outcome = FirstOutcome<Result<T, any Error>>()

@@ -10,7 +10,9 @@ import Testing
     @Test func anOrderIsPricedFromTheCatalog() async throws {
         let tester = try PluginTester(plugins: OrderDesk.pluginDirectories, initialState: OrderDeskState(catalog: Self.catalog))
         await tester.dispatch("orders.place", PlaceOrder(customer: "ada", lines: [.init(sku: "tea", quantity: 2)])) {
-            $0.orders = [Order(id: 1, customer: "ada", lines: [OrderLine(sku: "tea", quantity: 2, cents: 450)], subtotal: 900, discount: 0, total: 900)]
+            $0.orders = [
+                Order(id: 1, customer: "ada", lines: [OrderLine(sku: "tea", quantity: 2, cents: 450)], subtotal: 900, discount: 0, total: 900)
+            ]
             $0.nextID = 1
         }
         await tester.finish()
@@ -19,7 +21,9 @@ import Testing
     @Test func anOrderOfAHundredOrMoreGetsTenPercentOff() async throws {
         let tester = try PluginTester(plugins: OrderDesk.pluginDirectories, initialState: OrderDeskState(catalog: Self.catalog))
         await tester.dispatch("orders.place", PlaceOrder(customer: "bo", lines: [.init(sku: "pot", quantity: 4)])) {
-            $0.orders = [Order(id: 1, customer: "bo", lines: [OrderLine(sku: "pot", quantity: 4, cents: 3200)], subtotal: 12800, discount: 1280, total: 11520)]
+            $0.orders = [
+                Order(id: 1, customer: "bo", lines: [OrderLine(sku: "pot", quantity: 4, cents: 3200)], subtotal: 12800, discount: 1280, total: 11520)
+            ]
             $0.nextID = 1
         }
         await tester.finish()
@@ -29,7 +33,10 @@ import Testing
         (PlaceOrder(customer: "", lines: [.init(sku: "tea", quantity: 1)]), "orders/plugin.lua:13: an order needs a customer"),
         (PlaceOrder(customer: "cy", lines: []), "orders/plugin.lua:14: an order needs at least one line"),
         (PlaceOrder(customer: "cy", lines: [.init(sku: "cake", quantity: 1)]), "orders/plugin.lua:18: line 1: no product cake"),
-        (PlaceOrder(customer: "cy", lines: [.init(sku: "tea", quantity: 0)]), "orders/plugin.lua:20: line 1: the quantity must be a positive integer"),
+        (
+            PlaceOrder(customer: "cy", lines: [.init(sku: "tea", quantity: 0)]),
+            "orders/plugin.lua:20: line 1: the quantity must be a positive integer"
+        ),
     ])
     func aBadOrderIsRefusedWithItsPlace(order: PlaceOrder, message: String) async throws {
         let tester = try PluginTester(plugins: OrderDesk.pluginDirectories, initialState: OrderDeskState(catalog: Self.catalog))

@@ -20,7 +20,7 @@ public struct KeyValueStorage: Sendable {
         let data: [UInt8]
         do throws(FileReadError) {
             data = try FileReader.bytes(at: file.path)
-        } catch where error.problem == .missing {
+        } catch  where error.problem == .missing {
             return nil
         } catch {
             throw StorageError(.unreadable, key: key, message: error.description)

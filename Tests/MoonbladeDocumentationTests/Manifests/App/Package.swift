@@ -1,4 +1,6 @@
 // swift-tools-version: 6.1
+// swift-format-ignore-file
+// Formatted as README.md shows it (a test checks they match).
 // The manifest of an app that embeds Moonblade, as README.md shows it; `swift package dump-package`
 // reads it in a test (it is not built: the target excludes this folder).
 import PackageDescription
