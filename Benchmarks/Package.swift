@@ -51,7 +51,10 @@ let package = Package(
         ),
         // One workload in a loop, for `valgrind --tool=callgrind` (Scripts/profile): valgrind cannot
         // run the benchmark harness.
-        .executableTarget(name: "Profiling", dependencies: ["Workloads"], path: "Profiling"),
+        .executableTarget(
+            name: "Profiling",
+            dependencies: ["Workloads", .product(name: "MoonbladeHummingbird", package: "Moonblade")],
+            path: "Profiling"),
         // Memory stays flat over a million mixed dispatches with reloads (Scripts/soak).
         .executableTarget(name: "Soak", dependencies: ["Workloads"], path: "Soak"),
         // The host's HTTP routes under wrk (Benchmarks/HTTP/run): a Lua updater against a Swift one on

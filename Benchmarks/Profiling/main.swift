@@ -8,6 +8,9 @@
 //                                                                      item; host: bench.toggle through a PluginHost)
 //   Profiling resident memory <items> [commits]    (prints bytes, resident against fresh)
 //   Profiling sideEffect native|noop|echo|echo_ten [repetitions]   (dispatched and awaited, one at a time)
+//   Profiling devtools none|closed|open [repetitions]   (bench.increment on a host without the devtools'
+//       interceptor and tracer, with them and no page open, with a reader of the event stream in this
+//       process: what the dispatching thread pays; the reader's JSON is on its own thread)
 //
 // A side effect runs in tasks on other threads, which callgrind's per-thread `--toggle-collect` does
 // not follow: Scripts/profile counts the whole process for it (setup included; run it with 0
@@ -17,6 +20,7 @@
 //       valgrind --tool=callgrind --separate-threads=yes, Scripts/profile journal … does)
 import Foundation
 import Moonblade
+import MoonbladeHummingbird
 import Workloads
 
 /// Runs `body` `repetitions` times; Scripts/profile collects costs inside this function only.
@@ -48,6 +52,7 @@ func usage() -> Never {
     print("       Profiling small into|out luaCoders|handWritten [repetitions]")
     print("       Profiling resident field|item|sum|native|host|memory <items> [repetitions]")
     print("       Profiling sideEffect native|noop|echo|echo_ten [repetitions]")
+    print("       Profiling devtools none|closed|open [repetitions]")
     print("       Profiling journal typed|json|counter <items> [repetitions]")
     exit(2)
 }
@@ -68,6 +73,19 @@ case ("dispatch", "lua"):
         let host = try BenchmarkStores.lua(initialState: CounterState())
         try profiledLoop(repetitions) { try host.dispatch("bench.increment") }
     }
+case ("devtools", let mode?) where ["none", "closed", "open"].contains(mode):
+    let repetitions = Int(argument(2) ?? "") ?? 10_000
+    let events = HostEvents()
+    let host =
+        mode == "none"
+        ? try BenchmarkStores.lua(initialState: CounterState())
+        : try BenchmarkStores.lua(
+            initialState: CounterState(), interceptors: [events.interceptor()], configuration: .init(tracer: events.tracer()))
+    // Subscribed before the loop; the queue holds every message, so none is dropped.
+    let messages = mode == "open" ? events.messages(limit: 1 << 20) : nil
+    let reader = Task { for await _ in messages ?? AsyncStream { $0.finish() } {} }
+    try profiledLoop(repetitions) { try host.dispatch("bench.increment") }
+    reader.cancel()
 case (let direction?, let wayName?) where direction == "into" || direction == "out":
     guard let way = MappingFixture.Way.allCases.first(where: { "\($0)" == wayName }),
         let count = Int(argument(2) ?? "")

@@ -14,12 +14,17 @@ public enum BenchmarkStores {
         return store
     }
 
-    /// A plugin host with the `bench` plugin loaded and `bench.echo` exposed as a Swift async dependency.
-    public static func lua<S: State & Codable>(initialState: S, listeners: Int = 0) throws -> PluginHost<S> {
+    /// A plugin host with the `bench` plugin loaded and `bench.echo` exposed as a Swift async dependency,
+    /// with `interceptors` and `configuration` (a tracer, say).
+    public static func lua<S: State & Codable>(
+        initialState: S, listeners: Int = 0, interceptors: [StoreInterceptor] = [],
+        configuration: PluginHost<S>.Configuration = .init()
+    ) throws -> PluginHost<S> {
         var dependencies = PluginDependencies()
         dependencies.expose("bench", "echo") { (request: EchoRequest) async -> Int in await echo(request.n) }
         let host = try PluginHost<S>(
-            plugins: [BenchmarkFiles.plugin("bench")], initialState: initialState, dependencies: dependencies)
+            plugins: [BenchmarkFiles.plugin("bench")], initialState: initialState, dependencies: dependencies,
+            interceptors: interceptors, configuration: configuration)
         if let problem = host.loadErrors.first { throw problem }
         addListeners(listeners, to: host.store)
         return host

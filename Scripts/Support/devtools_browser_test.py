@@ -107,6 +107,7 @@ def main() -> int:
             page.on("pageerror", lambda error: page_errors.append(str(error)))
             steps = Steps(server, page, browser)
             for step in (steps.loads, steps.dispatch_from_the_form, steps.dispatch_from_another_client,
+                         steps.a_rules_dispatch_nests_and_a_row_shows_its_spans,
                          steps.broken_plugin_keeps_the_old_version, steps.fixed_plugin_shows_the_new_version,
                          steps.jump_in_time_runs_no_side_effect, steps.exports_the_log_as_json_and_a_spec,
                          steps.the_keyboard_reaches_everything, steps.without_the_token_it_is_read_only):
@@ -182,13 +183,48 @@ class Steps:
         # slowly or a stream that batches; the stream itself takes milliseconds).
         expect(self.row("[data-item='todo.add'][data-outcome='applied']")).to_have_count(1, timeout=1000)
         shown = time.monotonic() - started
-        # Its observer rule saved the list: a reaction, nested under it.
+        # Its observer rule saved the list: dispatched by a rule, nested under it.
         expect(self.row("[data-item='todo.save']")).to_have_count(1)
-        expect(self.row("[data-item='todo.save']")).to_contain_text("reaction")
+        expect(self.row("[data-item='todo.save']")).to_contain_text("by a rule")
         self.row("[data-item='todo.add']").click()
         expect(page.locator("#detail-state")).to_contain_text('title: "milk"')
         print(f"  shown {shown * 1000:.0f} ms after the request was sent")
         self.shot("04-dispatch-from-another-client")
+
+    def a_rules_dispatch_nests_and_a_row_shows_its_spans(self):
+        page = self.page
+        add, save = self.row("[data-item='todo.add']"), self.row("[data-item='todo.save']")
+        # The stream names the parent: the rule's dispatch is the row right under todo.add, one level in.
+        expect(add).to_have_attribute("data-depth", "0")
+        expect(save).to_have_attribute("data-depth", "1")
+        assert page.evaluate(
+            "() => document.querySelector(\"#log li[data-item='todo.add']\").nextElementSibling.dataset.item") == "todo.save"
+        save.click()
+        expect(page.locator("#detail-meta")).to_contain_text("by a rule, depth 1 (under todo.add")
+        # → opens the selected row's span tree, each span with its duration; ← closes it.
+        add.click()
+        page.locator("#log").focus()
+        page.keyboard.press("ArrowRight")
+        expect(add).to_have_attribute("aria-expanded", "true")
+        spans = add.locator(".spans")
+        expect(spans).to_contain_text("dispatch todo.add")
+        for step in ("state to lua", "lua", "state from lua", "rule todo.observers[1] todo.save"):
+            expect(spans.locator(".span-name", has_text=step).first).to_be_visible()
+        # The rule's span ends after its dispatch does: the tree comes again then.
+        expect(spans.locator(".span-duration", has_text="running")).to_have_count(0)
+        durations = spans.locator(".span-duration").all_text_contents()
+        assert durations and all(re.fullmatch(r"[\d.]+ (ns|µs|ms)", text) for text in durations), durations
+        # The side effect's own tree came after it started: its await and the Lua around it.
+        save.click()
+        page.keyboard.press("ArrowRight")
+        expect(save.locator(".spans")).to_contain_text("dispatch todo.save")
+        expect(save.locator(".spans")).to_contain_text("await ctx.deps.storage")
+        self.shot("04b-span-tree-and-nested-rows")
+        page.keyboard.press("ArrowLeft")
+        expect(save.locator(".spans")).to_have_count(0)
+        add.click()
+        page.keyboard.press("ArrowLeft")
+        expect(add.locator(".spans")).to_have_count(0)
 
     def broken_plugin_keeps_the_old_version(self):
         page = self.page
@@ -276,11 +312,11 @@ class Steps:
         page.keyboard.press("/")
         expect(page.locator("#search")).to_be_focused()
         page.keyboard.type("todo.add")
-        expect(page.locator("#log li")).to_have_count(1)
+        expect(page.locator("#log > li")).to_have_count(1)
         page.fill("#search", "")
         page.locator("#log").focus()
         page.keyboard.press("Home")
-        expect(page.locator("#log li").first).to_have_attribute("aria-selected", "true")
+        expect(page.locator("#log > li").first).to_have_attribute("aria-selected", "true")
         expect(page.locator("#detail-title")).to_have_text("counter.increment")
         page.keyboard.press("ArrowDown")
         expect(page.locator("#detail-title")).to_have_text("todo.add")

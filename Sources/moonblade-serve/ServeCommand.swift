@@ -32,6 +32,11 @@ struct ServeCommand: AsyncParsableCommand {
             as `devtools at http://127.0.0.1:PORT/devtools#token=TOKEN`. Without --token, a random \
             token is made for the run, so that only who has the address (and clients given the \
             token) can change the state.
+
+            With --stdin, standard input is read too, one dispatch per line (NAME or NAME JSON, as \
+            `moonblade run --watch` reads them; a side effect's result printed as a line of JSON, a \
+            failing line reported and the next one read); at its end the server stops as on SIGTERM and, \
+            without --save, prints the state as JSON.
             """)
 
     @Argument(help: "Plugin folders, each with a plugin.lua; or a folder of plugin folders.")
@@ -61,6 +66,12 @@ struct ServeCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "Serve the devtools page at /devtools; without --token a random one is made. The page's address, token included, is logged at start."))
     var devtools = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "Also dispatch one line of standard input at a time (NAME or NAME JSON), and stop at its end, printing the state unless --save (what `moonblade run --watch --devtools` runs)."
+        ))
+    var stdin = false
 
     @Option(help: ArgumentHelp("The largest request body accepted, in bytes.", valueName: "bytes"))
     var maxBody = 1 << 20
@@ -105,11 +116,19 @@ struct ServeCommand: AsyncParsableCommand {
         let app = Application(
             router: router, server: .http1WebSocketUpgrade(webSocketRouter: router),
             configuration: .init(address: .hostname(host, port: port), serverName: "moonblade"),
-            onServerRunning: { [host, logger, devtools] channel in
+            onServerRunning: { [host, logger, devtools, stdin, pluginHost = served.host] channel in
                 let address = "http://\(host):\(channel.localAddress?.port ?? 0)"
                 logger.notice("listening on \(address)")
                 // The token goes in the fragment, which the browser never sends; the page then takes it out.
                 if devtools { logger.notice("devtools at \(address)/devtools\(token.map { "#token=\($0)" } ?? "")") }
+                if stdin {
+                    Task {
+                        await StandardInputDispatches.run(on: pluginHost)
+                        // The end of input stops the server as SIGTERM does (its service group, running
+                        // by now, catches it and lets requests in flight end).
+                        kill(getpid(), SIGTERM)
+                    }
+                }
             },
             logger: logger)
         // Hummingbird's service group stops the server on SIGTERM and SIGINT once requests in flight end.
@@ -117,6 +136,7 @@ struct ServeCommand: AsyncParsableCommand {
         watcher.stop()
         try await served.stop(savingTo: save)
         logger.notice("stopped\(save.map { "; state saved to \($0)" } ?? "")")
+        if stdin, save == nil { print(served.host.state.jsonString(pretty: true)) }
     }
 
     /// 32 random hexadecimal digits (128 bits, from the system's generator).

@@ -19,7 +19,7 @@ struct ServedHost {
         self.logger = logger
         let initialState = try stateFile.map(Self.readState)
         let dependencies = PluginDependencies.standard(dataDirectory: URL(fileURLWithPath: dataDirectory), logger: logger)
-        let configuration = PluginHost<JSONValue>.Configuration(logger: events.logger(logger))
+        let configuration = PluginHost<JSONValue>.Configuration(logger: events.logger(logger), tracer: events.tracer())
         let journal = try journalPath.map { try Journal(path: $0) }
         self.journal = journal
         if let journal {

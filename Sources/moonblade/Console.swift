@@ -1,5 +1,6 @@
 import Foundation
 import Moonblade
+import MoonbladeHost
 import Synchronization
 
 /// Whether standard output was found closed; set once, by the write that found it.
@@ -79,42 +80,10 @@ enum Console {
         printError("error: \(error)")
     }
 
-    /// Lines of standard input as they arrive, without their newlines, until end of file.
-    ///
-    /// They are read on a thread of their own: a read blocked on a terminal must not hold one of the
-    /// few threads of Swift's cooperative pool that the store's side effects need. A line that is not
-    /// UTF-8 is reported and skipped (`readLine` would replace its bytes with U+FFFD, and a payload
-    /// would change on its way in); a last line without a newline counts.
+    /// Lines of standard input as they arrive (see ``StandardInputLines``), a line that is not UTF-8
+    /// reported and skipped.
     static func inputLines() -> AsyncStream<String> {
-        AsyncStream { continuation in
-            Thread {
-                // A stream of its own over descriptor 0: the C library's `stdin` is shared mutable state.
-                guard let input = fdopen(STDIN_FILENO, "r") else { return continuation.finish() }
-                var number = 0
-                while let bytes = readLineBytes(from: input) {
-                    number += 1
-                    guard let line = String(validating: bytes, as: UTF8.self) else {
-                        printError("error: line \(number) of standard input is not valid UTF-8; skipped")
-                        continue
-                    }
-                    continuation.yield(line)
-                }
-                continuation.finish()
-            }.start()
-        }
-    }
-
-    /// The next line of standard input without its `\n` or `\r\n`; nil at end of file.
-    private static func readLineBytes(from input: UnsafeMutablePointer<FILE>) -> [UInt8]? {
-        var buffer: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(buffer) }
-        let count = getline(&buffer, &capacity, input)
-        guard count >= 0, let buffer else { return nil }
-        var bytes = [UInt8](UnsafeRawBufferPointer(start: buffer, count: count))
-        if bytes.last == 0x0A { bytes.removeLast() }
-        if bytes.last == 0x0D { bytes.removeLast() }
-        return bytes
+        StandardInputLines.lines { printError("error: \($0)") }
     }
 
     /// Whether standard input is a terminal (a person typing) rather than a pipe or a file.

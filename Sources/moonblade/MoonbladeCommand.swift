@@ -44,7 +44,10 @@ extension MoonbladeCommand {
             Console.printError(unknown)
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
-        await main(NegativePayloads.protecting(TraceFormat.normalize(words)))
+        var normalized = TraceFormat.option.normalize(words)
+        // `serve` passes its words on, and its own --devtools takes no value.
+        if words.first == RunCommand.configuration.commandName { normalized = RunCommand.devtoolsOption.normalize(normalized) }
+        await main(NegativePayloads.protecting(normalized))
     }
 
     /// `error: no command rnu; did you mean run?` when the first word is neither an option nor a

@@ -32,6 +32,16 @@ struct RunCommand: AsyncParsableCommand {
             dispatched, a failing on_start item, a cascade stopped for running away); the run then \
             exits 6 once it has printed or saved the state, unless --allow-logged-failures.
 
+            With --watch --devtools [PORT], the run is served with the devtools page on PORT (none or 0: \
+            a free one): moonblade hands over to moonblade-serve, as `moonblade serve` does, which reads \
+            the same lines from standard input, reloads plugins as they change, prints a side effect's \
+            result, keeps the journal, and at end of input (or SIGINT, SIGTERM) stops, saving (--save) or \
+            printing the state. The page's address, with the token that lets it dispatch, is logged as \
+            it starts: `devtools at http://127.0.0.1:PORT/devtools#token=…`. Build moonblade-serve to \
+            use it (`swift build --product moonblade-serve`); --trace, --metrics, --dispatch, --post, \
+            --print-state, --strict-journal and --snapshot-every are not for such a run (the page \
+            shows each dispatch's spans).
+
             With --journal, every dispatch is recorded in that file and a later run with the same \
             journal starts from the state it recorded (its last snapshot plus the changes after it; \
             no plugin code runs to get there).
@@ -95,6 +105,15 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Print a summary of the host's metrics on standard error at the end.")
     var metrics = false
 
+    @Option(
+        help: ArgumentHelp(
+            "With --watch: serve the devtools page on this port (none or 0: a free one); runs moonblade-serve.",
+            valueName: "port"))
+    var devtools: Int?
+
+    /// `--devtools` alone, or followed by a port: see ``OptionalValueOption``.
+    static let devtoolsOption = OptionalValueOption(name: "--devtools", defaultValue: "0") { Int($0) != nil }
+
     mutating func validate() throws {
         // The last of these options took every word after it: plugin folders put last among them.
         var (posted, dispatched) = (postArguments, dispatchArguments)
@@ -104,6 +123,34 @@ struct RunCommand: AsyncParsableCommand {
         try host.requireFolders()
         _ = try requests()
         _ = try posts()
+        if devtools != nil { try validateDevtools() }
+    }
+
+    /// Refuses what a run served with devtools does not do.
+    private func validateDevtools() throws {
+        guard watch else { throw ValidationError("--devtools needs --watch: the page watches a running host") }
+        let refused: [(String, Bool)] = [
+            ("--trace", trace != nil), ("--metrics", metrics), ("--dispatch", !dispatchArguments.isEmpty),
+            ("--post", !postArguments.isEmpty), ("--print-state", printState),
+            ("--strict-journal", journalOptions.strictJournal), ("--snapshot-every", journalOptions.snapshotEvery != 1000),
+            ("--allow-logged-failures", allowLoggedFailures),
+        ]
+        if let (option, _) = refused.first(where: \.1) {
+            throw ValidationError("\(option) does not go with --devtools (the page shows what it would)")
+        }
+    }
+
+    /// The server's words for this run: the same plugins, state, journal and data, reading dispatches
+    /// from standard input, with the devtools page on `port`.
+    func serverArguments(port: Int) -> [String] {
+        var words =
+            host.plugins + [
+                "--port", String(port), "--devtools", "--stdin", "--data-dir", host.dataDir, "--log-level", host.logLevel.rawValue,
+            ]
+        if let stateFile { words += ["--state", stateFile] }
+        if let save { words += ["--save", save] }
+        if let journal = journalOptions.journal { words += ["--journal", journal] }
+        return words
     }
 
     /// The `--post` notifications, in order (a name and a payload, read like a dispatch).
@@ -132,6 +179,7 @@ struct RunCommand: AsyncParsableCommand {
     var allowLoggedFailures = false
 
     func run() async throws {
+        if let devtools { try ServeCommand.handOver(serverArguments(port: devtools)) }
         // Caught from the start, so a stop during start-up waits for the watch loop to save.
         let stop = watch ? StopSignals() : nil
         let journal = try journalOptions.open()

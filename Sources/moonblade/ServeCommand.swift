@@ -23,10 +23,15 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
+        try Self.handOver(arguments)
+    }
+
+    /// Runs `moonblade-serve` with `arguments` in this process's place; returns only by throwing.
+    static func handOver(_ arguments: [String]) throws -> Never {
         let server = Self.serverPath
         guard FileManager.default.isExecutableFile(atPath: server) else {
             Console.printError(
-                "error: moonblade serve needs \(server): build it with `swift build --product moonblade-serve`")
+                "error: moonblade needs \(server) to serve: build it with `swift build --product moonblade-serve`")
             throw ExitStatus.fileFailed.code
         }
         let argv = ([server] + arguments).map { strdup($0) } + [nil]

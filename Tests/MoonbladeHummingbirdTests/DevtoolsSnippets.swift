@@ -12,7 +12,7 @@ func makeApplicationWithDevtools(journal: Journal) throws -> some ApplicationPro
     let events = HostEvents()
     let host = try PluginHost<JSONValue>(
         plugins: ["Plugins/counter"], journal: journal, interceptors: [events.interceptor()],
-        configuration: .init(logger: events.logger(Logger(label: "app"))))
+        configuration: .init(logger: events.logger(Logger(label: "app")), tracer: events.tracer()))
     let router = Router(context: BasicWebSocketRequestContext.self)
     let routes = HostRoutes(host, events: events, configuration: .init(token: "s3cret"))
     routes.add(to: router.group("moonblade"))

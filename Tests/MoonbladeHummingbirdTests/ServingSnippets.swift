@@ -11,7 +11,7 @@ func makeApplication() throws -> some ApplicationProtocol {
     let events = HostEvents()
     let host = try PluginHost<JSONValue>(
         plugins: ["Plugins/counter"], interceptors: [events.interceptor()],
-        configuration: .init(logger: events.logger(Logger(label: "app"))))
+        configuration: .init(logger: events.logger(Logger(label: "app")), tracer: events.tracer()))
     let router = Router(context: BasicWebSocketRequestContext.self)
     HostRoutes(host, events: events, configuration: .init(token: "s3cret")).add(to: router.group("moonblade"))
     return Application(

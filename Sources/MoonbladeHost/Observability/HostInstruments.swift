@@ -6,17 +6,25 @@ import Tracing
 ///
 /// Each is nil when nothing would receive it (no tracer or metrics backend bootstrapped, none
 /// configured), and every instrumented place then costs one flag check: no span, no clock reading,
-/// no metric lookup. A class, read in place: a struct holding an optional existential is copied
+/// no metric lookup. A ``DemandDrivenTracer`` counts as none while its demand is off. A class, read in place: a struct holding an optional existential is copied
 /// whole at each use, several times per dispatch.
 final class HostInstruments: Sendable {
     /// Where spans go; nil when nobody listens.
     let tracer: (any Tracer)?
     /// Where counters and timers go; nil when nobody listens.
     let metrics: HostMetricsRecorder?
-    /// Whether anything is traced or measured.
-    let isActive: Bool
-    /// Whether `tracer` is set: the check that costs no copy of it.
-    private let isTracing: Bool
+    /// Whether anything is measured, or traced whatever the demand.
+    private let isAlwaysActive: Bool
+    /// For a ``DemandDrivenTracer``: when its spans are wanted.
+    private let demand: TracingDemand?
+
+    /// Whether anything is traced or measured now.
+    var isActive: Bool { isAlwaysActive || demand?.isOn == true }
+    /// Whether `tracer` is set and wants spans now: the check that costs no copy of it.
+    private var isTracing: Bool { isAlwaysTracing || demand?.isOn == true }
+    /// `tracer` while it wants spans.
+    var activeTracer: (any Tracer)? { isTracing ? tracer : nil }
+    private let isAlwaysTracing: Bool
 
     /// The configured tracer and factory, or the bootstrapped ones unless those are the no-op defaults.
     init(tracer: (any Tracer)?, metricsFactory: (any MetricsFactory)?) {
@@ -24,8 +32,9 @@ final class HostInstruments: Sendable {
         self.tracer = tracer is NoOpTracer ? nil : tracer
         let factory = metricsFactory ?? MetricsSystem.factory
         metrics = factory is NOOPMetricsHandler ? nil : HostMetricsRecorder(factory: factory)
-        isTracing = self.tracer != nil
-        isActive = isTracing || metrics != nil
+        demand = (self.tracer as? any DemandDrivenTracer)?.demand
+        isAlwaysTracing = self.tracer != nil && demand == nil
+        isAlwaysActive = isAlwaysTracing || metrics != nil
     }
 
     /// Nothing traced, nothing counted.

@@ -51,7 +51,7 @@ extension PluginRuntime {
     func instrumentReload(
         _ plugin: String, startedAt: DefaultTracerClock.Instant, _ body: () async throws(PluginError) -> PluginInfo
     ) async throws(PluginError) -> PluginInfo {
-        let span = instruments.tracer?.startSpan(
+        let span = instruments.activeTracer?.startSpan(
             "reload \(plugin)", context: InstrumentationContext.current ?? .topLevel, ofKind: .internal, at: startedAt)
         defer { span?.end() }
         do {
@@ -75,7 +75,7 @@ extension PluginRuntime {
     }
 
     private func beginDispatch(_ item: String, kind: String, payload: PluginValue, parent: InstrumentationContext?) -> Dispatch {
-        let span = instruments.tracer.map { tracer in
+        let span = instruments.activeTracer.map { tracer in
             let span = tracer.startSpan("dispatch \(item)", context: parent ?? InstrumentationContext.current ?? .topLevel)
             let plugin = pluginName(ofItem: item)
             span.attributes[SpanAttributeName.item] = item

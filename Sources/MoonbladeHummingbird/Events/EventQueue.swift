@@ -1,3 +1,4 @@
+import MoonbladeHost
 import Synchronization
 
 /// One client's events, waiting to be sent: at most `limit` of them. What arrives while it is full is
@@ -8,6 +9,14 @@ final class EventQueue: Sendable {
         case event(HostEvent)
         /// How many events were dropped here.
         case missed(Int)
+
+        /// The message a client is sent for it.
+        func json() -> JSONValue {
+            switch self {
+            case .event(let event): event.json()
+            case .missed(let count): ["type": "missed", "count": .integer(Int64(count))]
+            }
+        }
     }
 
     private struct Contents: ~Copyable {

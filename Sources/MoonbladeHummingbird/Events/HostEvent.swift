@@ -8,6 +8,8 @@ import MoonbladeJournal
 enum HostEvent: Sendable {
     case dispatch(DispatchEvent)
     case reload(PluginReloadEvent)
+    /// The span tree of a dispatch reported before it ended (a side effect's).
+    case spans(DispatchRecord, EventSpan)
     /// A failure the host could only log.
     case logged(level: Logger.Level, message: String, metadata: [String: String])
 
@@ -16,6 +18,7 @@ enum HostEvent: Sendable {
         switch self {
         case .dispatch(let event): event.json()
         case .reload(let event): Self.json(event)
+        case .spans(let record, let spans): ["type": "spans", "id": .integer(Int64(record.id)), "spans": spans.json()]
         case .logged(let level, let message, let metadata):
             [
                 "type": "log", "level": .string(level.rawValue), "message": .string(message),
@@ -62,13 +65,19 @@ struct DispatchEvent: Sendable {
     let cascadeDepth: Int
     /// The state before and after an applied updater.
     let change: (old: any State, new: any State)?
+    /// Its id and who dispatched it.
+    let record: DispatchRecord
+    /// Its span tree, when it had ended by the time it was reported.
+    let spans: EventSpan?
 
     func json() -> JSONValue {
         var members: [String: JSONValue] = [
             "type": "dispatch", "item": .string(item.name), "kind": item.isUpdater ? "updater" : "side_effect",
             "durationMicroseconds": .integer(duration.wholeMicroseconds),
-            "origin": cascadeDepth == 0 ? "direct" : "reaction", "cascadeDepth": .integer(Int64(cascadeDepth)),
+            "origin": .string(record.origin.rawValue), "cascadeDepth": .integer(Int64(cascadeDepth)),
+            "id": .integer(Int64(record.id)), "parent": record.parentID.map { .integer(Int64($0)) } ?? .null,
         ]
+        if let spans { members["spans"] = spans.json() }
         members["payload"] = (try? item.payloadJSON()) ?? .null
         if let plugin = item.plugin {
             members["plugin"] = ["name": .string(plugin.name), "version": .integer(Int64(plugin.version))]

@@ -23,12 +23,7 @@ extension HostRoutes {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     while let entry = await queue.next() {
-                        let message: JSONValue =
-                            switch entry {
-                            case .event(let event): event.json()
-                            case .missed(let count): ["type": "missed", "count": .integer(Int64(count))]
-                            }
-                        try await outbound.write(.text(message.jsonString()))
+                        try await outbound.write(.text(entry.json().jsonString()))
                     }
                 }
                 // The client's messages are not read for anything: the loop ends when it closes.

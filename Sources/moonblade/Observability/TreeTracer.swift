@@ -1,4 +1,5 @@
 import Foundation
+import MoonbladeHost
 import Tracing
 
 /// `--trace`: a tracer that prints spans on standard error: each top-level span (a dispatch, a
@@ -11,7 +12,7 @@ import Tracing
 ///   10:14:52.121 await ctx.deps.storage.read 1.90 ms
 ///   ...
 /// ```
-struct TreeTracer: Tracer {
+struct TreeTracer: InProcessTracer {
     let format: TraceFormat
     /// Where finished trees go; standard error unless a test looks.
     let write: @Sendable (String) -> Void
@@ -53,16 +54,6 @@ struct TreeTracer: Tracer {
             if format == .json, let line = span.jsonLine() { write(line) }
         }
     }
-
-    func forceFlush() {}
-
-    func inject<Carrier, Inject: Injector>(
-        _ context: InstrumentationContext, into carrier: inout Carrier, using injector: Inject
-    ) where Carrier == Inject.Carrier {}
-
-    func extract<Carrier, Extract: Extractor>(
-        _ carrier: Carrier, into context: inout InstrumentationContext, using extractor: Extract
-    ) where Carrier == Extract.Carrier {}
 }
 
 /// The root span of a tree, set once right after the tree is made (its print closure needs it).

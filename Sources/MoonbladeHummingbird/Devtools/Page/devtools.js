@@ -13,7 +13,9 @@ const model = {
   token: null,
   write: false,
   journal: false,
-  events: [],          // { id, type, data, before, after, parent }
+  events: [],          // { id, type, data, before, after, parent, depth, spans, expanded }
+  byDispatch: new Map(), // the stream's dispatch id → the event
+  pendingSpans: new Map(), // span trees that came before their dispatch
   nextID: 1,
   state: null,         // the state after the last event, rebuilt from the diffs
   plugins: new Map(),  // name → { version, updaters, sideEffects, failure }
@@ -152,27 +154,99 @@ function record(type, data) {
     event.before = model.state;
     if (data.diff && model.state !== null) model.state = applyPatch(model.state, data.diff);
     event.after = model.state;
-    event.parent = parentOf(data.cascadeDepth || 0);
+    const parent = data.parent != null ? model.byDispatch.get(data.parent) : null;
+    event.parent = parent ? parent.id : null;
+    event.depth = parent ? parent.depth + 1 : 0;
+    event.spans = data.spans || model.pendingSpans.get(data.id) || null;
+    model.pendingSpans.delete(data.id);
+    if (data.id != null) model.byDispatch.set(data.id, event);
   }
   model.events.push(event);
   if (model.events.length > MAX_ROWS) {
     const removed = model.events.shift();
+    if (removed.data.id != null) model.byDispatch.delete(removed.data.id);
     $("log").querySelector(`[data-id="${removed.id}"]`)?.remove();
   }
-  if (model.pausedAt === null && matches(event)) $("log").append(row(event));
+  if (model.pausedAt === null && matches(event)) placeRow(event);
   updateLogStatus();
   if (!model.selected) showCurrent();
   return event;
 }
 
-/** A reaction's parent: the latest dispatch one level up the cascade (the stream reports depths, not ids). */
-function parentOf(depth) {
-  if (depth === 0) return null;
-  for (let index = model.events.length - 1; index >= 0; index--) {
-    const candidate = model.events[index];
-    if (candidate.type === "dispatch" && (candidate.data.cascadeDepth || 0) === depth - 1) return candidate.id;
+/** Puts an event's row in the log: a dispatch a rule or a side effect set off goes under its parent's
+ * rows (after the parent and what it set off already), any other at the end. */
+function placeRow(event) {
+  const list = $("log");
+  const parentRow = event.parent && list.querySelector(`[data-id="${event.parent}"]`);
+  if (!parentRow) { list.append(row(event)); return; }
+  const parentDepth = Number(parentRow.dataset.depth || 0);
+  let last = parentRow;
+  while (last.nextElementSibling && Number(last.nextElementSibling.dataset.depth || 0) > parentDepth) last = last.nextElementSibling;
+  last.after(row(event));
+}
+
+/** The events in the log's order: each dispatch followed by those it set off, depth first. */
+function logOrder(events) {
+  const children = new Map();
+  const roots = [];
+  const present = new Set(events.map((event) => event.id));
+  for (const event of events) {
+    if (event.parent && present.has(event.parent)) {
+      if (!children.has(event.parent)) children.set(event.parent, []);
+      children.get(event.parent).push(event);
+    } else {
+      roots.push(event);
+    }
   }
-  return null;
+  const ordered = [];
+  const visit = (event) => { ordered.push(event); (children.get(event.id) || []).forEach(visit); };
+  roots.forEach(visit);
+  return ordered;
+}
+
+/** A span tree that came on its own (a side effect's, which ends after it is reported): kept with its dispatch. */
+function receiveSpans(data) {
+  const event = model.byDispatch.get(data.id);
+  if (!event) { model.pendingSpans.set(data.id, data.spans); return; }
+  event.spans = data.spans;
+  refreshRow(event);
+}
+
+/** Draws an event's row again, where it is. */
+function refreshRow(event) {
+  const shown = $("log").querySelector(`[data-id="${event.id}"]`);
+  if (shown) shown.replaceWith(row(event));
+  if (model.selected && model.selected.list === "log" && model.selected.id === event.id) showEvent(event.id);
+}
+
+/** `812 ns`, `9.8 µs`, `1.25 ms`. */
+function nanoseconds(value) {
+  if (value === null || value === undefined) return "running";
+  if (value < 1000) return `${value} ns`;
+  if (value < 1e6) return `${(value / 1e3).toFixed(1)} µs`;
+  return `${(value / 1e6).toFixed(2)} ms`;
+}
+
+/** A span and those under it, as nested lists: name, duration, start after the dispatch's, error. */
+function spanTree(span, own) {
+  const parts = [element("span", { className: "span-name" }, span.name),
+    element("span", { className: "span-duration" }, nanoseconds(span.durationNanoseconds)),
+    element("span", { className: "meta" }, `+${nanoseconds(span.startNanoseconds)}`)];
+  if (span.dispatch !== undefined && span.dispatch !== own && model.byDispatch.has(span.dispatch)) {
+    parts.push(element("span", { className: "meta" }, ` (its own row: #${model.byDispatch.get(span.dispatch).id})`));
+  }
+  if (span.error) parts.push(element("span", { className: "error" }, span.error));
+  const item = element("li", { role: "treeitem", "aria-expanded": span.children.length ? "true" : undefined }, ...parts);
+  if (span.children.length) item.append(element("ul", { role: "group" }, ...span.children.map((child) => spanTree(child, own))));
+  return item;
+}
+
+/** Shows or hides a dispatch's span tree under its row. */
+function toggleSpans(id, expanded) {
+  const event = model.events.find((candidate) => candidate.id === id);
+  if (!event || !event.spans) return;
+  event.expanded = expanded === undefined ? !event.expanded : expanded;
+  refreshRow(event);
 }
 
 function matches(event) {
@@ -181,7 +255,7 @@ function matches(event) {
   if (filter === "failed" && event.data.outcome !== "failed" && event.type !== "log") return false;
   if (filter === "reload" && event.type !== "reload") return false;
   const search = $("search").value.trim().toLowerCase();
-  return !search || JSON.stringify(event.data).toLowerCase().includes(search);
+  return !search || JSON.stringify({ ...event.data, spans: undefined }).toLowerCase().includes(search);
 }
 
 function row(event) {
@@ -193,14 +267,25 @@ function row(event) {
   };
   const time = element("span", { className: "meta" }, event.time.toLocaleTimeString());
   if (event.type === "dispatch") {
-    const depth = data.cascadeDepth || 0;
+    const depth = event.depth || 0;
+    attributes["data-depth"] = depth;
+    if (event.spans) attributes["aria-expanded"] = event.expanded ? "true" : "false";
     const item = element("span", { className: "item" }, (depth ? "↳ " : "") + itemName(data));
-    item.style.marginLeft = depth + "rem"; // through the DOM: the page's policy allows no inline style
+    item.style.marginLeft = depth * 1.25 + "rem"; // through the DOM: the page's policy allows no inline style
     const plugin = data.plugin ? `${data.plugin.name} v${data.plugin.version}` : "swift";
     const parts = [time, item, element("span", { className: "payload" }, short(data.payload, 60)),
       element("span", { className: "outcome-" + data.outcome }, data.outcome),
-      element("span", { className: "meta" }, `${plugin} · ${data.durationMicroseconds} µs · ${depth ? "reaction" : "direct"}`)];
+      element("span", { className: "meta" }, `${plugin} · ${data.durationMicroseconds} µs · ${ORIGINS[data.origin] || data.origin}`)];
+    if (event.spans) {
+      // Out of the tab order: the log's own keys (→ and ←) open and close it.
+      const toggle = element("button", { type: "button", className: "spans-toggle", tabindex: "-1" }, event.expanded ? "▾ spans" : "▸ spans");
+      toggle.addEventListener("click", (click) => { click.stopPropagation(); toggleSpans(event.id); });
+      parts.push(toggle);
+    }
     if (data.error) parts.push(element("span", { className: "message error" }, errorText(data.error)));
+    if (event.spans && event.expanded) {
+      parts.push(element("ul", { className: "spans", role: "tree", "aria-label": `spans of ${data.item}` }, spanTree(event.spans, data.id)));
+    }
     return element("li", attributes, ...parts);
   }
   if (event.type === "reload") {
@@ -219,6 +304,9 @@ function row(event) {
   return element("li", attributes, time, element("span", { className: "item" }, data.plugin || "log"), element("span", { className: "message error" }, data.message));
 }
 
+/** Who dispatched an item, as the log says it. */
+const ORIGINS = { direct: "direct", rule: "by a rule", side_effect: "by a side effect", reaction: "by a reaction" };
+
 /** A jump's item is the journal's Swift time-travel item: named by where it went. */
 function itemName(data) {
   const jump = data.item.startsWith("TimeTravelItem") && data.payload && data.payload.target !== undefined;
@@ -232,7 +320,7 @@ function errorText(error) {
 function renderLog() {
   const list = $("log");
   const shown = model.events.filter((event) => (model.pausedAt === null || event.id < model.pausedAt) && matches(event));
-  list.replaceChildren(...shown.map(row));
+  list.replaceChildren(...logOrder(shown).map(row));
   updateLogStatus();
 }
 
@@ -272,7 +360,8 @@ function showEvent(id) {
     $("detail-title").textContent = itemName(data);
     meta([["kind", data.kind], ["outcome", data.outcome], ["error", data.error && errorText(data.error)],
       ["plugin", data.plugin && `${data.plugin.name} v${data.plugin.version}`], ["duration", `${data.durationMicroseconds} µs`],
-      ["dispatched by", data.cascadeDepth ? `a reaction, depth ${data.cascadeDepth}` + (parent ? ` (under ${parent.data.item})` : "") : "a direct call (HTTP, Swift, the CLI)"],
+      ["dispatched by", data.origin === "direct" ? "a direct call (HTTP, Swift, the CLI)"
+        : `${ORIGINS[data.origin] || data.origin}, depth ${data.cascadeDepth}` + (parent ? ` (under ${itemName(parent.data)}, row #${parent.id})` : "")],
       ["payload", short(data.payload, 400)]]);
     showTree($("detail-state"), event.after === null ? undefined : event.after);
     showDiff($("detail-diff"), data.diff || null, event.before === null ? undefined : event.before);
@@ -339,6 +428,11 @@ function listKeys(list, open) {
     else if (event.key === "Home") next = 0;
     else if (event.key === "End") next = rows.length - 1;
     else if (event.key === "Escape") { showCurrent(); event.preventDefault(); return; }
+    else if ((event.key === "ArrowRight" || event.key === "ArrowLeft") && at >= 0 && rows[at].hasAttribute("aria-expanded")) {
+      event.preventDefault();
+      toggleSpans(Number(rows[at].dataset.id), event.key === "ArrowRight");
+      return;
+    }
     else return;
     event.preventDefault();
     open(Number(rows[next].dataset.id));
@@ -524,6 +618,7 @@ function connect() {
 }
 
 function receive(data) {
+  if (data.type === "spans") { receiveSpans(data); return; }
   if (data.type === "missed") {
     model.dropped += data.count;
     record("missed", data);
