@@ -183,6 +183,7 @@ class Steps:
         # slowly or a stream that batches; the stream itself takes milliseconds).
         expect(self.row("[data-item='todo.add'][data-outcome='applied']")).to_have_count(1, timeout=1000)
         shown = time.monotonic() - started
+        expect(self.row("[data-item='todo.add']")).to_contain_text("over HTTP")
         # Its observer rule saved the list: dispatched by a rule, nested under it.
         expect(self.row("[data-item='todo.save']")).to_have_count(1)
         expect(self.row("[data-item='todo.save']")).to_contain_text("by a rule")

@@ -1,5 +1,6 @@
 import Foundation
 import MoonbladeHost
+import MoonbladeHummingbird
 
 /// `--stdin`: one dispatch per line of standard input, `NAME` or `NAME JSON`, as `moonblade run
 /// --watch` reads them (which hands over to this server for its devtools): a side effect's result is
@@ -11,7 +12,10 @@ enum StandardInputDispatches {
         where !line.allSatisfy(\.isWhitespace) {
             do {
                 let request = try DispatchRequest(line: line)
-                if let result = try await host.dispatchAndSettle(request.name, request.payload) {
+                let result = try await HostEvents.dispatchingFromCommandLine {
+                    try await host.dispatchAndSettle(request.name, request.payload)
+                }
+                if let result {
                     print(result.jsonString())
                 }
             } catch let error as DispatchRequestError {

@@ -109,6 +109,27 @@ import Tracing
         #expect(outline(add["spans"]).prefix(4) == ["dispatch shop.add", "  state to lua", "  lua", "  state from lua"])
     }
 
+    /// A route's dispatch and a command line's say so, and what they set off hangs under them; Swift
+    /// code's stays `direct`.
+    @Test func aRoutesAndACommandLinesDispatchesSayWhereTheyCameFrom() async throws {
+        let (id, queue) = events.subscribe(limit: 100)
+        defer { events.unsubscribe(id) }
+        try await HostEvents.dispatchingOverHTTP { try host.dispatch("shop.add", ["n": 1]) }.value
+        await host.settle()
+        _ = try await HostEvents.dispatchingFromCommandLine { try await host.dispatchAndSettle("shop.restock", [:]) }
+        try await host.dispatch("shop.add", ["n": 2]).value
+        await host.settle()
+        let dispatches = await messages(queue, dispatches: 7).sorted { $0.key < $1.key }.map(\.value)
+        let shown = dispatches.map { "\($0["item"]?.text ?? "?") \($0["origin"]?.text ?? "?")" }
+        #expect(
+            shown == [
+                "shop.add http", "shop.note rule", "shop.restock command_line", "shop.add side_effect", "shop.note rule",
+                "shop.add direct", "shop.note rule",
+            ])
+        #expect(dispatches[1]["parent"] == dispatches[0]["id"])
+        #expect(dispatches[3]["parent"] == dispatches[2]["id"])
+    }
+
     @Test func aFailedDispatchHasItsErrorOnItsSpan() async throws {
         let (id, queue) = events.subscribe(limit: 100)
         defer { events.unsubscribe(id) }

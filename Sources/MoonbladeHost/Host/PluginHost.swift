@@ -241,7 +241,8 @@ public final class PluginHost<S: State & Codable>: Sendable {
             // The store's own `dispatch` when nothing is retried: `Dispatcher`'s goes through a witness
             // table and looks up the store's generic type metadata first.
             guard retries == 0 else {
-                let updater = LuaItemUpdater(runtime: runtime, resolved: resolved, payload: value)
+                var updater = LuaItemUpdater(runtime: runtime, resolved: resolved, payload: value)
+                if let caller = runtime.instruments.callerContext { updater.traceParent = caller }
                 return store.dispatch(updater, retries: retries, delay: delay)
             }
             return dispatch(namedUpdater, resolved, value)
@@ -281,14 +282,17 @@ public final class PluginHost<S: State & Codable>: Sendable {
         _: E.Type, _ name: String, _ resolved: ResolvedLuaItem, _ payload: PluginValue, _ reader: SideEffectResultReader,
         retries: Int, delay: Duration
     ) -> DispatchHandle<any Sendable> {
-        let sideEffect = E(runtimeObject: runtime, item: name, resolved: resolved, payload: payload, readResult: reader)
+        var sideEffect = E(runtimeObject: runtime, item: name, resolved: resolved, payload: payload, readResult: reader)
+        if let caller = runtime.instruments.callerContext { sideEffect.traceParent = caller }
         guard retries == 0 else { return store.dispatch(sideEffect, retries: retries, delay: delay) }
         return store.dispatch(sideEffect)
     }
 
     /// Dispatches the updater `resolved`, made as a `U`: the type `namedUpdater` holds.
     private func dispatch<U: LuaNamedUpdater>(_: U.Type, _ resolved: ResolvedLuaItem, _ payload: PluginValue) -> DispatchHandle<Void> {
-        store.dispatch(U(runtimeObject: runtime, resolved: resolved, payload: payload))
+        var updater = U(runtimeObject: runtime, resolved: resolved, payload: payload)
+        if let caller = runtime.instruments.callerContext { updater.traceParent = caller }
+        return store.dispatch(updater)
     }
 
     /// The innermost interceptor: turns typed wrappers of Lua items into the items that run them,

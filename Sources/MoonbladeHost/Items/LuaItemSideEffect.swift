@@ -63,7 +63,7 @@ struct LuaItemSideEffect<S: State & Codable>: ReturningSideEffect, LuaItem {
 
 /// ``LuaItemSideEffect`` with its state type left out, so that the host keeps `LuaItemSideEffect<S>.self`
 /// once as a value carrying the type's metadata (as ``LuaNamedUpdater`` does for updaters).
-protocol LuaNamedSideEffect: ReturningSideEffect where ReturnValue == any Sendable {
+protocol LuaNamedSideEffect: ReturningSideEffect, LuaItem where ReturnValue == any Sendable {
     /// ``LuaItemSideEffect/init(runtime:item:resolved:payload:readResult:traceParent:)``, the runtime
     /// given as an object.
     init(runtimeObject: AnyObject, item: String, resolved: ResolvedLuaItem, payload: PluginValue, readResult: SideEffectResultReader)

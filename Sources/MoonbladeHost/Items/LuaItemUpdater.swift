@@ -125,7 +125,7 @@ private final class LuaUpdaterFields: Sendable {
 /// ``LuaItemUpdater`` with its state type left out, so that the host keeps `LuaItemUpdater<S>.self`
 /// once as a value carrying the type's metadata: an updater dispatched by name is made through it,
 /// instead of its generic type being looked up on every dispatch.
-protocol LuaNamedUpdater: AnyStateUpdater {
+protocol LuaNamedUpdater: AnyStateUpdater, LuaItem {
     /// ``LuaItemUpdater/init(runtime:resolved:payload:)``, the runtime given as an object.
     init(runtimeObject: AnyObject, resolved: ResolvedLuaItem, payload: PluginValue)
 }

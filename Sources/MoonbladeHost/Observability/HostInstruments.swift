@@ -78,6 +78,10 @@ final class HostInstruments: Sendable {
         return adopting(item, under: context)
     }
 
+    /// The context of a caller outside the store (a route, Swift code) while tracing: the parent of
+    /// the dispatch span of an item it makes, which hangs there whichever thread drains it.
+    var callerContext: InstrumentationContext? { isTracing ? InstrumentationContext.current : nil }
+
     /// `item` with `context` as the parent of its dispatch span.
     private func adopting(_ item: any Dispatchable, under context: InstrumentationContext) -> any Dispatchable {
         guard var luaItem = item as? any LuaItem else { return item }

@@ -5,8 +5,12 @@ import Synchronization
 final class DispatchRecord: Sendable {
     /// Who dispatched an item.
     enum Origin: String, Sendable {
-        /// A route, a command, Swift code: nothing the stream saw.
+        /// Swift code: nothing the stream saw.
         case direct
+        /// A request to the dispatch route.
+        case http
+        /// A line of `moonblade run --watch --devtools`'s standard input.
+        case commandLine = "command_line"
         /// An observer rule, reacting to its parent.
         case rule
         /// A side effect, its parent, through `ctx.dispatch`.

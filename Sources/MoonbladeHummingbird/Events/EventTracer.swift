@@ -41,6 +41,12 @@ extension InstrumentationContext {
         set { self[EventSpanKey.self] = newValue }
     }
 
+    /// Who dispatches from this context, when it is not a span of the stream's: a route, a command line.
+    var dispatchOrigin: DispatchRecord.Origin? {
+        get { self[DispatchOriginKey.self] }
+        set { self[DispatchOriginKey.self] = newValue }
+    }
+
     /// The dispatch whose interceptor runs in this context (its dispatch span not started yet, or
     /// ended: a rule's span then hangs under it).
     var dispatchRecord: DispatchRecord? {
@@ -55,4 +61,8 @@ private enum EventSpanKey: InstrumentationContextKey {
 
 private enum DispatchRecordKey: InstrumentationContextKey {
     typealias Value = DispatchRecord
+}
+
+private enum DispatchOriginKey: InstrumentationContextKey {
+    typealias Value = DispatchRecord.Origin
 }

@@ -85,7 +85,7 @@ public final class HostEvents: Sendable {
             if let parent {
                 from?.eventSpan?.isInRule == true ? .rule : parent.isSideEffect ? .sideEffect : .reaction
             } else {
-                .direct
+                from?.dispatchOrigin ?? .direct
             }
         return DispatchRecord(
             id: nextDispatchID.add(1, ordering: .relaxed).newValue, parentID: parent?.id, origin: origin,

@@ -12,11 +12,12 @@ extension HostRoutes {
         do {
             switch host.kind(of: name) {
             case .luaSideEffect:
-                let value = try await host.dispatch(name, payload, returning: JSONValue.self).value
+                let handle = try HostEvents.dispatchingOverHTTP { try host.dispatch(name, payload, returning: JSONValue.self) }
+                let value = try await handle.value
                 return value == .null ? Response(status: .noContent) : Response(json: value)
             case .luaUpdater, .swift, nil:
                 // An unknown name throws here, before anything runs.
-                try await host.dispatch(name, payload).value
+                try await HostEvents.dispatchingOverHTTP { try host.dispatch(name, payload) }.value
                 return Response(status: .noContent)
             }
         } catch {

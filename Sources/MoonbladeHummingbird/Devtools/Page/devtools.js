@@ -305,7 +305,11 @@ function row(event) {
 }
 
 /** Who dispatched an item, as the log says it. */
-const ORIGINS = { direct: "direct", rule: "by a rule", side_effect: "by a side effect", reaction: "by a reaction" };
+const ORIGINS = {
+  direct: "from Swift", http: "over HTTP", command_line: "from the command line",
+  rule: "by a rule", side_effect: "by a side effect", reaction: "by a reaction",
+};
+const TOP_LEVEL_ORIGINS = ["direct", "http", "command_line"];
 
 /** A jump's item is the journal's Swift time-travel item: named by where it went. */
 function itemName(data) {
@@ -360,7 +364,7 @@ function showEvent(id) {
     $("detail-title").textContent = itemName(data);
     meta([["kind", data.kind], ["outcome", data.outcome], ["error", data.error && errorText(data.error)],
       ["plugin", data.plugin && `${data.plugin.name} v${data.plugin.version}`], ["duration", `${data.durationMicroseconds} µs`],
-      ["dispatched by", data.origin === "direct" ? "a direct call (HTTP, Swift, the CLI)"
+      ["dispatched", TOP_LEVEL_ORIGINS.includes(data.origin) ? ORIGINS[data.origin]
         : `${ORIGINS[data.origin] || data.origin}, depth ${data.cascadeDepth}` + (parent ? ` (under ${itemName(parent.data)}, row #${parent.id})` : "")],
       ["payload", short(data.payload, 400)]]);
     showTree($("detail-state"), event.after === null ? undefined : event.after);
