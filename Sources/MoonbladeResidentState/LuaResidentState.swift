@@ -41,9 +41,8 @@ public final class LuaResidentState {
 
     /// The current version; nil until the first ``replace(with:version:encoder:)``.
     public var current: LuaStateVersion? { currentVersion }
-    // The VM's thread alone. Behind a getter: other modules read a stored property in place, with the
-    // runtime's exclusivity check that `@exclusivity(unchecked)` waives only in this module.
-    @exclusivity(unchecked) private var currentVersion: LuaStateVersion?
+    // The VM's thread alone.
+    private var currentVersion: LuaStateVersion?
 
     /// Sets up the draft machinery (C, in `CResidentState`) in `vm`, once per resident state.
     public init(vm: LuaVM) throws(LuaError) {

@@ -64,5 +64,5 @@ struct DispatchItem: Sendable {
 /// The type of the item a store is processing (nil between items): owned by the draining thread.
 final class ProcessingItem: @unchecked Sendable {
     // @unchecked Sendable: only the draining thread touches `type`; the role passes through the store's lock.
-    @exclusivity(unchecked) var type: DispatchItem.Metatype?
+    var type: DispatchItem.Metatype?
 }

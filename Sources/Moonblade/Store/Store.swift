@@ -29,6 +29,8 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
     let lock = Lock()
     let configuration: StoreConfiguration
 
+    // @exclusivity(unchecked) in this file, all together: 38.5 % of a native dispatch, 5.0 % of a Lua counter dispatch, 4.2 % of a journaled one
+    // (Scripts/perf-gate, checked against unchecked).
     // Guarded by `lock`, so the runtime exclusivity checks (a large share of a dispatch) are redundant.
     /// Written only by the draining thread, under `lock`; so that thread alone may read it without.
     @exclusivity(unchecked) var storedState: S

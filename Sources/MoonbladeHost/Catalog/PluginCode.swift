@@ -16,11 +16,10 @@ final class PluginCode {
     private(set) var observers: [ObserverRule] = []
     /// Every plugin's interceptors in load order, as the Lua list the interceptor chain walks.
     private(set) var interceptors: LuaReference?
-    // Read by every Lua updater dispatch, with the VM held (one thread at a time): no exclusivity checks.
     /// How many installs there were: a ``ResolvedLuaItem`` is good for the one that made it.
-    @exclusivity(unchecked) private var installs = 0
+    private var installs = 0
     /// The updaters' functions of the running install, by ``ResolvedLuaItem/slot``.
-    @exclusivity(unchecked) private var slots: [LuaReference] = []
+    private var slots: [LuaReference] = []
 
     /// Makes `plugin` the running version of its name, in place of any earlier one, and returns
     /// `catalog` updated to match.

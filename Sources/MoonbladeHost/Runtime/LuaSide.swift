@@ -16,12 +16,11 @@ final class LuaSide {
     let code = PluginCode()
     /// The store's state as Lua tables, kept between dispatches (see `Updaters/`).
     let resident: LuaResidentState
-    // Touched only with the VM held, by one thread at a time, so the runtime's exclusivity checks of
-    // these two (read and written by every Lua updater dispatch) are redundant.
+    // Touched only with the VM held, by one thread at a time.
     /// How Lua reaches the store: set when the store sets up its interceptors, before any item runs.
-    @exclusivity(unchecked) var store: InterceptorContext?
+    var store: InterceptorContext?
     /// The version the last Lua updater started from, kept for the observer rules that follow it.
-    @exclusivity(unchecked) var previousVersion: LuaStateVersion?
+    var previousVersion: LuaStateVersion?
     // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
     // Set at the end of `init` (their glue needs the VM), never nil after it.
     /// The Lua glue that passes items through the plugins' interceptors.

@@ -31,7 +31,7 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
     }
     /// The last name `kind(of:)` looked up in `published`, and its kind: dispatches by name come in
     /// runs of one item, and comparing a name costs a fraction of hashing it.
-    @exclusivity(unchecked) private var lastKind: (name: String, kind: PluginItemKind?)?
+    private var lastKind: (name: String, kind: PluginItemKind?)?
 
     /// Staged reloads, waiting for the store to swap them in.
     let reloads = ReloadCoordinator()

@@ -5,8 +5,7 @@ import MoonbladeLua
 ///
 /// Reused only within a plugin: a plugin that kept an earlier run's thread (`coroutine.running()`)
 /// can reach only its own later runs with it, as it can reach its own concurrent runs already; never
-/// another plugin's. Lives in the VM (``LuaSide``), so it is touched with the VM held: the runtime
-/// exclusivity checks (a third of taking and keeping a coroutine) would guard nothing.
+/// another plugin's. Lives in the VM (``LuaSide``), so it is touched with the VM held.
 final class SideEffectCoroutinePool {
     /// How many idle coroutines a plugin keeps: enough for the runs of a burst to reuse each other's.
     static let limitPerPlugin = 8
@@ -14,13 +13,13 @@ final class SideEffectCoroutinePool {
     /// The idle coroutines of each plugin, in a class so that taking and keeping one mutates no
     /// dictionary value (a dictionary's `_modify` allocates its coroutine frame).
     private final class Idle {
-        @exclusivity(unchecked) var coroutines: [SideEffectCoroutine] = []
+        var coroutines: [SideEffectCoroutine] = []
     }
 
-    @exclusivity(unchecked) private var idle: [String: Idle] = [:]
+    private var idle: [String: Idle] = [:]
     /// The plugin last asked about and its entry in `idle`: runs come in bursts of one plugin, and
     /// comparing a short name costs a fraction of hashing it.
-    @exclusivity(unchecked) private var last: (plugin: String, idle: Idle)?
+    private var last: (plugin: String, idle: Idle)?
 
     /// An idle coroutine of `run`'s plugin, ready for `run`, if there is one.
     func take(for run: SideEffectRun) -> SideEffectCoroutine? {

@@ -14,6 +14,8 @@ import Foundation
 /// (``LuaKeptCoder``), so a small decode allocates nothing of its own. Values a container pulls onto
 /// the stack stay there until the value that owns the container is done; then the stack is cut back.
 package final class LuaValueDecoder: Decoder, LuaReusableCoder {
+    // @exclusivity(unchecked) in this file, all together: 19.6 % of decoding 1,000 items, 5.2 % of a Lua counter dispatch
+    // (Scripts/perf-gate, checked against unchecked).
     @exclusivity(unchecked) private(set) var L: OpaquePointer
     @exclusivity(unchecked) var options: LuaDecoder
     // One decoder is used by one thread at a time (the VM's), and its fields are only touched in

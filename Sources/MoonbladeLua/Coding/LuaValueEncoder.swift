@@ -15,6 +15,8 @@ import Foundation
 /// value at `slot`; tables for nested containers may sit above it until the value is done, then the
 /// stack is cut back to `slot`.
 final class LuaValueEncoder: Encoder, LuaReusableCoder {
+    // @exclusivity(unchecked) in this file, all together: 14.4 % of encoding 1,000 items
+    // (Scripts/perf-gate, checked against unchecked).
     // One encoder is used by one thread at a time (the VM's), and its fields are only touched in
     // place: the runtime exclusivity checks guard nothing here.
     @exclusivity(unchecked) private(set) var L: OpaquePointer

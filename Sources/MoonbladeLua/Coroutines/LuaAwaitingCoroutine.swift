@@ -27,14 +27,11 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
         case awaiting(Work)
     }
 
-    // Touched on the VM's thread alone (its one-thread rule), never across a call that touches them
-    // again: the runtime exclusivity checks guard nothing here.
+    // Touched on the VM's thread alone (its one-thread rule).
 
     /// What its owner keeps about this run.
     public var context: Context { runContext }
-    // Behind a getter: other modules read a stored property in place, with the exclusivity check
-    // that `@exclusivity(unchecked)` waives only in this module.
-    @exclusivity(unchecked) private var runContext: Context
+    private var runContext: Context
     private let coroutine: LuaCoroutine
     /// Pushes an awaited value for Lua.
     private let pushValue: (Value, LuaStack) throws -> Void
@@ -42,10 +39,10 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
     private let glueChunks: Set<String>
     /// What the error says when Lua code yields without awaiting anything.
     private let strayYieldMessage: String
-    @exclusivity(unchecked) private var pending: Work?
-    @exclusivity(unchecked) private var hasStarted = false
+    private var pending: Work?
+    private var hasStarted = false
     /// Whether its function has returned: the Lua thread is then fit for another function.
-    @exclusivity(unchecked) private var hasReturned = false
+    private var hasReturned = false
 
     /// The coroutine's own stack: push the function and its arguments here before the first resume.
     public var stack: LuaStack { coroutine.stack }
