@@ -100,7 +100,7 @@ extension Store {
     public func waitUntilIdle() async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let idle = lock.withLock {
-                guard isDraining || runningSideEffects > 0 else { return true }
+                guard hasWork else { return true }
                 idleWaiters.append(waiter)
                 return false
             }
@@ -111,8 +111,11 @@ extension Store {
     /// Whether the store has nothing to do at this moment, as ``waitUntilIdle()`` means it: for a caller
     /// that waits for something the store's work may bring about, to know when nothing more can come.
     package var isIdle: Bool {
-        lock.withLock { !isDraining && runningSideEffects == 0 }
+        lock.withLock { !hasWork }
     }
+
+    /// Whether an item is being processed or queued, or a side effect runs; read under `lock`.
+    private var hasWork: Bool { isDraining || runningSideEffects > 0 }
 
     /// The error a blocking wait at `place` for a queued item must fail with when the calling thread is
     /// the one draining this store: the item could only run once the wait returned.
