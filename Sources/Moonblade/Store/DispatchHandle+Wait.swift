@@ -20,7 +20,7 @@ extension DispatchHandle {
             return try typed(try result.get())
         case .pending(let completion), .task(_, queued: let completion?):
             if let error = completion.unservableWait(at: "\(file):\(line)") { throw error }
-        case .task:
+        case .task, .ending:
             break
         }
         let outcome = BlockingOutcome()

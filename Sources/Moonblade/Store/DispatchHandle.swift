@@ -55,6 +55,8 @@ enum DispatchStatus: Sendable {
     /// queue box of the first attempt when it was queued: a blocking wait on the draining thread of
     /// its store could never end (the retries need that thread), and fails instead.
     case task(Task<any Sendable, any Error>, queued: DispatchCompletion? = nil)
+    /// The item is a side effect that ends its own dispatch, which may come before its task ends.
+    case ending(SideEffectEnding)
 
     /// An updater that was applied, or an item an interceptor dropped, without error.
     static var succeeded: Self { .completed(.success(())) }
@@ -66,6 +68,7 @@ enum DispatchStatus: Sendable {
             case .completed(let result): try result.get()
             case .pending(let completion): try await completion.status.value
             case .task(let task, _): try await task.value
+            case .ending(let ending): try await ending.value
             }
         }
     }
@@ -76,6 +79,7 @@ enum DispatchStatus: Sendable {
         case .completed: break
         case .pending(let completion): completion.cancel()
         case .task(let task, _): task.cancel()
+        case .ending(let ending): ending.cancel()
         }
     }
 }

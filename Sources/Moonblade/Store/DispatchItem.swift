@@ -10,6 +10,8 @@ struct DispatchItem: Sendable {
     enum Metatype {
         case updater(any AnyStateUpdater.Type)
         case sideEffect(any AnySideEffect.Type)
+        /// A side effect the store starts with a ``SideEffectEnding`` of its own.
+        case selfEndingSideEffect(any SelfEndingSideEffect.Type)
 
         var isUpdater: Bool {
             if case .updater = self { true } else { false }
@@ -20,6 +22,7 @@ struct DispatchItem: Sendable {
             switch self {
             case .updater(let type): Swift.type(of: dispatchable) == type
             case .sideEffect(let type): Swift.type(of: dispatchable) == type
+            case .selfEndingSideEffect(let type): Swift.type(of: dispatchable) == type
             }
         }
 
@@ -28,6 +31,7 @@ struct DispatchItem: Sendable {
             switch self {
             case .updater(let type): String(reflecting: type)
             case .sideEffect(let type): String(reflecting: type)
+            case .selfEndingSideEffect(let type): String(reflecting: type)
             }
         }
     }
@@ -42,6 +46,11 @@ struct DispatchItem: Sendable {
         DispatchItem(dispatchable: sideEffect, metatype: .sideEffect(type(of: sideEffect)))
     }
 
+    /// A side effect that ends its own dispatch, sorted statically.
+    static func selfEndingSideEffect(_ sideEffect: some SelfEndingSideEffect) -> DispatchItem {
+        DispatchItem(dispatchable: sideEffect, metatype: .selfEndingSideEffect(type(of: sideEffect)))
+    }
+
     private init(dispatchable: any Dispatchable, metatype: Metatype) {
         (self.dispatchable, self.metatype) = (dispatchable, metatype)
     }
@@ -54,6 +63,8 @@ struct DispatchItem: Sendable {
     init?(_ dispatchable: any Dispatchable) {
         switch dispatchable {
         case let updater as any AnyStateUpdater: self.init(dispatchable: dispatchable, metatype: .updater(type(of: updater)))
+        case let sideEffect as any SelfEndingSideEffect:
+            self.init(dispatchable: dispatchable, metatype: .selfEndingSideEffect(type(of: sideEffect)))
         case let sideEffect as any AnySideEffect:
             self.init(dispatchable: dispatchable, metatype: .sideEffect(type(of: sideEffect)))
         default: return nil

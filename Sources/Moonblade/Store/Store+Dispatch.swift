@@ -29,6 +29,14 @@ extension Store {
         DispatchHandle(status: submit(.sideEffect(sideEffect)))
     }
 
+    /// Dispatches a side effect that ends its own dispatch (``SelfEndingSideEffect``); see ``Dispatcher``.
+    @discardableResult
+    package func dispatch<Effect: ReturningSideEffect & SelfEndingSideEffect>(_ sideEffect: Effect)
+        -> DispatchHandle<Effect.ReturnValue>
+    {
+        DispatchHandle(status: submit(.selfEndingSideEffect(sideEffect)))
+    }
+
     /// Dispatches any item; see ``Dispatcher``. Runs it like the typed `dispatch` of an updater.
     @discardableResult
     public func anyDispatch(_ dispatchable: any Dispatchable) -> DispatchHandle<any Sendable> {
@@ -193,6 +201,7 @@ extension Store {
         switch metatype {
         case .updater(let type): try applyUpdater(dispatchable, as: type)
         case .sideEffect(let type): currentStatus = startSideEffect(dispatchable, as: type)
+        case .selfEndingSideEffect(let type): currentStatus = startSelfEndingSideEffect(dispatchable, as: type)
         }
     }
 
@@ -272,13 +281,37 @@ extension Store {
             })
     }
 
+    /// Starts `dispatchable`, an `Original`, as ``startSideEffect(_:)`` does, its handle waiting on a
+    /// ``SideEffectEnding`` that its task ends, unless the side effect ends it first.
+    private func startSelfEndingSideEffect<Original: SelfEndingSideEffect>(_ dispatchable: any Dispatchable, as _: Original.Type)
+        -> DispatchStatus
+    {
+        let sideEffect = Self.unwrap(dispatchable, as: Original.self)
+        let context = sideEffectContext(sideEffectContextType)
+        let ending = SideEffectEnding(lock: lock, store: self)
+        lock.withLock { runningSideEffects += 1 }
+        ending.run(
+            in: Task(priority: configuration.sideEffectPriority) {
+                do {
+                    // Under side effect interceptors, the side effect runs as any other: without its ending.
+                    guard let chain = self.sideEffectChain else {
+                        return ending.end(with: .success(try await sideEffect.anySideEffect(context, ending: ending)))
+                    }
+                    ending.end(with: .success(try await SideEffectRun.$context.withValue(context) { try await chain(sideEffect) }))
+                } catch {
+                    ending.end(with: .failure(error))
+                }
+            })
+        return .ending(ending)
+    }
+
     /// A context for a side effect this item starts, made as a `Context`: the type
     /// ``sideEffectContextType`` holds.
     private func sideEffectContext<Context: StoreSideEffectContext>(_: Context.Type) -> any AnySideEffectContext {
         Context(storeObject: self, cascadeDepth: currentCascadeDepth)
     }
 
-    private func sideEffectFinished() {
+    func sideEffectFinished() {
         let waiters = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
             runningSideEffects -= 1
             guard runningSideEffects == 0, !isDraining else { return [] }
@@ -288,3 +321,5 @@ extension Store {
         for waiter in waiters { waiter.resume() }
     }
 }
+
+extension Store: SideEffectCounting {}

@@ -43,16 +43,31 @@ struct LuaItemSideEffect<S: State & Codable>: ReturningSideEffect, LuaItem {
     }
 
     func sideEffect(_ context: any AnySideEffectContext) async throws -> any Sendable {
+        try await run(context, ending: nil)
+    }
+
+    /// The store's entry for a dispatch whose handle waits on `ending`: a run that awaits Swift work
+    /// goes on in this task, its deadline ending `ending` should it pass while the run awaits.
+    func anySideEffect(_ context: any AnySideEffectContext, ending: SideEffectEnding) async throws -> any Sendable {
+        try await run(context, ending: ending)
+    }
+
+    /// Runs the side effect; see ``PluginRuntime/runSideEffect(_:resolved:payload:cascadeDepth:readResult:ending:)``.
+    /// Inlined: an `async` frame of its own would cost the side effect's task a slab allocation.
+    @inline(__always)
+    private func run(_ context: any AnySideEffectContext, ending: SideEffectEnding?) async throws -> any Sendable {
         // The store says how far down a chain of reactions this runs; what it dispatches goes one further.
         let cascadeDepth = context.cascadeDepth
         // Called directly when nothing is traced or measured: no closure, one async frame less.
         guard runtime.instruments.isActive else {
             return try await runtime.runSideEffect(
-                item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
+                item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult,
+                ending: ending)
         }
         return try await runtime.instrumentDispatch(item, kind: "side_effect", payload: payload, parent: traceParent) { [fields] in
             try await runtime.runSideEffect(
-                item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult)
+                item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult,
+                ending: ending)
         }
     }
 
@@ -63,7 +78,7 @@ struct LuaItemSideEffect<S: State & Codable>: ReturningSideEffect, LuaItem {
 
 /// ``LuaItemSideEffect`` with its state type left out, so that the host keeps `LuaItemSideEffect<S>.self`
 /// once as a value carrying the type's metadata (as ``LuaNamedUpdater`` does for updaters).
-protocol LuaNamedSideEffect: ReturningSideEffect, LuaItem where ReturnValue == any Sendable {
+protocol LuaNamedSideEffect: ReturningSideEffect, SelfEndingSideEffect, LuaItem where ReturnValue == any Sendable {
     /// ``LuaItemSideEffect/init(runtime:item:resolved:payload:readResult:traceParent:)``, the runtime
     /// given as an object.
     init(runtimeObject: AnyObject, item: String, resolved: ResolvedLuaItem, payload: PluginValue, readResult: SideEffectResultReader)

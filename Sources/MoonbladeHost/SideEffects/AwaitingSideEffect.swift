@@ -7,13 +7,16 @@ import Synchronization
 /// time limit from its first await on: one extra task for the whole run, whatever the number of
 /// awaits, and one entry of the shared ``DeadlineTimer`` once the run suspends.
 ///
-/// ``outcome(of:)`` waits for the run, going on in a task of its own (started at once, on the calling thread,
-/// until it first suspends) and, unless the run has ended by then, waits for it or for the deadline,
-/// whichever comes first. Inside, the run awaits its Swift work directly, between ``beginAwait()``
-/// and ``endAwait()``. When the deadline passes during an await, the wait ends at once, even if the
-/// work ignores cancellation: the run is *abandoned* (its work is cancelled and left to finish on its
-/// own, and the run then stops without touching Lua again) and the waiter gets ``Passed``. While Lua
-/// runs, the deadline is the count hook's to enforce.
+/// The run goes on in the side effect's own task when the store started it with a
+/// ``SideEffectEnding`` (``endsOnDeadline(_:_:)``): the deadline then ends the dispatch itself. Else
+/// ``outcome(of:)`` waits for the run, going on in a task of its own (started at once, on the calling
+/// thread, until it first suspends) and, unless the run has ended by then, waits for it or for the
+/// deadline, whichever comes first. Inside, the run awaits its Swift work directly, between
+/// ``beginAwait()`` and ``endAwait()``. When the deadline passes during an await, the dispatch ends at
+/// once, even if the work ignores cancellation: the run is *abandoned* (its work is cancelled and left
+/// to finish on its own, and the run then stops without touching Lua again) and the dispatch ends with
+/// the limit error (the waiter gets ``Passed``). While Lua runs, the deadline is the count hook's to
+/// enforce.
 ///
 /// The coroutine is only ever touched inside ``PluginRuntime/withLua(_:)`` (rule 3), which is what
 /// makes handing it between threads safe; whichever task ends the run drops it there (its Lua
@@ -21,8 +24,9 @@ import Synchronization
 /// rather than a lock: an await that answers at once costs two compare-and-swaps, and a run no lock
 /// to make.
 final class AwaitingSideEffect: DeadlineTimer.Client, @unchecked Sendable {
-    // @unchecked Sendable: `coroutine` is only touched inside `PluginRuntime.withLua`; `outcome`,
-    // `waiter` and `worker` are written once, before the bit of `state` that publishes them.
+    // @unchecked Sendable: `coroutine` and `pastLimitError` are only touched inside
+    // `PluginRuntime.withLua`; `outcome`, `waiter` and `worker` are written once, before the bit of
+    // `state` that publishes them; `ending` and `runner` before the timer's lock publishes them.
 
     /// The deadline passed while the run awaited Swift work: the run is abandoned.
     struct Passed: Error {}
@@ -47,6 +51,12 @@ final class AwaitingSideEffect: DeadlineTimer.Client, @unchecked Sendable {
     private var waiter: UnsafeContinuation<any Sendable, any Error>?
     /// The task going on with the run, once the waiter waits (read by the timer, scheduled after).
     private var worker: Task<Void, Never>?
+    /// The dispatch's ending, when the run goes on in the side effect's own task, and the runtime that
+    /// says the limit error it ends with.
+    private var ending: SideEffectEnding?
+    private var runner: (any SideEffectRunner)?
+    /// The limit error, once said: the timer's ending and the run's own may both ask.
+    var pastLimitError: PluginError?
 
     init(_ coroutine: SideEffectCoroutine, awaiting work: @escaping PendingWork, deadline: LuaDeadline?) {
         self.coroutine = coroutine
@@ -59,6 +69,15 @@ final class AwaitingSideEffect: DeadlineTimer.Client, @unchecked Sendable {
     /// between steps; call inside the VM lock (the coroutine's Lua references may go with it).
     func release() {
         coroutine = nil
+    }
+
+    /// Has the deadline end `ending` with `runner`'s limit error (and cancel the side effect's task) if
+    /// it passes while the run, going on in the side effect's own task, awaits Swift work; returns the
+    /// timer's entry, to cancel once the run ends. An await that answers at once costs no task then,
+    /// where the timer is scheduled before the first await, suspending or not.
+    func endsOnDeadline(_ ending: SideEffectEnding, _ runner: any SideEffectRunner) -> Int {
+        (self.ending, self.runner) = (ending, runner)
+        return DeadlineTimer.shared.schedule(at: .now + deadline!.remaining, self)
     }
 
     /// Waits for the run going on in `worker`, a task the caller started on this thread with
@@ -142,6 +161,15 @@ final class AwaitingSideEffect: DeadlineTimer.Client, @unchecked Sendable {
         while old & Self.abandoned == 0 {
             if old & Self.awaiting != 0 {
                 if abandon(from: &old) {
+                    if let ending, let runner {
+                        // Off the timer's thread: saying the error waits for the VM. Ended before the
+                        // task is cancelled, so that the error the cancelled run ends with comes second.
+                        DispatchQueue.global().async {
+                            ending.end(with: .failure(runner.endPastTimeLimit(self)))
+                            ending.cancel()
+                        }
+                        return
+                    }
                     // Cancelled off the timer's thread: `cancel()` runs the work's cancellation handlers
                     // on the calling thread, and one that blocks (waiting for a lock its work holds over
                     // blocking I/O, say) would hold up every other run's deadline behind it.
@@ -177,4 +205,11 @@ final class AwaitingSideEffect: DeadlineTimer.Client, @unchecked Sendable {
         let old = state.bitwiseOr(Self.done, ordering: .acquiringAndReleasing).oldValue
         if old & Self.waiting != 0, old & Self.abandoned == 0 { waiter!.resume(with: outcome) }
     }
+}
+
+/// The runtime of an ``AwaitingSideEffect``, as its deadline ends it.
+protocol SideEffectRunner: AnyObject, Sendable {
+    /// Ends the run whose time limit passed while it awaited Swift work (its coroutine is the caller's
+    /// to end) and returns the error it fails with; the same error again when asked again.
+    func endPastTimeLimit(_ run: AwaitingSideEffect) -> PluginError
 }

@@ -13,14 +13,14 @@ extension PluginRuntime {
     @inline(__always)
     func runSideEffect(
         _ item: String, resolved: ResolvedLuaItem? = nil, payload: PluginValue, cascadeDepth: Int,
-        readResult: SideEffectResultReader
+        readResult: SideEffectResultReader, ending: SideEffectEnding?
     ) async throws(PluginError) -> any Sendable {
         var result: (any Sendable)?
         guard
             let awaiting = try startSideEffect(
                 item, resolved: resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult, into: &result)
         else { return result! }
-        return try await finishSideEffect(awaiting, readResult: readResult)
+        return try await finishSideEffect(awaiting, readResult: readResult, ending: ending)
     }
 
     /// Runs the side effect up to its first await of Swift work, in one hold of the VM and without
@@ -43,11 +43,17 @@ extension PluginRuntime {
     }
 
     /// Goes on with a run that awaits Swift work until it returns, raced against its deadline (one for
-    /// the whole run) when it has a time limit.
+    /// the whole run) when it has a time limit: in this task when the run's dispatch has its `ending`
+    /// (the deadline ends that), else in a task of its own.
     func finishSideEffect(
-        _ awaiting: AwaitingSideEffect, readResult: SideEffectResultReader
+        _ awaiting: AwaitingSideEffect, readResult: SideEffectResultReader, ending: SideEffectEnding?
     ) async throws(PluginError) -> any Sendable {
         guard let deadline = awaiting.deadline else {
+            return try await goOn(awaiting, readResult: readResult)
+        }
+        if let ending {
+            let timer = awaiting.endsOnDeadline(ending, self)
+            defer { DeadlineTimer.shared.cancel(timer) }
             return try await goOn(awaiting, readResult: readResult)
         }
         // Started on this thread, so that awaits whose work answers at once end the run before it returns.
@@ -96,9 +102,10 @@ extension PluginRuntime {
             } catch {
                 awaited = .failure(error)
             }
-            if deadline != nil, !run.endAwait() {
-                // Abandoned: the waiter has its error already, and the coroutine is no longer this task's.
-                throw PluginError(.limit, plugin: run.context.plugin, item: run.context.item, message: "abandoned")
+            if let deadline, !run.endAwait() {
+                // Abandoned: the coroutine is no longer this task's to resume. The error is the one the
+                // dispatch ended with, or ends with now (work that held its thread past the deadline).
+                throw endPastTimeLimit(run, deadline)
             }
             var result: (any Sendable)?
             guard let next = try resume(run, with: awaited, deadline: deadline, readResult: readResult, into: &result)
@@ -190,16 +197,25 @@ extension PluginRuntime {
 
     /// Ends `run`, whose time limit passed while it awaited Swift work (its coroutine is the caller's
     /// to end), and returns the error it fails with, placed at the plugin line that awaited (or, past
-    /// a tail call, where the side effect is defined).
+    /// a tail call, where the side effect is defined); the same error when asked again.
     private func endPastTimeLimit(_ run: AwaitingSideEffect, _ deadline: LuaDeadline) -> PluginError {
         withLua { lua in
+            if let said = run.pastLimitError { return said }
             defer { run.release() }
             let coroutine = run.coroutine!
-            return PluginError(
+            let error = PluginError(
                 .limit, plugin: run.context.plugin, item: run.context.item,
                 message: "\(deadline.exceededMessage) while awaiting Swift work",
                 location: coroutine.awaitingLocation ?? lua.code.definition(of: run.context.item, on: lua.stack))
+            run.pastLimitError = error
+            return error
         }
+    }
+}
+
+extension PluginRuntime: SideEffectRunner {
+    func endPastTimeLimit(_ run: AwaitingSideEffect) -> PluginError {
+        endPastTimeLimit(run, run.deadline!)
     }
 }
 
