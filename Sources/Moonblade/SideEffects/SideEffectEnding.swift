@@ -1,20 +1,23 @@
 /// How a side effect that ends its own dispatch (``SelfEndingSideEffect``) hands its outcome to the
-/// dispatch's handle: the first of ``end(with:)``'s calls decides what the handle's `value` is, and
+/// dispatch's handle: the first of its `end` calls decides what the handle's `value` is, and
 /// ends the side effect for the store (``Store/waitUntilIdle()`` stops counting it).
 ///
 /// The side effect's task ends it with whatever the side effect returns or throws; the side effect
 /// may end it earlier from elsewhere (a time limit that abandons work ignoring cancellation), its task
 /// then going on, unwaited for, until that work ends.
 package final class SideEffectEnding: @unchecked Sendable {
-    // @unchecked Sendable: `outcome`, `waiters`, `task` and `isCancelled` are only touched while
-    // holding `lock`.
+    // @unchecked Sendable: every stored var is only touched while holding `lock`.
     private typealias Waiter = UnsafeContinuation<any Sendable, any Error>
 
     /// The lock of the store that runs the side effect: the box needs no lock of its own.
     private let lock: Lock
     /// The store, told once when the side effect ends.
     private let store: any SideEffectCounting
-    private var outcome: Result<any Sendable, any Error>?
+    /// Whether the dispatch has ended, with `value` or `error`. (Kept apart rather than as an
+    /// optional `Result`, whose every test and copy goes through the runtime's enum functions.)
+    private var hasEnded = false
+    private var value: any Sendable = ()
+    private var error: (any Error)?
     /// Who waits for the outcome: the first waiter without an array, as most dispatches have one.
     private var firstWaiter: Waiter?
     private var moreWaiters: [Waiter] = []
@@ -29,54 +32,73 @@ package final class SideEffectEnding: @unchecked Sendable {
 
     /// Keeps the side effect's task, for ``cancel()``; cancels it at once if a cancellation came first.
     func run(in task: Task<Void, Never>) {
-        let cancel = lock.withLock { () -> Bool in
-            self.task = task
-            return isCancelled
-        }
+        lock.lock()
+        self.task = task
+        let cancel = isCancelled
+        lock.unlock()
         if cancel { task.cancel() }
     }
 
-    /// Ends the dispatch with `outcome`, unless it has ended already: wakes every waiter and tells the
-    /// store the side effect is over.
-    package func end(with outcome: Result<any Sendable, any Error>) {
-        let waiters = lock.withLock { () -> (first: Waiter?, more: [Waiter])? in
-            guard self.outcome == nil else { return nil }
-            self.outcome = outcome
-            defer { (firstWaiter, moreWaiters) = (nil, []) }
-            return (firstWaiter, moreWaiters)
-        }
-        guard let waiters else { return }
-        waiters.first?.resume(with: outcome)
-        for waiter in waiters.more { waiter.resume(with: outcome) }
+    /// Ends the dispatch with `value`, unless it has ended already.
+    package func end(returning value: any Sendable) {
+        lock.lock()
+        guard !hasEnded else { return lock.unlock() }
+        (hasEnded, self.value) = (true, value)
+        let first = firstWaiter
+        let more = moreWaiters.isEmpty ? nil : moreWaiters
+        lock.unlock()
+        first?.resume(returning: value)
+        if let more { for waiter in more { waiter.resume(returning: value) } }
+        store.sideEffectFinished()
+    }
+
+    /// Ends the dispatch with `error`, unless it has ended already.
+    package func end(throwing error: any Error) {
+        lock.lock()
+        guard !hasEnded else { return lock.unlock() }
+        (hasEnded, self.error) = (true, error)
+        let first = firstWaiter
+        let more = moreWaiters.isEmpty ? nil : moreWaiters
+        lock.unlock()
+        first?.resume(throwing: error)
+        if let more { for waiter in more { waiter.resume(throwing: error) } }
         store.sideEffectFinished()
     }
 
     /// Cancels the side effect's task, now or as soon as it is known.
     package func cancel() {
-        let task = lock.withLock { () -> Task<Void, Never>? in
-            isCancelled = true
-            return self.task
-        }
+        lock.lock()
+        isCancelled = true
+        let task = self.task
+        lock.unlock()
         task?.cancel()
     }
 
     /// What the side effect returned or threw, or what ended it first.
-    nonisolated(nonsending) var value: any Sendable {
+    nonisolated(nonsending) var outcome: any Sendable {
         get async throws {
-            if let outcome = lock.withLock({ outcome }) { return try outcome.get() }
-            return try await withUnsafeThrowingContinuation { add($0) }
+            lock.lock()
+            guard hasEnded else {
+                lock.unlock()
+                return try await withUnsafeThrowingContinuation { add($0) }
+            }
+            let (value, error) = (value, error)
+            lock.unlock()
+            if let error { throw error }
+            return value
         }
     }
 
     /// Adds `waiter`, or resumes it at once if the dispatch has ended meanwhile.
     private func add(_ waiter: Waiter) {
         lock.lock()
-        guard let outcome else {
+        guard hasEnded else {
             if firstWaiter == nil { firstWaiter = waiter } else { moreWaiters.append(waiter) }
             return lock.unlock()
         }
+        let (value, error) = (value, error)
         lock.unlock()
-        waiter.resume(with: outcome)
+        if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: value) }
     }
 }
 

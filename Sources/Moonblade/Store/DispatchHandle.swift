@@ -68,7 +68,7 @@ enum DispatchStatus: Sendable {
             case .completed(let result): try result.get()
             case .pending(let completion): try await completion.status.value
             case .task(let task, _): try await task.value
-            case .ending(let ending): try await ending.value
+            case .ending(let ending): try await ending.outcome
             }
         }
     }

@@ -295,11 +295,11 @@ extension Store {
                 do {
                     // Under side effect interceptors, the side effect runs as any other: without its ending.
                     guard let chain = self.sideEffectChain else {
-                        return ending.end(with: .success(try await sideEffect.anySideEffect(context, ending: ending)))
+                        return ending.end(returning: try await sideEffect.anySideEffect(context, ending: ending))
                     }
-                    ending.end(with: .success(try await SideEffectRun.$context.withValue(context) { try await chain(sideEffect) }))
+                    ending.end(returning: try await SideEffectRun.$context.withValue(context) { try await chain(sideEffect) })
                 } catch {
-                    ending.end(with: .failure(error))
+                    ending.end(throwing: error)
                 }
             })
         return .ending(ending)

@@ -4,8 +4,8 @@ import MoonbladeLua
 import Synchronization
 
 /// A side effect run that awaits Swift work: its coroutine, carried across the awaits, and the run's
-/// time limit from its first await on: one extra task for the whole run, whatever the number of
-/// awaits, and one entry of the shared ``DeadlineTimer`` once the run suspends.
+/// time limit from its first await on: one entry of the shared ``DeadlineTimer`` for the whole run,
+/// whatever the number of awaits.
 ///
 /// The run goes on in the side effect's own task when the store started it with a
 /// ``SideEffectEnding`` (``endsOnDeadline(_:_:)``): the deadline then ends the dispatch itself. Else
@@ -42,9 +42,10 @@ final class AwaitingSideEffect: DeadlineTimer.Client, @unchecked Sendable {
     /// Where the run is, as bits: an await in progress (`awaiting`; the deadline abandons the run then),
     /// `abandoned` (final: the waiter has been told, the run must stop), `passed` (the deadline is
     /// known to have passed: what the clock would say, so that ``beginAwait()`` reads no clock),
-    /// `done` (`outcome` is written) and `waiting` (`waiter` is written).
+    /// `done` (`outcome` is written), `waiting` (`waiter` is written) and `finished` (the timer's
+    /// entry may go).
     private let state = Atomic<Int>(0)
-    private static let awaiting = 1, abandoned = 2, passed = 4, done = 8, waiting = 16
+    private static let awaiting = 1, abandoned = 2, passed = 4, done = 8, waiting = 16, finished = 32
     /// How the run ended; published by `done`.
     private var outcome: Swift.Result<any Sendable, any Error>?
     /// The task waiting for the run; published by `waiting`, resumed by whoever ends the race.
@@ -72,12 +73,21 @@ final class AwaitingSideEffect: DeadlineTimer.Client, @unchecked Sendable {
     }
 
     /// Has the deadline end `ending` with `runner`'s limit error (and cancel the side effect's task) if
-    /// it passes while the run, going on in the side effect's own task, awaits Swift work; returns the
-    /// timer's entry, to cancel once the run ends. An await that answers at once costs no task then,
-    /// where the timer is scheduled before the first await, suspending or not.
-    func endsOnDeadline(_ ending: SideEffectEnding, _ runner: any SideEffectRunner) -> Int {
+    /// it passes while the run, going on in the side effect's own task, awaits Swift work. An await
+    /// that answers at once costs no task then, where the timer is told of the run before its first
+    /// await, suspending or not; call ``finish()`` once the run has ended.
+    func endsOnDeadline(_ ending: SideEffectEnding, _ runner: any SideEffectRunner) {
         (self.ending, self.runner) = (ending, runner)
-        return DeadlineTimer.shared.schedule(at: .now + deadline!.remaining, self)
+        DeadlineTimer.shared.schedule(deadline!, self)
+    }
+
+    /// Lets the timer drop the run's entry: the run has ended, or its waiter no longer waits.
+    func finish() {
+        state.bitwiseOr(Self.finished, ordering: .relaxed)
+    }
+
+    var hasFinished: Bool {
+        state.load(ordering: .relaxed) & Self.finished != 0
     }
 
     /// Waits for the run going on in `worker`, a task the caller started on this thread with
@@ -95,8 +105,8 @@ final class AwaitingSideEffect: DeadlineTimer.Client, @unchecked Sendable {
         if now & Self.abandoned != 0 { throw Passed() }  // work that held its thread past the deadline
         if now & Self.done != 0 { return try outcome!.get() }
         self.worker = worker
-        let timer = DeadlineTimer.shared.schedule(at: .now + deadline!.remaining, self)
-        defer { DeadlineTimer.shared.cancel(timer) }
+        DeadlineTimer.shared.schedule(deadline!, self)
+        defer { finish() }
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (waiter: UnsafeContinuation<any Sendable, any Error>) in
                 self.waiter = waiter
@@ -165,7 +175,7 @@ final class AwaitingSideEffect: DeadlineTimer.Client, @unchecked Sendable {
                         // Off the timer's thread: saying the error waits for the VM. Ended before the
                         // task is cancelled, so that the error the cancelled run ends with comes second.
                         DispatchQueue.global().async {
-                            ending.end(with: .failure(runner.endPastTimeLimit(self)))
+                            ending.end(throwing: runner.endPastTimeLimit(self))
                             ending.cancel()
                         }
                         return

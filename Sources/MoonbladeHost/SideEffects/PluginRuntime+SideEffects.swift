@@ -52,8 +52,8 @@ extension PluginRuntime {
             return try await goOn(awaiting, readResult: readResult)
         }
         if let ending {
-            let timer = awaiting.endsOnDeadline(ending, self)
-            defer { DeadlineTimer.shared.cancel(timer) }
+            awaiting.endsOnDeadline(ending, self)
+            defer { awaiting.finish() }
             return try await goOn(awaiting, readResult: readResult)
         }
         // Started on this thread, so that awaits whose work answers at once end the run before it returns.
@@ -182,7 +182,7 @@ extension PluginRuntime {
         case .awaiting(let work):
             return work
         case .returned(let count):
-            defer { lua.idleSideEffects.finish(coroutine) }
+            defer { lua.idleSideEffects.finish(coroutine, of: run) }
             let stack = coroutine.stack
             if count == 0 { stack.pushNil() }
             defer { stack.pop(max(count, 1)) }

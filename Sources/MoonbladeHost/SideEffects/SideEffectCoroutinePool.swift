@@ -28,10 +28,11 @@ final class SideEffectCoroutinePool {
         return coroutine
     }
 
-    /// Keeps the coroutine of a run that has ended, if it can be reused and its plugin keeps fewer
-    /// than ``limitPerPlugin``.
-    func finish(_ coroutine: SideEffectCoroutine) {
-        guard coroutine.canBeReused, let kept = idle(of: coroutine.context.plugin, making: true),
+    /// Keeps the coroutine of a run of `run` that has ended, if it can be reused and its plugin keeps
+    /// fewer than ``limitPerPlugin``. (The run is the caller's: reading the coroutine's own context
+    /// again would copy it through the generic coroutine's accessor.)
+    func finish(_ coroutine: SideEffectCoroutine, of run: SideEffectRun) {
+        guard coroutine.canBeReused, let kept = idle(of: run.plugin, making: true),
             kept.coroutines.count < Self.limitPerPlugin
         else { return }
         kept.coroutines.append(coroutine)

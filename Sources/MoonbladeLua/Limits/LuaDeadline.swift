@@ -9,8 +9,8 @@ import LuaGuest
 public struct LuaDeadline: Sendable, Hashable {
     /// The seconds allowed, counted from when the deadline was made.
     let seconds: Double
-    /// `moonblade_now()` when it passes.
-    let instant: Double
+    /// When it passes, on the clock its other members read: deadlines compare by it.
+    public let instant: Double
 
     /// A deadline `limit` from now.
     public init(after limit: Duration) {
