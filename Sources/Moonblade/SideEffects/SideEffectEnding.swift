@@ -22,7 +22,7 @@ package final class SideEffectEnding: @unchecked Sendable {
     private var firstWaiter: Waiter?
     private var moreWaiters: [Waiter] = []
     /// The side effect's task, once started.
-    private var task: Task<Void, Never>?
+    private var task: Task<any Sendable, any Error>?
     /// Whether ``cancel()`` was called before the task was known.
     private var isCancelled = false
 
@@ -31,7 +31,7 @@ package final class SideEffectEnding: @unchecked Sendable {
     }
 
     /// Keeps the side effect's task, for ``cancel()``; cancels it at once if a cancellation came first.
-    func run(in task: Task<Void, Never>) {
+    func run(in task: Task<any Sendable, any Error>) {
         lock.lock()
         self.task = task
         let cancel = isCancelled

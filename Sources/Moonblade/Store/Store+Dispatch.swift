@@ -290,16 +290,24 @@ extension Store {
         let context = sideEffectContext(sideEffectContextType)
         let ending = SideEffectEnding(lock: lock, store: self)
         lock.withLock { runningSideEffects += 1 }
+        // Shaped as `startSideEffect`'s task, returning the value too: a `Task<Void, Never>` would wrap
+        // the closure in a thunk whose frame takes the task's allocator past its first slab (a malloc
+        // per side effect).
         ending.run(
             in: Task(priority: configuration.sideEffectPriority) {
                 do {
                     // Under side effect interceptors, the side effect runs as any other: without its ending.
-                    guard let chain = self.sideEffectChain else {
-                        return ending.end(returning: try await sideEffect.anySideEffect(context, ending: ending))
-                    }
-                    ending.end(returning: try await SideEffectRun.$context.withValue(context) { try await chain(sideEffect) })
+                    let value =
+                        if let chain = self.sideEffectChain {
+                            try await SideEffectRun.$context.withValue(context) { try await chain(sideEffect) }
+                        } else {
+                            try await sideEffect.anySideEffect(context, ending: ending)
+                        }
+                    ending.end(returning: value)
+                    return value
                 } catch {
                     ending.end(throwing: error)
+                    throw error
                 }
             })
         return .ending(ending)

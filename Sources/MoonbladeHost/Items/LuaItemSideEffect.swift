@@ -64,7 +64,15 @@ struct LuaItemSideEffect<S: State & Codable>: ReturningSideEffect, LuaItem {
                 item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult,
                 ending: ending)
         }
-        return try await runtime.instrumentDispatch(item, kind: "side_effect", payload: payload, parent: traceParent) { [fields] in
+        return try await runInstrumented(cascadeDepth: cascadeDepth, ending: ending)
+    }
+
+    /// ``run(_:ending:)`` when something is traced or measured. Not inlined: its closure and span
+    /// would otherwise take room in the frame of every run, traced or not, and that frame comes out
+    /// of the side effect's task allocator, whose first slab the run's other frames nearly fill.
+    @inline(never)
+    private func runInstrumented(cascadeDepth: Int, ending: SideEffectEnding?) async throws -> any Sendable {
+        try await runtime.instrumentDispatch(item, kind: "side_effect", payload: payload, parent: traceParent) { [fields] in
             try await runtime.runSideEffect(
                 item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult,
                 ending: ending)

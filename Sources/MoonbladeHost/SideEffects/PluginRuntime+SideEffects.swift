@@ -44,18 +44,26 @@ extension PluginRuntime {
 
     /// Goes on with a run that awaits Swift work until it returns, raced against its deadline (one for
     /// the whole run) when it has a time limit: in this task when the run's dispatch has its `ending`
-    /// (the deadline ends that), else in a task of its own.
+    /// (the deadline ends that) or there is no deadline, else in a task of its own.
+    ///
+    /// The run's loop is inlined here, once: a frame of its own (~800 bytes) would take the side
+    /// effect's task allocator past another slab, a malloc per run.
     func finishSideEffect(
         _ awaiting: AwaitingSideEffect, readResult: SideEffectResultReader, ending: SideEffectEnding?
     ) async throws(PluginError) -> any Sendable {
-        guard let deadline = awaiting.deadline else {
-            return try await goOn(awaiting, readResult: readResult)
-        }
-        if let ending {
+        if awaiting.deadline != nil {
+            guard let ending else { return try await finishInTaskOfItsOwn(awaiting, readResult: readResult) }
             awaiting.endsOnDeadline(ending, self)
-            defer { awaiting.finish() }
-            return try await goOn(awaiting, readResult: readResult)
         }
+        defer { awaiting.finish() }
+        return try await goOn(awaiting, readResult: readResult)
+    }
+
+    /// ``finishSideEffect(_:readResult:ending:)`` for a run whose dispatch has no ending of its own:
+    /// the run goes on in a task of its own, raced against the deadline.
+    private func finishInTaskOfItsOwn(
+        _ awaiting: AwaitingSideEffect, readResult: SideEffectResultReader
+    ) async throws(PluginError) -> any Sendable {
         // Started on this thread, so that awaits whose work answers at once end the run before it returns.
         let worker = Task.immediate {
             do throws(PluginError) {
@@ -70,7 +78,7 @@ extension PluginRuntime {
             throw error
         } catch {
             // `Passed`: the run was abandoned while it awaited, so its coroutine is this task's now.
-            throw endPastTimeLimit(awaiting, deadline)
+            throw endPastTimeLimit(awaiting, awaiting.deadline!)
         }
     }
 
@@ -83,6 +91,7 @@ extension PluginRuntime {
     /// coroutine with the outcome, and so on until it returns, yielding its thread every
     /// ``awaitsBetweenYields`` awaits. Under a deadline, the run stops as soon as it finds itself
     /// abandoned.
+    @inline(__always)
     private func goOn(_ run: AwaitingSideEffect, readResult: SideEffectResultReader) async throws(PluginError) -> any Sendable {
         let deadline = run.deadline
         var work = run.firstWork
