@@ -73,8 +73,8 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
     @exclusivity(unchecked) var currentCascadeDepth = 0
     /// The open transaction of the item being processed, if an interceptor opened one.
     @exclusivity(unchecked) var currentTransaction: StoreTransaction<S>?
-    /// Counts the state values stored; written by the draining thread under `lock`.
-    @exclusivity(unchecked) var storedVersion: UInt64 = 0
+    /// Counts the state values stored; advanced by the draining thread under `lock`.
+    package let stateVersions = StateVersionCounter()
 
     /// Creates a store and makes it ready.
     ///

@@ -23,7 +23,7 @@ extension PluginRuntime {
     ) throws(PluginError) -> S {
         try withLua { lua throws(PluginError) in
             // Updaters run on the thread draining the store, which owns the state version.
-            let stateVersion = outsideStore ? nil : lua.store?.stateVersion
+            let stateVersion = outsideStore ? nil : lua.stateVersions?.value
             let stack = thread ?? lua.stack
             let base = stack.top
             defer { stack.top = base }
