@@ -117,9 +117,12 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
         // The innermost stage hands items straight to `apply`; every other one through a link that takes a
         // replacement in place or re-dispatches it there, so that no interceptor further in sees an item
         // the store would only queue.
-        var chain: StoreInterceptorNext = { [weak self] dispatchable in
-            guard let self else { throw StoreError.storeReleased }
-            try self.apply(dispatchable)
+        // Borrowed, not retained: the chain runs only inside `process`, on the store itself, so the store
+        // outlives every call. A weak load and the store's retain and release (slow ones: the store is
+        // also held weakly) were 8 % of a native dispatch (Scripts/profile dispatch native).
+        let store = Unmanaged.passUnretained(self)
+        var chain: StoreInterceptorNext = { dispatchable in
+            try store._withUnsafeGuaranteedRef { try $0.apply(dispatchable) }
         }
         for (index, stage) in stages.enumerated().reversed() {
             chain = stage(index == stages.count - 1 ? chain : link(to: chain))
