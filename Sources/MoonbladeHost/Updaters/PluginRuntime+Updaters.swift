@@ -91,8 +91,9 @@ extension PluginRuntime {
                 }
             }
             // The store stores what this returns as the next version: the resident copy follows.
-            lua.resident.recycle(&lua.previousVersion)
+            var retired = lua.previousVersion
             lua.previousVersion = start
+            lua.resident.recycle(&retired)
             lua.resident.commit(pending, version: stateVersion.map { $0 &+ 1 } ?? .max)
             return updated
         }
