@@ -44,7 +44,7 @@ public final class LuaResidentState {
     // The VM's thread alone.
     private var currentVersion: LuaStateVersion?
     /// A version nobody holds any more, whose object and registry slot the next pending state takes
-    /// instead of allocating its own (~600 instructions of a Lua counter dispatch, `Scripts/profile
+    /// instead of allocating its own (~250 instructions of a Lua counter dispatch, `Scripts/profile
     /// dispatch lua`).
     private var spare: LuaStateVersion?
 
@@ -124,7 +124,7 @@ public final class LuaResidentState {
 
     /// Takes back `version` from a holder that lets it go (sets it to nil): when nothing else holds it,
     /// it is kept, without its root, for the next pending state.
-    public func recycle(_ version: inout LuaStateVersion?) {
+    package func recycle(_ version: inout LuaStateVersion?) {
         guard isKnownUniquelyReferenced(&version), let retired = version else {
             version = nil
             return

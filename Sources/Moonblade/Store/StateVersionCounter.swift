@@ -4,7 +4,7 @@ import Synchronization
 /// the counter without reaching the store.
 ///
 /// The plugin host reads it on every Lua dispatch to tell whether its Lua copy of the state is
-/// current; through the store's weak ``InterceptorContext`` that read cost ~300 instructions of a Lua
+/// current; through the store's weak ``InterceptorContext`` that read cost ~370 instructions of a Lua
 /// counter dispatch (`Scripts/profile dispatch lua`), here one load.
 package final class StateVersionCounter: Sendable {
     private let count = Atomic<UInt64>(0)
