@@ -41,28 +41,30 @@ package final class SideEffectEnding: @unchecked Sendable {
 
     /// Ends the dispatch with `value`, unless it has ended already.
     package func end(returning value: any Sendable) {
-        lock.lock()
-        guard !hasEnded else { return lock.unlock() }
-        (hasEnded, self.value) = (true, value)
-        let first = firstWaiter
-        let more = moreWaiters.isEmpty ? nil : moreWaiters
-        lock.unlock()
+        guard let (first, more) = takeWaiters(ending: { self.value = value }) else { return }
         first?.resume(returning: value)
-        if let more { for waiter in more { waiter.resume(returning: value) } }
+        for waiter in more { waiter.resume(returning: value) }
         store.sideEffectFinished()
     }
 
     /// Ends the dispatch with `error`, unless it has ended already.
     package func end(throwing error: any Error) {
-        lock.lock()
-        guard !hasEnded else { return lock.unlock() }
-        (hasEnded, self.error) = (true, error)
-        let first = firstWaiter
-        let more = moreWaiters.isEmpty ? nil : moreWaiters
-        lock.unlock()
+        guard let (first, more) = takeWaiters(ending: { self.error = error }) else { return }
         first?.resume(throwing: error)
-        if let more { for waiter in more { waiter.resume(throwing: error) } }
+        for waiter in more { waiter.resume(throwing: error) }
         store.sideEffectFinished()
+    }
+
+    /// Marks the dispatch ended, keeping its outcome with `keep`, and hands back who waits for it; nil
+    /// if it had ended already. (The store is told outside the lock, which is the store's own.)
+    private func takeWaiters(ending keep: () -> Void) -> (first: Waiter?, more: [Waiter])? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !hasEnded else { return nil }
+        hasEnded = true
+        keep()
+        defer { (firstWaiter, moreWaiters) = (nil, []) }
+        return (firstWaiter, moreWaiters)
     }
 
     /// Cancels the side effect's task, now or as soon as it is known.
