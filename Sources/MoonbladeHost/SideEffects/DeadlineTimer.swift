@@ -13,7 +13,7 @@ import MoonbladeLua
 /// thread only when the new entry is due before the one it sleeps towards (with one time limit for
 /// every run, never) or the entries have doubled.
 final class DeadlineTimer: @unchecked Sendable {
-    // @unchecked Sendable: every stored var is touched only while holding `condition`.
+    // @unchecked Sendable: every stored var is touched only while holding `lock`.
     static let shared = DeadlineTimer()
 
     /// What is told when its deadline passes.
@@ -25,7 +25,12 @@ final class DeadlineTimer: @unchecked Sendable {
         var hasFinished: Bool { get }
     }
 
-    private let condition = NSCondition()
+    private let lock = NSLock()
+    /// What the thread sleeps on. A semaphore's timeout runs on the monotonic clock, where a condition's
+    /// `wait(until:)` takes a wall-clock date: a wall clock set back (or frozen, as the instruction
+    /// counts run it) would have the thread wake at once, over and over. An extra signal only makes a
+    /// pass with nothing to do.
+    private let wakeUp = DispatchSemaphore(value: 0)
     private var entries: [(deadline: LuaDeadline, client: any Client)] = []
     /// How many entries wake the thread for a pass: twice as many as the last pass kept.
     private var passAt = DeadlineTimer.smallestPass
@@ -37,8 +42,8 @@ final class DeadlineTimer: @unchecked Sendable {
     /// Tells `client` on the timer's thread once `deadline` has passed, unless it has finished first;
     /// keeps `client` until the first pass after it has finished.
     func schedule(_ deadline: LuaDeadline, _ client: any Client) {
-        condition.lock()
-        defer { condition.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         entries.append((deadline, client))
         if !isRunning {
             isRunning = true
@@ -46,12 +51,12 @@ final class DeadlineTimer: @unchecked Sendable {
         }
         guard sleep.isSleeping else { return }
         if entries.count >= passAt || sleep.until.map({ deadline.instant < $0.instant }) ?? true {
-            condition.signal()
+            wakeUp.signal()
         }
     }
 
     private func run() {
-        condition.lock()
+        lock.lock()
         while true {
             var due: [any Client] = []
             // Compacted in place by hand: `removeAll(where:)` on these tuples takes a generic path
@@ -70,19 +75,22 @@ final class DeadlineTimer: @unchecked Sendable {
             entries.removeLast(entries.count - kept)
             passAt = max(Self.smallestPass, entries.count * 2)
             if !due.isEmpty {
-                condition.unlock()
+                lock.unlock()
                 for client in due { client.deadlinePassed() }
-                condition.lock()
+                lock.lock()
                 continue
             }
             let earliest = entries.min { $0.deadline.instant < $1.deadline.instant }?.deadline
             sleep = (true, earliest)
+            lock.unlock()
             if let earliest {
                 let (seconds, attoseconds) = earliest.remaining.components
-                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) * 1e-18))
+                let nanoseconds = Double(seconds) * 1e9 + Double(attoseconds) * 1e-9
+                _ = wakeUp.wait(timeout: .now() + .nanoseconds(Int(min(nanoseconds, 1e15))))
             } else {
-                condition.wait()
+                wakeUp.wait()
             }
+            lock.lock()
             sleep = (false, nil)
         }
     }
