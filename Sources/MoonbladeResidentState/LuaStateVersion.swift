@@ -27,6 +27,18 @@ public final class LuaStateVersion {
         self.stamp = stamp
     }
 
+    /// Makes this retired version, which nothing else holds, the pending root popped from `stack`.
+    func reuse(popping stack: LuaStack) {
+        root.replace(popping: stack)
+        stamp = nil
+        rootType = nil
+    }
+
+    /// Lets the root go while the object waits to be reused.
+    func retire() {
+        root.clear()
+    }
+
     /// Pushes the root onto `stack`: for the machinery and the decoder, never for a plugin to write.
     func pushRoot(onto stack: LuaStack) {
         root.push(onto: stack)

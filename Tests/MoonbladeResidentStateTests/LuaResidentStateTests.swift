@@ -35,6 +35,29 @@ struct LuaResidentStateTests {
         #expect(try !harness.draft("local copy = {}; for k, v in pairs(state) do copy[k] = v end; return copy").isUnchanged)
     }
 
+    /// A version handed back while nothing else holds it becomes the next pending state, object and all;
+    /// one still held elsewhere keeps its root and is left alone.
+    @Test func aRecycledVersionIsReusedOnlyWhenNobodyHoldsIt() throws {
+        let harness = try ResidentStateHarness(Board.sample)
+        try harness.update(Board.self, "state.counter = 2")
+        let held = try #require(harness.resident.current)
+        var handedBack: LuaStateVersion? = held
+        harness.resident.recycle(&handedBack)
+        #expect(handedBack == nil)
+        try harness.update(Board.self, "state.counter = 3")
+        #expect(try #require(harness.resident.current) !== held)
+        #expect(try harness.read(held, "return state.counter") == [.integer(2)])
+
+        var retired = harness.resident.current
+        let retiredID = ObjectIdentifier(try #require(retired))
+        try harness.update(Board.self, "state.counter = 4")  // the current version moves on: only `retired` holds it
+        harness.resident.recycle(&retired)
+        let reused = harness.commit(try harness.draft("state.counter = state.counter + 1"))
+        #expect(ObjectIdentifier(reused) == retiredID)
+        #expect(try harness.read(reused, "return state.counter") == [.integer(5)])
+        #expect(try harness.resident.decode(Board.self, of: reused).counter == 5)
+    }
+
     /// A state Swift code changed is pushed with the tables of the collections it left untouched: they
     /// still have the storage of the values decoded from those tables.
     @Test func aStateSwiftChangedReusesTheTablesOfWhatItLeftUntouched() throws {

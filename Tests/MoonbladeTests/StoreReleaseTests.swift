@@ -36,6 +36,27 @@ struct StoreReleaseTests {
         #expect(notifiedItems.values.count == notificationsBefore)
     }
 
+    @Test("a next kept past its interceptor and called once the store is released fails with storeReleased")
+    func keptNextAfterRelease() throws {
+        /// Set once while the store starts, read after it is gone: no two threads at a time.
+        final class KeptNext: @unchecked Sendable { var next: StoreInterceptorNext? }
+        let kept = KeptNext()
+        do {
+            let store = TestStore(interceptors: [
+                { _ in
+                    { next in
+                        kept.next = next
+                        return next
+                    }
+                }
+            ])
+            store.dispatch(Increment())
+            #expect(store.state.count == 1)
+        }
+        let next = try #require(kept.next)
+        #expect(throws: StoreError.storeReleased) { try next(Increment()) }
+    }
+
     @Test("dispatching through a context of a released store fails with storeReleased")
     func dispatchAfterRelease() async {
         let contexts = Recorder<InterceptorContext>()

@@ -41,6 +41,9 @@ public struct InterceptorContext: AnySideEffectContext {
     /// A stamp of the store's state that changes with every change; see ``Store/stateVersion``.
     package var stateVersion: UInt64 { liveStore.stateVersion }
 
+    /// The store's count of state values, to read ``stateVersion`` without the store.
+    package var stateVersions: StateVersionCounter { liveStore.stateVersions }
+
     /// The store's state and its version, read together; for any thread.
     package var anyStateWithVersion: (state: any State, version: UInt64) { liveStore.anyStateWithVersion }
 

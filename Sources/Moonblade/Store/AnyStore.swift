@@ -13,6 +13,7 @@ package protocol CascadingStore: AnyStore {
     var cascadeDepth: Int { get }
     func anyDispatch(_ dispatchable: any Dispatchable, cascadeDepth: Int) -> DispatchHandle<any Sendable>
     var stateVersion: UInt64 { get }
+    var stateVersions: StateVersionCounter { get }
     var anyStateWithVersion: (state: any State, version: UInt64) { get }
     func transaction(_ body: () throws -> Void) throws
 }

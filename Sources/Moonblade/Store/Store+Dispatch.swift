@@ -227,7 +227,7 @@ extension Store {
         // type on every item, in code generic over `S`.
         lock.lock()
         storedState = newState
-        storedVersion &+= 1
+        stateVersions.advance()
         let listeners = self.listeners
         let listenerCount = self.listenerCount
         lock.unlock()

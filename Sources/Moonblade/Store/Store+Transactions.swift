@@ -17,8 +17,8 @@ final class StoreTransaction<S: State> {
 extension Store {
     /// How many state values the store has stored so far: a stamp that changes with every change
     /// (and with every rollback), for caches that mirror the state, such as the plugin host's copy of
-    /// it in Lua. Read under the lock: side-effect interceptors reach it from their own tasks.
-    package var stateVersion: UInt64 { lock.withLock { storedVersion } }
+    /// it in Lua. For any thread.
+    package var stateVersion: UInt64 { stateVersions.value }
 
     /// The current state and its ``stateVersion``, read together: for any thread.
     package var anyStateWithVersion: (state: any State, version: UInt64) {
@@ -26,7 +26,7 @@ extension Store {
         // `withLock` returning a tuple would look up the tuple's metadata on every read.
         lock.lock()
         let state = storedState
-        let version = storedVersion
+        let version = stateVersions.value
         lock.unlock()
         return (state, version)
     }
@@ -53,7 +53,7 @@ extension Store {
             if let original = transaction.original {
                 lock.withLock {
                     storedState = original
-                    storedVersion &+= 1
+                    stateVersions.advance()
                 }
             }
             throw error

@@ -73,8 +73,10 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
     @exclusivity(unchecked) var currentCascadeDepth = 0
     /// The open transaction of the item being processed, if an interceptor opened one.
     @exclusivity(unchecked) var currentTransaction: StoreTransaction<S>?
-    /// Counts the state values stored; written by the draining thread under `lock`.
-    @exclusivity(unchecked) var storedVersion: UInt64 = 0
+    /// Counts the state values stored; advanced by the draining thread under `lock`.
+    package let stateVersions = StateVersionCounter()
+    /// Ended when the store is freed: what the interceptor chain's innermost link checks.
+    let lifetime = StoreLifetime()
 
     /// Creates a store and makes it ready.
     ///
@@ -117,9 +119,15 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
         // The innermost stage hands items straight to `apply`; every other one through a link that takes a
         // replacement in place or re-dispatches it there, so that no interceptor further in sees an item
         // the store would only queue.
-        var chain: StoreInterceptorNext = { [weak self] dispatchable in
-            guard let self else { throw StoreError.storeReleased }
-            try self.apply(dispatchable)
+        // Borrowed, not retained: the chain runs inside `process`, on the store itself, so the store
+        // outlives every call made as the contract says. A weak load and the store's retain and
+        // release (slow ones: the store is also held weakly) were 11 % of a native dispatch
+        // (Scripts/profile dispatch native: 2,057 with them, 1,830 borrowed with the lifetime check).
+        let store = Unmanaged.passUnretained(self)
+        let lifetime = self.lifetime
+        var chain: StoreInterceptorNext = { dispatchable in
+            guard !lifetime.isOver else { throw StoreError.storeReleased }
+            try store._withUnsafeGuaranteedRef { try $0.apply(dispatchable) }
         }
         for (index, stage) in stages.enumerated().reversed() {
             chain = stage(index == stages.count - 1 ? chain : link(to: chain))
@@ -137,6 +145,10 @@ public final class Store<S: State, D: SideEffectDependencyContainer>: AnyStore, 
             }
         }
         drainQueue()
+    }
+
+    deinit {
+        lifetime.end()
     }
 
     /// The current state.

@@ -19,6 +19,9 @@ final class LuaSide {
     // Touched only with the VM held, by one thread at a time.
     /// How Lua reaches the store: set when the store sets up its interceptors, before any item runs.
     var store: InterceptorContext?
+    /// The store's count of its state values, set with `store`: what the resident state's version is
+    /// checked against.
+    var stateVersions: StateVersionCounter?
     /// The version the last Lua updater started from, kept for the observer rules that follow it.
     var previousVersion: LuaStateVersion?
     // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals

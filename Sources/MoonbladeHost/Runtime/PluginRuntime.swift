@@ -91,7 +91,10 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
 
     /// Connects Lua's `ctx.dispatch`, `ctx.state()` and rules to the store.
     func attach(to context: InterceptorContext) {
-        withLua { $0.store = context }
+        withLua {
+            $0.store = context
+            $0.stateVersions = context.stateVersions
+        }
     }
 
     /// What can be dispatched now; read without the VM.

@@ -23,7 +23,7 @@ extension PluginRuntime {
     ) throws(PluginError) -> S {
         try withLua { lua throws(PluginError) in
             // Updaters run on the thread draining the store, which owns the state version.
-            let stateVersion = outsideStore ? nil : lua.store?.stateVersion
+            let stateVersion = outsideStore ? nil : lua.stateVersions?.value
             let stack = thread ?? lua.stack
             let base = stack.top
             defer { stack.top = base }
@@ -91,7 +91,9 @@ extension PluginRuntime {
                 }
             }
             // The store stores what this returns as the next version: the resident copy follows.
+            var retired = lua.previousVersion
             lua.previousVersion = start
+            lua.resident.recycle(&retired)
             lua.resident.commit(pending, version: stateVersion.map { $0 &+ 1 } ?? .max)
             return updated
         }

@@ -24,6 +24,18 @@ import CLua
         lua_rawseti(stack.state, moonblade_registryindex, lua_Integer(slot))
     }
 
+    /// Pops the top value of `stack` into this slot, in place of the value it held.
+    public func replace(popping stack: LuaStack) {
+        lua_rawseti(stack.state, moonblade_registryindex, lua_Integer(slot))
+    }
+
+    /// Lets the value go, keeping the slot for a later ``replace(popping:)``.
+    public func clear() {
+        guard let state = runtime.state else { return }
+        lua_pushnil(state)
+        lua_rawseti(state, moonblade_registryindex, lua_Integer(slot))
+    }
+
     deinit {
         guard let state = runtime.state else { return }
         lua_pushnil(state)
