@@ -227,7 +227,7 @@ public final class Journal: Sendable {
     func decode<S: Decodable>(_ json: JSONValue, as type: S.Type) throws(JournalError) -> S {
         // A dynamic state is the recorded value itself: through JSON text and Foundation's decoder,
         // which cannot tell `1.0` from `1`, a float that is a whole number would come back an integer.
-        if S.self == JSONValue.self { return unsafeBitCast(json, to: S.self) }
+        if S.self == JSONValue.self { return json as! S }
         do {
             return try JSONDecoder().decode(S.self, from: Data(json.jsonString().utf8))
         } catch {

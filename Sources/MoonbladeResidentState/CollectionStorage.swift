@@ -30,6 +30,8 @@ package struct CollectionStorage: Hashable {
             !withUnsafePointer(to: value, { collection.isEmpty(at: UnsafeRawPointer($0)) })
         else { return nil }
         type = ObjectIdentifier(T.self)
+        // The storage reference as a word: no API names a `Set`'s or a `Dictionary`'s storage, and the
+        // guard above checked the size and that the type is a collection of one reference.
         word = unsafeBitCast(value, to: UInt.self)
     }
 

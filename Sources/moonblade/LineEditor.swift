@@ -19,6 +19,7 @@ final class LineEditor: @unchecked Sendable {
         guard let editor = moonblade_line_editor_open("moonblade", prompt, historyFile) else { return nil }
         self.editor = editor
         completer = Completer(complete)
+        // `Unmanaged`: the C editor takes its context as a `void *`, which holds no Swift reference.
         // Unretained: `completer` lives as long as this editor, which closes the C editor (and so stops
         // calling it) in deinit, before its stored properties go.
         moonblade_line_editor_set_completer(

@@ -20,7 +20,7 @@ public struct DispatchHandle<Value: Sendable>: Sendable {
     func typed(_ value: any Sendable) throws -> Value {
         // A `Void` handle only waits, so an updater replaced by a returning side effect still resolves.
         if Value.self == Void.self {
-            return unsafeBitCast((), to: Value.self)
+            return () as! Value
         }
         return try exactCast(value, to: Value.self)
     }

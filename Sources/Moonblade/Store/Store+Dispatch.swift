@@ -222,6 +222,7 @@ extension Store {
     /// A metatype compare and this identity take the place of an `as? Original` cast, which on a
     /// generic type costs a dynamic cast and a metadata look-up of `Optional<Original>` per item.
     private static func unwrap<Item: Dispatchable, Original>(_ dispatchable: Item, as _: Original.Type) -> Original {
+        // 3.8 % of a native counter dispatch (Scripts/perf-gate dispatch-native: `as!` costs 77 instructions).
         unsafeBitCast(dispatchable, to: Original.self)
     }
 

@@ -1,11 +1,11 @@
 /// `value` as a `Value`, or ``StoreError/typeMismatch(expected:found:)``.
 ///
 /// A value whose own type is `Value` (the usual case: a side effect's result on its way back to its
-/// dispatcher) is taken out of its existential by opening it and comparing types: no dynamic cast, and
-/// no look-up of `Value?`'s metadata, which code generic over `Value` pays for `as? Value`.
+/// dispatcher) is taken out of its existential by opening it and comparing types, then cast with an `as!`
+/// that cannot fail: no look-up of `Value?`'s metadata, which code generic over `Value` pays for `as? Value`.
 package func exactCast<Value>(_ value: any Sendable, to type: Value.Type) throws -> Value {
     func opened<T: Sendable>(_ value: T) throws -> Value {
-        if T.self == Value.self { return unsafeBitCast(value, to: Value.self) }
+        if T.self == Value.self { return value as! Value }
         return try castDynamically(value, to: Value.self)
     }
     return try opened(value)

@@ -85,7 +85,7 @@ struct LuaItemUpdater<S: State & Codable>: StateUpdater, LuaItem {
             throw StoreError.typeMismatch(expected: String(reflecting: S.self), found: String(reflecting: T.self))
         }
         // The types are the same, so these casts are identities.
-        state = unsafeBitCast(try updated(unsafeBitCast(state, to: S.self)), to: T.self)
+        state = try updated(state as! S) as! T
     }
 
     /// `state` with the updater applied.

@@ -75,13 +75,13 @@ package final class JSONValueEncoder {
     /// `value`'s JSON when it is a scalar JSON has a form for (or a `JSONValue`); nil for anything
     /// that encodes itself into containers. Types compare by metatype: no dynamic cast per field.
     private static func scalar<Value>(_ value: Value, codingPath: () -> [any CodingKey]) throws -> JSONValue? {
-        // Each bit cast is guarded by the metatype test before it.
-        if Value.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
-        if Value.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
-        if Value.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
-        if Value.self == Double.self { return .double(unsafeBitCast(value, to: Double.self)) }
-        if Value.self == Float.self { return .double(Double(unsafeBitCast(value, to: Float.self))) }
-        if Value.self == JSONValue.self { return unsafeBitCast(value, to: JSONValue.self) }
+        // Each `as!` is guarded by the metatype test before it: it cannot fail.
+        if Value.self == Int.self { return .integer(Int64((value as! Int))) }
+        if Value.self == String.self { return .string((value as! String)) }
+        if Value.self == Bool.self { return .bool((value as! Bool)) }
+        if Value.self == Double.self { return .double((value as! Double)) }
+        if Value.self == Float.self { return .double(Double((value as! Float))) }
+        if Value.self == JSONValue.self { return (value as! JSONValue) }
         guard Self.otherIntegers.contains(where: { $0 == Value.self }), let integer = value as? any BinaryInteger else {
             return nil
         }

@@ -180,5 +180,7 @@ final class PluginRuntime<S: State & Codable>: @unchecked Sendable {
 /// `unsafeDowncast(_:to:)`, it is passed no metatype, so it looks none up either.
 @inline(__always)
 func pluginRuntime<S: State & Codable>(kept object: AnyObject) -> PluginRuntime<S> {
+    // 2.3 % of a Lua side effect, 2.0 % of a Lua counter dispatch (Scripts/perf-gate side-effect-echo,
+    // dispatch-lua: `as!` looks up the class's metadata, 310 instructions a call).
     Unmanaged<PluginRuntime<S>>.fromOpaque(Unmanaged.passUnretained(object).toOpaque()).takeUnretainedValue()
 }

@@ -75,8 +75,8 @@ extension PluginRuntime {
                 }
                 // A dynamic state keeps its kind at its root (a metadata compare: free for other states).
                 if S.self == JSONValue.self {
-                    let previous = unsafeBitCast(state, to: JSONValue.self)
-                    let left = unsafeBitCast(updated, to: JSONValue.self)
+                    let previous = state as! JSONValue
+                    let left = updated as! JSONValue
                     guard let kept = left.keepingRootKind(of: previous) else {
                         throw PluginError(
                             .invalidState, plugin: plugin, item: item, message: JSONValue.rootKindChange(from: previous),
@@ -86,7 +86,7 @@ extension PluginRuntime {
                         // The empty root Lua keeps is marked so: `ctx.state()` shows what the store holds.
                         // (Without stack room it stays unmarked; the store's state is right either way.)
                         try? lua.resident.markRoot(of: pending, as: kept == .object([:]) ? .object : .array)
-                        updated = unsafeBitCast(kept, to: S.self)
+                        updated = kept as! S
                     }
                 }
             }

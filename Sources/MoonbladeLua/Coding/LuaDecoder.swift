@@ -77,9 +77,9 @@ public struct LuaDecoder: Sendable {
         // A lone scalar (a side effect's result, say) is read without building a decoder; anything
         // that does not read as one goes the full way, which reports the mismatch.
         if T.self == Int.self, let value = stack.integer(at: index) {
-            return unsafeBitCast(Int(value), to: T.self)
+            return Int(value) as! T
         } else if T.self == Bool.self, stack.type(at: index) == .boolean {
-            return unsafeBitCast(stack.boolean(at: index), to: T.self)
+            return stack.boolean(at: index) as! T
         }
         let L = stack.state
         let base = lua_gettop(L)

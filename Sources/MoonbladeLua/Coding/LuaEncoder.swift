@@ -107,11 +107,11 @@ public struct LuaEncoder: Sendable {
         // a free slot the full way reports the overflow.
         if lua_checkstack(L, 1) != 0 {
             if T.self == Int.self {
-                return stack.push(Int64(unsafeBitCast(value, to: Int.self)))
+                return stack.push(Int64((value as! Int)))
             } else if T.self == String.self {
-                return stack.push(unsafeBitCast(value, to: String.self))
+                return stack.push((value as! String))
             } else if T.self == Bool.self {
-                return stack.push(unsafeBitCast(value, to: Bool.self))
+                return stack.push((value as! Bool))
             }
         }
         let base = lua_gettop(L)

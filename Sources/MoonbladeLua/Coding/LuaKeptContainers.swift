@@ -33,18 +33,17 @@ struct LuaKeptContainers {
         guard keeping else { return make() }
         if let kept = kept(ObjectIdentifier(Key.self), table, integerKeys) {
             // Read through the box's own method, which finds the container's type in the box's
-            // metadata: reading it here would look `Container` up in the runtime's table. The entry
-            // keeps the box alive: no retain for the read.
-            return kept._withUnsafeGuaranteedRef { unsafeDowncast($0, to: LuaKeptValue<Container>.self).value() }
+            // metadata: reading it here would look `Container` up in the runtime's table.
+            return unsafeDowncast(kept, to: LuaKeptValue<Container>.self).value()
         }
         return keep(ObjectIdentifier(Key.self), table, integerKeys, make)
     }
 
-    private func kept(_ keyType: ObjectIdentifier, _ table: Int32, _ integerKeys: Bool) -> Unmanaged<AnyObject>? {
+    private func kept(_ keyType: ObjectIdentifier, _ table: Int32, _ integerKeys: Bool) -> AnyObject? {
         var index = 0
         while index < entries.count {
             if entries[index].keyType == keyType && entries[index].table == table && entries[index].integerKeys == integerKeys {
-                return Unmanaged.passUnretained(entries[index].kept)
+                return entries[index].kept
             }
             index += 1
         }

@@ -95,7 +95,8 @@ struct LuaKeyStrings {
             return
         }
         let type = UInt64(UInt(bitPattern: ObjectIdentifier(K.self)))
-        // A cast rather than `withUnsafeBytes(of:)`, which this unspecialized code calls with a closure.
+        // A cast rather than `withUnsafeBytes(of:)`, which this unspecialized code calls with a closure:
+        // 3.4 % of encoding 1,000 items, 3.3 % of decoding them (Scripts/perf-gate encode-1000, decode-1000).
         let value: UInt64 = size == 0 ? 0 : UInt64(unsafeBitCast(key, to: UInt8.self))
         let slot = lasting[Self.find(type, value, 0, in: lasting, Self.lastingEntryCount, current: nil)].slot
         if slot != 0 {

@@ -172,37 +172,37 @@ package final class LuaValueDecoder: Decoder, LuaReusableCoder {
     @inline(__always)
     package func decodeValue<T: Decodable>(_ type: T.Type, at index: Int32, step: LuaPathStep?) throws -> T {
         if T.self == String.self {
-            return unsafeBitCast(try decodeScalar(String.self, at: index, key: step?.codingKey), to: T.self)
+            return try decodeScalar(String.self, at: index, key: step?.codingKey) as! T
         } else if T.self == Int.self {
-            return unsafeBitCast(try decodeScalar(Int.self, at: index, key: step?.codingKey), to: T.self)
+            return try decodeScalar(Int.self, at: index, key: step?.codingKey) as! T
         } else if T.self == Double.self {
-            return unsafeBitCast(try decodeScalar(Double.self, at: index, key: step?.codingKey), to: T.self)
+            return try decodeScalar(Double.self, at: index, key: step?.codingKey) as! T
         } else if T.self == Bool.self {
-            return unsafeBitCast(try decodeScalar(Bool.self, at: index, key: step?.codingKey), to: T.self)
+            return try decodeScalar(Bool.self, at: index, key: step?.codingKey) as! T
         } else if T.self == Int64.self {
-            return unsafeBitCast(try decodeScalar(Int64.self, at: index, key: step?.codingKey), to: T.self)
+            return try decodeScalar(Int64.self, at: index, key: step?.codingKey) as! T
         } else if T.self == Int32.self {
-            return unsafeBitCast(try decodeScalar(Int32.self, at: index, key: step?.codingKey), to: T.self)
+            return try decodeScalar(Int32.self, at: index, key: step?.codingKey) as! T
         } else if T.self == Int16.self {
-            return unsafeBitCast(try decodeScalar(Int16.self, at: index, key: step?.codingKey), to: T.self)
+            return try decodeScalar(Int16.self, at: index, key: step?.codingKey) as! T
         } else if T.self == Int8.self {
-            return unsafeBitCast(try decodeScalar(Int8.self, at: index, key: step?.codingKey), to: T.self)
+            return try decodeScalar(Int8.self, at: index, key: step?.codingKey) as! T
         } else if T.self == UInt8.self {
-            return unsafeBitCast(try decodeScalar(UInt8.self, at: index, key: step?.codingKey), to: T.self)
+            return try decodeScalar(UInt8.self, at: index, key: step?.codingKey) as! T
         } else if T.self == UInt16.self {
-            return unsafeBitCast(try decodeScalar(UInt16.self, at: index, key: step?.codingKey), to: T.self)
+            return try decodeScalar(UInt16.self, at: index, key: step?.codingKey) as! T
         } else if T.self == UInt32.self {
-            return unsafeBitCast(try decodeScalar(UInt32.self, at: index, key: step?.codingKey), to: T.self)
+            return try decodeScalar(UInt32.self, at: index, key: step?.codingKey) as! T
         } else if T.self == UInt64.self {
-            return unsafeBitCast(try decodeScalar(UInt64.self, at: index, key: step?.codingKey), to: T.self)
+            return try decodeScalar(UInt64.self, at: index, key: step?.codingKey) as! T
         } else if T.self == UInt.self {
-            return unsafeBitCast(try decodeScalar(UInt.self, at: index, key: step?.codingKey), to: T.self)
+            return try decodeScalar(UInt.self, at: index, key: step?.codingKey) as! T
         } else if T.self == Float.self {
-            return unsafeBitCast(try decodeScalar(Float.self, at: index, key: step?.codingKey), to: T.self)
+            return try decodeScalar(Float.self, at: index, key: step?.codingKey) as! T
         } else if T.self == Date.self {
-            return unsafeBitCast(try decodeDate(at: index, step: step), to: T.self)
+            return try decodeDate(at: index, step: step) as! T
         } else if T.self == Data.self {
-            return unsafeBitCast(try decodeData(at: index, step: step), to: T.self)
+            return try decodeData(at: index, step: step) as! T
         }
         if let cache, cacheSuspension == 0 {
             return try cache.cache.decodeCached(T.self, at: index, step: step, session: cache, decoder: self)

@@ -115,37 +115,37 @@ final class LuaValueEncoder: Encoder, LuaReusableCoder {
     @inline(__always)
     func pushValue<T: Encodable>(_ value: T, step: LuaPathStep?) throws {
         if T.self == String.self {
-            LuaStack(L).push(unsafeBitCast(value, to: String.self))
+            LuaStack(L).push((value as! String))
         } else if T.self == Int.self {
-            lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: Int.self)))
+            lua_pushinteger(L, lua_Integer((value as! Int)))
         } else if T.self == Double.self {
-            lua_pushnumber(L, unsafeBitCast(value, to: Double.self))
+            lua_pushnumber(L, (value as! Double))
         } else if T.self == Bool.self {
-            lua_pushboolean(L, unsafeBitCast(value, to: Bool.self) ? 1 : 0)
+            lua_pushboolean(L, (value as! Bool) ? 1 : 0)
         } else if T.self == Int64.self {
-            lua_pushinteger(L, unsafeBitCast(value, to: Int64.self))
+            lua_pushinteger(L, (value as! Int64))
         } else if T.self == Int32.self {
-            lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: Int32.self)))
+            lua_pushinteger(L, lua_Integer((value as! Int32)))
         } else if T.self == Int16.self {
-            lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: Int16.self)))
+            lua_pushinteger(L, lua_Integer((value as! Int16)))
         } else if T.self == Int8.self {
-            lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: Int8.self)))
+            lua_pushinteger(L, lua_Integer((value as! Int8)))
         } else if T.self == UInt8.self {
-            lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: UInt8.self)))
+            lua_pushinteger(L, lua_Integer((value as! UInt8)))
         } else if T.self == UInt16.self {
-            lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: UInt16.self)))
+            lua_pushinteger(L, lua_Integer((value as! UInt16)))
         } else if T.self == UInt32.self {
-            lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: UInt32.self)))
+            lua_pushinteger(L, lua_Integer((value as! UInt32)))
         } else if T.self == UInt64.self {
-            try pushUnsigned(unsafeBitCast(value, to: UInt64.self), step: step)
+            try pushUnsigned((value as! UInt64), step: step)
         } else if T.self == UInt.self {
-            try pushUnsigned(UInt64(unsafeBitCast(value, to: UInt.self)), step: step)
+            try pushUnsigned(UInt64((value as! UInt)), step: step)
         } else if T.self == Float.self {
-            lua_pushnumber(L, Double(unsafeBitCast(value, to: Float.self)))
+            lua_pushnumber(L, Double((value as! Float)))
         } else if T.self == Date.self {
-            try pushDate(unsafeBitCast(value, to: Date.self), step: step)
+            try pushDate((value as! Date), step: step)
         } else if T.self == Data.self {
-            try pushData(unsafeBitCast(value, to: Data.self), step: step)
+            try pushData((value as! Data), step: step)
         } else {
             try pushNested(value, step: step)
         }

@@ -87,7 +87,7 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
     /// thread (not a coroutine the plugin made inside it) and it has this context.
     public static func running(on stack: LuaStack) -> LuaAwaitingCoroutine? {
         guard let resumed = stack.runtime.resumedCoroutine, resumed.thread == stack.threadIdentity else { return nil }
-        return resumed.coroutine.takeUnretainedValue() as? LuaAwaitingCoroutine
+        return resumed.coroutine as? LuaAwaitingCoroutine
     }
 
     /// Records the work the coroutine is about to yield for; called by a Swift start function.
@@ -155,7 +155,7 @@ public final class LuaAwaitingCoroutine<Value: Sendable, Context> {
         // Found by start functions while it runs; a coroutine resumed from inside it is found in turn.
         let runtime = stack.runtime
         let outer = runtime.resumedCoroutine
-        runtime.resumedCoroutine = (stack.threadIdentity, Unmanaged.passUnretained(self))
+        runtime.resumedCoroutine = (stack.threadIdentity, self)
         defer { runtime.resumedCoroutine = outer }
         switch try coroutine.resume(arguments: arguments, from: host, deadline: deadline) {
         case .yielded(let results):

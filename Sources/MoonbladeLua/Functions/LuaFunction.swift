@@ -10,6 +10,9 @@ import LuaGuest
 public typealias LuaFunction = (LuaStack) throws -> Int32
 
 /// The retained Swift side of a Lua function; the Lua userdata holding it releases it on `__gc`.
+///
+/// `Unmanaged` below, all three: the box travels through C as the userdata's `void *`, and a C pointer
+/// has no checked form of a Swift reference (the retain it carries is the userdata's own).
 private final class LuaFunctionBox {
     let body: LuaFunction
 

@@ -21,9 +21,9 @@ final class LuaRuntime {
     // (Scripts/perf-gate, checked against unchecked).
     /// The ``LuaAwaitingCoroutine`` the host is resuming and the identity of its thread: what a Swift
     /// start function called from Lua finds (``LuaAwaitingCoroutine/running(on:)``); code on any other
-    /// thread awaits nothing. Unretained: set only while that coroutine's own resume runs. The VM's
-    /// thread alone touches it: no runtime exclusivity checks.
-    @exclusivity(unchecked) var resumedCoroutine: (thread: UnsafeRawPointer, coroutine: Unmanaged<AnyObject>)?
+    /// thread awaits nothing. Set only while that coroutine's own resume runs. The VM's thread alone
+    /// touches it: no runtime exclusivity checks.
+    @exclusivity(unchecked) var resumedCoroutine: (thread: UnsafeRawPointer, coroutine: AnyObject)?
     /// Registry slots ``LuaRegistrySlot``s gave back, handed out again first, and the lowest never used.
     /// Touched on the VM's thread alone, never across a call that touches them again: the runtime
     /// exclusivity checks would guard nothing (and cost more than the rest of taking a slot).
@@ -65,6 +65,9 @@ final class LuaRuntime {
     }
 
     /// The runtime of the VM that `state` (any of its threads) belongs to.
+    ///
+    /// `Unmanaged` here and in `attach(to:)`: the extra space is raw C memory, where only a pointer can
+    /// sit; unretained, since the ``LuaVM`` keeps its runtime alive longer than its state.
     static func of(_ state: OpaquePointer) -> LuaRuntime {
         let slot = moonblade_getextraspace(state)!.load(as: UnsafeRawPointer.self)
         return Unmanaged<LuaRuntime>.fromOpaque(slot).takeUnretainedValue()

@@ -5,7 +5,7 @@ import Testing
 
 @testable import MoonbladeHost
 
-/// The memo of answers about item types, read without a lock while new types are learnt.
+/// The memo of answers about item types, asked from many threads at once while new types are learnt.
 @Suite("Item type memo")
 struct ItemTypeMemoTests {
     struct Marked<Tag>: StateUpdater {
