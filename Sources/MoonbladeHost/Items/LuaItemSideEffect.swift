@@ -64,18 +64,22 @@ struct LuaItemSideEffect<S: State & Codable>: ReturningSideEffect, LuaItem {
                 item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult,
                 ending: ending)
         }
-        return try await runInstrumented(cascadeDepth: cascadeDepth, ending: ending)
+        return try await runInstrumented(cascadeDepth: cascadeDepth)
     }
 
     /// ``run(_:ending:)`` when something is traced or measured. Not inlined: its closure and span
     /// would otherwise take room in the frame of every run, traced or not, and that frame comes out
     /// of the side effect's task allocator, whose first slab the run's other frames nearly fill.
+    ///
+    /// It does not hand the run its `ending`: a deadline would then end the handle before the dispatch's
+    /// span and metrics (a limit failure counted after its caller saw the error). The run keeps a task
+    /// of its own for its time limit, and the store ends the handle once this returns.
     @inline(never)
-    private func runInstrumented(cascadeDepth: Int, ending: SideEffectEnding?) async throws -> any Sendable {
+    private func runInstrumented(cascadeDepth: Int) async throws -> any Sendable {
         try await runtime.instrumentDispatch(item, kind: "side_effect", payload: payload, parent: traceParent) { [fields] in
             try await runtime.runSideEffect(
                 item, resolved: fields.resolved, payload: payload, cascadeDepth: cascadeDepth, readResult: readResult,
-                ending: ending)
+                ending: nil)
         }
     }
 
