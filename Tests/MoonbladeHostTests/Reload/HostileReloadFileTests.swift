@@ -39,7 +39,11 @@ struct HostileReloadFileTests {
     func aFileSavedInPiecesKeepsTheWorkingVersionUntilItIsWhole(polling: Bool) async throws {
         try await withWatchedHost(polling: polling) { host, folder, events in
             let whole = versionedCounter(factor: 7, version: 2)
-            let file = try #require(FileHandle(forWritingAtPath: folder + "/plugin.lua"))
+            // Close-on-exec: a process another test starts meanwhile would otherwise inherit the
+            // descriptor, and its exit would close the file for writing (IN_CLOSE_WRITE) half-written.
+            let descriptor = open(folder + "/plugin.lua", O_WRONLY | O_CLOEXEC)
+            try #require(descriptor >= 0)
+            let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
             // Truncated first, as `>` in a shell does, then written in two pieces with pauses, as a
             // slow writer (a sync tool, a copy over the network) does. A poller sees each piece;
             // inotify waits for the file to be closed.
